@@ -1,0 +1,279 @@
+//! Profiles, limits and the per-repository config file (`kotef.toml` or `.github/kotef.toml`).
+//!
+//! Precedence, lowest first: the profile's defaults, the config file, then flags (or a
+//! scenario's `limits`). An unknown field in the file is an error that names it.
+
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// How cautious a run is. `strict` allows only build/test/lint commands and more fix attempts;
+/// `yolo` allows any command but a denylist and fewer fix attempts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    #[default]
+    Strict,
+    Yolo,
+}
+
+impl Profile {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Strict => "strict",
+            Self::Yolo => "yolo",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "strict" => Some(Self::Strict),
+            "yolo" => Some(Self::Yolo),
+            _ => None,
+        }
+    }
+}
+
+/// Where agent commands run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxMode {
+    /// bubblewrap when installed (no network; only the workspace and a temp dir writable),
+    /// otherwise plain processes with a warning.
+    #[default]
+    Auto,
+    /// Always bubblewrap; a missing `bwrap` is an error.
+    Bwrap,
+    /// Plain processes (still with timeout, output cap and a scrubbed environment).
+    None,
+}
+
+/// Every cap a run obeys. Names are the contract's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Global cap on graph steps (one node execution each).
+    pub max_steps: u32,
+    /// planner→researcher hops without progress before `planner_to_researcher` fires.
+    pub edge_limit_researcher: u32,
+    /// planner→coder hops without progress before `planner_to_coder` fires.
+    pub edge_limit_coder: u32,
+    /// planner→verifier hops without progress before `planner_to_verifier` fires.
+    pub edge_limit_verifier: u32,
+    /// Steps of any shape without progress before `no_progress` fires.
+    pub no_progress_steps: u32,
+    /// Failing verifications after code changes before `fix_attempts` fires.
+    pub fix_attempts: u32,
+    /// Model calls in one coder step before its budget review.
+    pub coder_turns: u32,
+    /// Prompt + completion tokens allowed in the run (failed calls count).
+    pub token_budget: u64,
+    /// Wall-clock seconds allowed for the run.
+    pub time_budget_s: u64,
+    /// Seconds one command (verifier or tool) may run.
+    pub command_timeout_s: u64,
+}
+
+impl Limits {
+    pub fn for_profile(profile: Profile) -> Self {
+        match profile {
+            Profile::Strict => Self {
+                max_steps: 120,
+                edge_limit_researcher: 5,
+                edge_limit_coder: 5,
+                edge_limit_verifier: 3,
+                no_progress_steps: 10,
+                fix_attempts: 5,
+                coder_turns: 12,
+                token_budget: 2_000_000,
+                time_budget_s: 3600,
+                command_timeout_s: 600,
+            },
+            Profile::Yolo => Self {
+                fix_attempts: 3,
+                ..Self::for_profile(Profile::Strict)
+            },
+        }
+    }
+
+    pub fn apply(&mut self, o: &LimitsOverride) {
+        macro_rules! take {
+            ($($f:ident),*) => { $( if let Some(v) = o.$f { self.$f = v; } )* };
+        }
+        take!(
+            max_steps,
+            edge_limit_researcher,
+            edge_limit_coder,
+            edge_limit_verifier,
+            no_progress_steps,
+            fix_attempts,
+            coder_turns,
+            token_budget,
+            time_budget_s,
+            command_timeout_s
+        );
+    }
+
+    /// The per-edge loop limit.
+    pub fn edge_limit(&self, edge: crate::Edge) -> u32 {
+        match edge {
+            crate::Edge::Researcher => self.edge_limit_researcher,
+            crate::Edge::Coder => self.edge_limit_coder,
+            crate::Edge::Verifier => self.edge_limit_verifier,
+        }
+    }
+}
+
+/// Optional overrides of [`Limits`], as written in a config file, a scenario or on flags.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsOverride {
+    pub max_steps: Option<u32>,
+    pub edge_limit_researcher: Option<u32>,
+    pub edge_limit_coder: Option<u32>,
+    pub edge_limit_verifier: Option<u32>,
+    pub no_progress_steps: Option<u32>,
+    pub fix_attempts: Option<u32>,
+    pub coder_turns: Option<u32>,
+    pub token_budget: Option<u64>,
+    pub time_budget_s: Option<u64>,
+    pub command_timeout_s: Option<u64>,
+}
+
+/// `[model]` in the config file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// As `--model`: `openai:NAME`, `anthropic:NAME` or `scripted:FILE`.
+    pub name: Option<String>,
+    /// Base URL of an OpenAI-compatible or Anthropic server (overrides the env variable).
+    pub base_url: Option<String>,
+    /// Seconds one model call may take.
+    pub timeout_s: Option<u64>,
+    /// Retries of a failing call (429, 5xx, connection errors, timeouts).
+    pub max_retries: Option<u32>,
+    /// Price in USD per million prompt tokens, for the cost estimate.
+    pub price_prompt_per_mtok: Option<f64>,
+    /// Price in USD per million completion tokens, for the cost estimate.
+    pub price_completion_per_mtok: Option<f64>,
+}
+
+/// The per-repository config file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KotefConfig {
+    /// `strict` (default) or `yolo`.
+    pub profile: Option<Profile>,
+    /// The verifier's command; detected from the repository when absent.
+    pub test_command: Option<String>,
+    /// The issue/PR label that triggers a run (server and Action; default `kotef`).
+    pub trigger_label: Option<String>,
+    /// `auto` (default), `bwrap` or `none`.
+    pub sandbox: Option<SandboxMode>,
+    /// Overrides of the profile's limits.
+    #[serde(default)]
+    pub limits: LimitsOverride,
+    /// The model and its prices.
+    #[serde(default)]
+    pub model: ModelConfig,
+}
+
+/// A config file that could not be used; the message names the file and the field.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {message}")]
+    Read { path: PathBuf, message: String },
+    #[error("invalid config {path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// Config file names, in the order they are looked for.
+pub const CONFIG_FILES: [&str; 2] = ["kotef.toml", ".github/kotef.toml"];
+
+impl KotefConfig {
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        toml::from_str(text).map_err(|e| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            message: e.message().to_string()
+                + &e.span()
+                    .map(|s| format!(" (at byte {})", s.start))
+                    .unwrap_or_default(),
+        })
+    }
+
+    /// Loads the first config file found in `repo`; the default config when there is none.
+    pub fn load_from_repo(repo: &Path) -> Result<(Self, Option<PathBuf>), ConfigError> {
+        for name in CONFIG_FILES {
+            let path = repo.join(name);
+            if path.is_file() {
+                let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::Read {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
+                return Ok((Self::parse(&text, &path)?, Some(path)));
+            }
+        }
+        Ok((Self::default(), None))
+    }
+
+    /// The limits in force: profile defaults, then this file's overrides.
+    pub fn limits(&self, profile: Profile) -> Limits {
+        let mut l = Limits::for_profile(profile);
+        l.apply(&self.limits);
+        l
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strict_allows_more_fix_attempts_than_yolo() {
+        let s = Limits::for_profile(Profile::Strict);
+        let y = Limits::for_profile(Profile::Yolo);
+        assert_eq!(s.fix_attempts, 5);
+        assert_eq!(y.fix_attempts, 3);
+        assert_eq!(
+            (s.edge_limit_researcher, s.edge_limit_coder, s.edge_limit_verifier),
+            (5, 5, 3)
+        );
+        // The global cap sits well above the domain rules so they fire first.
+        assert!(s.max_steps > 4 * s.no_progress_steps);
+    }
+
+    #[test]
+    fn config_file_overrides_profile_defaults() {
+        let c = KotefConfig::parse(
+            "profile = \"yolo\"\ntest_command = \"make check\"\n[limits]\nmax_steps = 7\n",
+            Path::new("kotef.toml"),
+        )
+        .unwrap();
+        assert_eq!(c.profile, Some(Profile::Yolo));
+        let l = c.limits(Profile::Yolo);
+        assert_eq!(l.max_steps, 7);
+        assert_eq!(l.fix_attempts, 3);
+    }
+
+    #[test]
+    fn unknown_field_is_named() {
+        let err = KotefConfig::parse("[limits]\nmax_stpes = 3\n", Path::new("kotef.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("max_stpes"), "{err}");
+        assert!(err.contains("kotef.toml"), "{err}");
+        let err = KotefConfig::parse("colour = 1\n", Path::new("x.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("colour"), "{err}");
+    }
+
+    #[test]
+    fn loads_from_dot_github() {
+        let dir = std::env::temp_dir().join(format!("kotef-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join(".github")).unwrap();
+        std::fs::write(dir.join(".github/kotef.toml"), "trigger_label = \"bot\"\n").unwrap();
+        let (c, p) = KotefConfig::load_from_repo(&dir).unwrap();
+        assert_eq!(c.trigger_label.as_deref(), Some("bot"));
+        assert!(p.unwrap().ends_with(".github/kotef.toml"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

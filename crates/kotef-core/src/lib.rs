@@ -1,0 +1,17 @@
+//! kotef's domain vocabulary, shared by every other crate: typed ids, the four terminal
+//! statuses, the stop-rule names of the public contract, profiles and limits, the per-repository
+//! config file, the `--json` run summary, and secret redaction.
+
+pub mod config;
+pub mod ids;
+pub mod outcome;
+pub mod redact;
+pub mod status;
+pub mod summary;
+
+pub use config::{ConfigError, KotefConfig, Limits, LimitsOverride, Profile, SandboxMode};
+pub use outcome::{RunOutcome, RunRequest, StepProgress};
+pub use ids::{DeliveryId, IssueNumber, RepoName, RunId};
+pub use redact::Redactor;
+pub use status::{Edge, NodeName, StopRule, TerminalStatus};
+pub use summary::{LoopCounters, RunSummary};

@@ -1,0 +1,235 @@
+//! Provider-neutral request and reply types, the `Model` trait and its typed errors.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    /// The result of one tool call, answering `tool_call_id`.
+    Tool,
+}
+
+/// One chat message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+    /// Tool calls the assistant made in this message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// For `Role::Tool`: the call this message answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl Message {
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::plain(Role::System, content)
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::plain(Role::User, content)
+    }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::plain(Role::Assistant, content)
+    }
+    pub fn tool_result(call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        Self {
+            role: Role::Tool,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: Some(call_id.into()),
+        }
+    }
+    fn plain(role: Role, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+}
+
+/// A tool the model may call: name, description and JSON-schema parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSchema {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+/// One tool call made by the model. `arguments` is the parsed JSON object (a provider that
+/// sends unparseable arguments yields `Value::String` with the raw text, for the tool layer
+/// to reject with a clear error).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: Value,
+}
+
+/// One model call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelRequest {
+    /// The graph node making the call (`planner`, `researcher`, `coder`, ...); the scripted
+    /// model answers per node, real providers ignore it.
+    pub node: String,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSchema>,
+    /// Ask the provider for a JSON object reply (planner, researcher's final answer).
+    pub json_reply: bool,
+}
+
+impl ModelRequest {
+    /// Estimated prompt tokens: ceil(characters of all messages and tool schemas / 4).
+    pub fn estimated_prompt_tokens(&self) -> u64 {
+        let mut chars = 0usize;
+        for m in &self.messages {
+            chars += m.content.chars().count();
+            for c in &m.tool_calls {
+                chars += c.name.chars().count() + c.arguments.to_string().chars().count();
+            }
+        }
+        for t in &self.tools {
+            chars += t.name.chars().count()
+                + t.description.chars().count()
+                + t.parameters.to_string().chars().count();
+        }
+        div_ceil4(chars)
+    }
+}
+
+/// Token usage of one call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// The model's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelReply {
+    pub content: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: Usage,
+    /// The provider's finish reason, when it gave one (may be empty).
+    pub finish_reason: Option<String>,
+}
+
+impl ModelReply {
+    /// Estimated completion tokens: ceil(characters of content and tool calls / 4).
+    pub fn estimated_completion_tokens(content: &str, calls: &[ToolCall]) -> u64 {
+        let mut chars = content.chars().count();
+        for c in calls {
+            chars += c.name.chars().count() + c.arguments.to_string().chars().count();
+        }
+        div_ceil4(chars)
+    }
+}
+
+/// ceil(characters / 4), the contract's token estimate for a text.
+pub fn estimate_tokens(text: &str) -> u64 {
+    div_ceil4(text.chars().count())
+}
+
+fn div_ceil4(chars: usize) -> u64 {
+    (chars as u64).div_ceil(4)
+}
+
+/// Why a model call failed. Callers branch on `is_retryable`; every variant carries the
+/// provider's message with secrets removed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    /// 429 or a provider's overload answer; `retry_after_ms` when the provider said.
+    #[error("rate limited: {message}")]
+    RateLimited {
+        message: String,
+        retry_after_ms: Option<u64>,
+    },
+    /// 5xx or a provider error that may pass.
+    #[error("provider error (status {status}): {message}")]
+    Server { status: u16, message: String },
+    /// Connection refused, reset, DNS.
+    #[error("connection error: {0}")]
+    Connection(String),
+    #[error("model call timed out after {0} ms")]
+    Timeout(u64),
+    /// 400/401/403/404 and other answers that will not change on retry.
+    #[error("request rejected (status {status}): {message}")]
+    Rejected { status: u16, message: String },
+    /// A reply that could not be understood.
+    #[error("malformed reply: {0}")]
+    Malformed(String),
+    /// A scripted `{"error": ...}` turn, standing in for a provider failure.
+    #[error("provider error: {0}")]
+    Scripted(String),
+    /// Configuration problems found before any call (missing key, unknown provider).
+    #[error("model configuration: {0}")]
+    Config(String),
+}
+
+impl ModelError {
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            Self::RateLimited { .. } | Self::Server { .. } | Self::Connection(_) | Self::Timeout(_)
+        )
+    }
+}
+
+/// A chat model with tool calling.
+#[async_trait::async_trait]
+pub trait Model: Send + Sync {
+    /// `provider:name`, for reports.
+    fn name(&self) -> String;
+
+    /// One call. Implementations retry transient failures themselves (bounded, honouring
+    /// Retry-After); the error returned is final for this call.
+    async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError>;
+
+    /// Calls made inside `complete` that failed before the final answer (retries), with the
+    /// tokens they are charged; drained by the caller after each `complete`.
+    fn take_failed_attempts(&self) -> Vec<Usage> {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_estimate_is_ceil_of_quarter_chars() {
+        assert_eq!(estimate_tokens(""), 0);
+        assert_eq!(estimate_tokens("abc"), 1);
+        assert_eq!(estimate_tokens("abcd"), 1);
+        assert_eq!(estimate_tokens("abcde"), 2);
+        let req = ModelRequest {
+            node: "planner".into(),
+            messages: vec![Message::user("12345678")],
+            tools: vec![],
+            json_reply: true,
+        };
+        assert_eq!(req.estimated_prompt_tokens(), 2);
+    }
+
+    #[test]
+    fn retryable_errors() {
+        assert!(ModelError::Timeout(1).is_retryable());
+        assert!(ModelError::Server {
+            status: 502,
+            message: String::new()
+        }
+        .is_retryable());
+        assert!(!ModelError::Rejected {
+            status: 401,
+            message: String::new()
+        }
+        .is_retryable());
+        assert!(!ModelError::Malformed(String::new()).is_retryable());
+    }
+}
