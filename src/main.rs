@@ -1,1 +1,17 @@
-fn main() {}
+//! The `kotef` binary: parses the command line and exits with the contract's code.
+
+use clap::Parser as _;
+
+#[tokio::main]
+async fn main() {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("KOTEF_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let cli = kotef::cli::Cli::parse();
+    let code = kotef::cli::main_with(cli).await;
+    std::process::exit(code);
+}

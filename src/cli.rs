@@ -1,0 +1,322 @@
+//! The command line: `kotef run`, `kotef scenario`, `kotef example` (the README's offline
+//! demo). Exit codes follow the contract: `run` exits with its terminal status's code (0, 2,
+//! 3, 4) or 1 for an error before the graph could run; `scenario` exits 0 when every
+//! expectation holds, 1 when one fails, 2 on a malformed scenario.
+
+use crate::run::{self, RunSetup};
+use crate::scenario;
+use anyhow::{bail, Context as _};
+use clap::{Args, Parser, Subcommand};
+use kotef_core::{KotefConfig, LimitsOverride, Profile, Redactor, RunId, RunOutcome, StepProgress};
+use kotef_model::Model;
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The bundled example for the README's first command.
+pub const EXAMPLE_SCENARIO: &str = include_str!("../examples/hello-fix.json");
+
+#[derive(Debug, Parser)]
+#[command(name = "kotef", version, about = "A bounded coding agent for GitHub issues and pull requests")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the agent graph on a local git repository.
+    Run(RunArgs),
+    /// Run a scenario file offline with its scripted model and check its expectations.
+    Scenario(ScenarioArgs),
+    /// Run the bundled example offline (scripted model, no API key).
+    Example(ExampleArgs),
+}
+
+/// Limits given as flags (names as in the contract and the config file).
+#[derive(Debug, Clone, Default, Args)]
+pub struct LimitFlags {
+    /// Global cap on graph steps.
+    #[arg(long)]
+    pub max_steps: Option<u32>,
+    /// planner→researcher hops without progress allowed.
+    #[arg(long)]
+    pub edge_limit_researcher: Option<u32>,
+    /// planner→coder hops without progress allowed.
+    #[arg(long)]
+    pub edge_limit_coder: Option<u32>,
+    /// planner→verifier hops without progress allowed.
+    #[arg(long)]
+    pub edge_limit_verifier: Option<u32>,
+    /// Steps of any shape without progress allowed.
+    #[arg(long)]
+    pub no_progress_steps: Option<u32>,
+    /// Failing verifications after code changes allowed.
+    #[arg(long)]
+    pub fix_attempts: Option<u32>,
+    /// Model calls per coder step before a budget review.
+    #[arg(long)]
+    pub coder_turns: Option<u32>,
+    /// Prompt + completion tokens allowed in the run.
+    #[arg(long)]
+    pub token_budget: Option<u64>,
+    /// Wall-clock seconds allowed for the run.
+    #[arg(long)]
+    pub time_budget_s: Option<u64>,
+    /// Seconds one command may run.
+    #[arg(long)]
+    pub command_timeout_s: Option<u64>,
+}
+
+impl LimitFlags {
+    pub fn to_override(&self) -> LimitsOverride {
+        LimitsOverride {
+            max_steps: self.max_steps,
+            edge_limit_researcher: self.edge_limit_researcher,
+            edge_limit_coder: self.edge_limit_coder,
+            edge_limit_verifier: self.edge_limit_verifier,
+            no_progress_steps: self.no_progress_steps,
+            fix_attempts: self.fix_attempts,
+            coder_turns: self.coder_turns,
+            token_budget: self.token_budget,
+            time_budget_s: self.time_budget_s,
+            command_timeout_s: self.command_timeout_s,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The git work tree to change (its config file `kotef.toml` or `.github/kotef.toml` is read).
+    #[arg(long)]
+    pub repo: PathBuf,
+    /// The goal, as an issue would state it.
+    #[arg(long)]
+    pub goal: String,
+    /// `openai:NAME`, `anthropic:NAME` or `scripted:FILE` (default: `[model] name` in the config).
+    #[arg(long, env = "KOTEF_MODEL")]
+    pub model: Option<String>,
+    /// `strict` or `yolo` (default: the config's, else strict).
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// The verifier's command (default: the config's, else detected).
+    #[arg(long)]
+    pub test_command: Option<String>,
+    /// A config file to use instead of the repository's.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub limits: LimitFlags,
+    /// Print the run summary as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ScenarioArgs {
+    /// The scenario file (JSON).
+    pub file: PathBuf,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Make the workspace in DIR (created; absent or empty) and leave it there.
+    #[arg(long)]
+    pub keep: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExampleArgs {
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Make the workspace in DIR (created; absent or empty) and leave it there.
+    #[arg(long)]
+    pub keep: Option<PathBuf>,
+}
+
+/// Runs the parsed command line and returns the process exit code.
+pub async fn main_with(cli: Cli) -> i32 {
+    match cli.command {
+        Command::Run(args) => match cmd_run(args).await {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("kotef: {}", Redactor::from_env().redact(&format!("{e:#}")));
+                1
+            }
+        },
+        Command::Scenario(args) => cmd_scenario(&args.file, None, args.json, args.keep).await,
+        Command::Example(args) => {
+            cmd_scenario(Path::new("examples/hello-fix.json"), Some(EXAMPLE_SCENARIO), args.json, args.keep).await
+        }
+    }
+}
+
+/// Chooses the model for a spec string.
+pub fn resolve_model(spec: &str, config: &KotefConfig) -> anyhow::Result<Arc<dyn Model>> {
+    let env = |k: &str| std::env::var(k).ok();
+    kotef_model::model_from_spec(spec, &config.model, &env).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+fn progress_printer(json: bool) -> Option<tokio::sync::mpsc::UnboundedSender<StepProgress>> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let _ = json;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<StepProgress>();
+    tokio::spawn(async move {
+        while let Some(p) = rx.recv().await {
+            eprintln!(
+                "step {:>3} {:<10} {:<12} {}{}",
+                p.step,
+                p.node,
+                p.decision,
+                p.reason,
+                if p.progress { " [progress]" } else { "" }
+            );
+        }
+    });
+    Some(tx)
+}
+
+async fn cmd_run(args: RunArgs) -> anyhow::Result<i32> {
+    if !args.repo.is_dir() {
+        bail!("--repo {}: no such directory", args.repo.display());
+    }
+    if !args.repo.join(".git").exists() {
+        bail!("--repo {}: not a git work tree (run `git init` first)", args.repo.display());
+    }
+    let config = match &args.config {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+            KotefConfig::parse(&text, p)?
+        }
+        None => KotefConfig::load_from_repo(&args.repo)?.0,
+    };
+    let profile = match &args.profile {
+        Some(p) => Some(Profile::parse(p).with_context(|| format!("--profile {p:?}: expected strict or yolo"))?),
+        None => None,
+    };
+    let spec = args
+        .model
+        .clone()
+        .or_else(|| config.model.name.clone())
+        .context("no model configured: pass --model openai:NAME | anthropic:NAME | scripted:FILE, set KOTEF_MODEL, or [model] name in kotef.toml")?;
+    let model = resolve_model(&spec, &config)?;
+    let model_cfg = config.model.clone();
+    let model_name = model.name();
+    let cost: Arc<dyn Fn(u64, u64) -> Option<f64> + Send + Sync> = Arc::new(move |p, c| {
+        kotef_model::cost_usd(
+            kotef_model::Usage {
+                prompt_tokens: p,
+                completion_tokens: c,
+            },
+            &model_cfg,
+            &model_name,
+        )
+    });
+    let outcome = run::execute(RunSetup {
+        run_id: RunId::generate(),
+        workdir: args.repo.clone(),
+        goal: args.goal.clone(),
+        config,
+        profile,
+        limit_overrides: args.limits.to_override(),
+        test_command: args.test_command.clone(),
+        model: model.clone(),
+        model_name: model.name(),
+        progress: progress_printer(args.json),
+        redactor: Redactor::from_env(),
+        cost: Some(cost),
+    })
+    .await?;
+    print_outcome(&outcome, args.json);
+    Ok(outcome.summary.terminal_status.exit_code())
+}
+
+fn print_outcome(outcome: &RunOutcome, json: bool) {
+    let s = &outcome.summary;
+    if json {
+        println!("{}", serde_json::to_string(s).unwrap_or_default());
+        return;
+    }
+    println!("{} {}", s.terminal_status.emoji(), s.terminal_status);
+    println!("stop rule:   {}", s.stop_rule.map(|r| r.as_str()).unwrap_or("none"));
+    println!("stop reason: {}", s.stop_reason);
+    println!(
+        "loop counters: planner_to_researcher {}, planner_to_coder {}, planner_to_verifier {}",
+        s.loop_counters.planner_to_researcher, s.loop_counters.planner_to_coder, s.loop_counters.planner_to_verifier
+    );
+    println!(
+        "steps {}, model calls {}, tokens {} prompt + {} completion, fix attempts {}",
+        s.total_steps, s.model_calls, s.prompt_tokens, s.completion_tokens, s.fix_attempts
+    );
+    if !outcome.files_changed.is_empty() {
+        println!("files changed: {}", outcome.files_changed.join(", "));
+    }
+    println!("report: {}", s.report_path);
+}
+
+async fn cmd_scenario(file: &Path, embedded: Option<&str>, json: bool, keep: Option<PathBuf>) -> i32 {
+    let parsed = match embedded {
+        Some(text) => scenario::parse(text, file),
+        None => scenario::load(file),
+    };
+    let s = match parsed {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("kotef: {e}");
+            return 2;
+        }
+    };
+    let name = s.name.clone().unwrap_or_else(|| file.display().to_string());
+    let scenario_dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let (workdir, _guard) = match keep {
+        Some(dir) => {
+            if dir.exists() && std::fs::read_dir(&dir).map(|mut d| d.next().is_some()).unwrap_or(true) {
+                eprintln!("kotef: --keep {}: must be absent or empty", dir.display());
+                return 1;
+            }
+            if let Err(e) = std::fs::create_dir_all(&dir) {
+                eprintln!("kotef: --keep {}: {e}", dir.display());
+                return 1;
+            }
+            (std::fs::canonicalize(&dir).unwrap_or(dir), None)
+        }
+        None => match tempfile::Builder::new().prefix("kotef-scenario-").tempdir() {
+            Ok(t) => (t.path().to_path_buf(), Some(t)),
+            Err(e) => {
+                eprintln!("kotef: cannot make a workspace: {e}");
+                return 1;
+            }
+        },
+    };
+    let result = match scenario::run_in(&s, &scenario_dir, &workdir).await {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("kotef: scenario {}: {e:#}", file.display());
+            return 2;
+        }
+    };
+    for f in &result.failed_expectations {
+        eprintln!("expectation failed: {f}");
+    }
+    if json {
+        println!("{}", scenario::summary_json(&result));
+    } else {
+        let s = &result.summary;
+        println!("scenario {name}");
+        println!("{} {}", s.terminal_status.emoji(), s.terminal_status);
+        println!("stop rule:   {}", s.stop_rule.map(|r| r.as_str()).unwrap_or("none"));
+        println!("stop reason: {}", s.stop_reason);
+        println!(
+            "steps {}, model calls {}, tokens {} prompt + {} completion, fix attempts {}",
+            s.total_steps, s.model_calls, s.prompt_tokens, s.completion_tokens, s.fix_attempts
+        );
+        println!("report: {}", s.report_path);
+        println!(
+            "expectations: {}",
+            if result.failed_expectations.is_empty() { "all met" } else { "FAILED" }
+        );
+    }
+    i32::from(!result.failed_expectations.is_empty())
+}

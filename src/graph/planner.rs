@@ -1,0 +1,252 @@
+//! The planner node: asks the model where to go next, parses its JSON proposal, and lets the
+//! deterministic rules clamp looping or impossible transitions. A malformed reply is re-asked
+//! at most twice with a corrective message, then the step counts as one without progress.
+
+use super::context::{self, PLANNER_PROMPT};
+use super::llm::{self, CallFailure};
+use super::rules;
+use super::state::{PlannerDecision, RunState};
+use super::{GraphContext, StepResult};
+use kotef_core::{NodeName, TerminalStatus};
+use kotef_model::{Message, ModelRequest};
+use serde_json::Value;
+
+/// Re-asks after a malformed reply, per planner step.
+pub const PLANNER_REASKS: usize = 2;
+
+/// Parses a planner reply. Tolerates a ```json fence and prose around one JSON object.
+pub fn parse_decision(text: &str) -> Result<PlannerDecision, String> {
+    let json = extract_json_object(text).ok_or_else(|| "no JSON object found".to_string())?;
+    let v: Value = serde_json::from_str(json).map_err(|e| format!("invalid JSON: {e}"))?;
+    let obj = v.as_object().ok_or("the reply is not a JSON object")?;
+    let next_raw = obj
+        .get("next")
+        .and_then(Value::as_str)
+        .ok_or("missing string field `next`")?;
+    let next = NodeName::parse(next_raw.trim())
+        .filter(|n| *n != NodeName::Planner)
+        .ok_or_else(|| {
+            format!("`next` must be one of researcher, coder, verifier, snitch, done (got {next_raw:?})")
+        })?;
+    let text_field = |k: &str| {
+        obj.get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+    };
+    let plan = match obj.get("plan") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|i| i.as_str().map(String::from))
+            .collect(),
+        Some(Value::String(s)) => vec![s.clone()],
+        _ => Vec::new(),
+    };
+    Ok(PlannerDecision {
+        next,
+        reason: text_field("reason").unwrap_or_default(),
+        plan,
+        query: text_field("query"),
+        task: text_field("task"),
+    })
+}
+
+/// The first balanced `{...}` in `text` (string-aware), if any.
+pub fn extract_json_object(text: &str) -> Option<&str> {
+    let start = text.find('{')?;
+    let bytes = text.as_bytes();
+    let (mut depth, mut in_str, mut escaped) = (0usize, false, false);
+    for (i, &b) in bytes.iter().enumerate().skip(start) {
+        if in_str {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&text[start..=i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// One planner step.
+pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
+    if let Some(f) = rules::pre_decision(state, &ctx.limits) {
+        state.stop(f.rule, f.reason.clone());
+        return StepResult::to(NodeName::Snitch, format!("stop: {}", f.rule), f.reason, false);
+    }
+    let snapshot = kotef_tools::snapshot(ctx.tools.workdir().root(), context::SNAPSHOT_FILES);
+    let user = format!(
+        "# Goal\n{}\n\n{}\n{}\nTest command: {}\n\nReply with the JSON object only.",
+        state.goal,
+        context::run_state_summary(state),
+        context::repo_state(&snapshot, state),
+        state.test_command.as_deref().unwrap_or("(none detected)")
+    );
+    let mut messages = vec![Message::system(PLANNER_PROMPT), Message::user(user)];
+    let mut decision = None;
+    let mut last_problem = String::new();
+    for _ in 0..=PLANNER_REASKS {
+        let request = ModelRequest {
+            node: NodeName::Planner.as_str().into(),
+            messages: messages.clone(),
+            tools: Vec::new(),
+            json_reply: true,
+        };
+        match llm::call(ctx, state, NodeName::Planner, request).await {
+            Err(CallFailure::Stopped) => {
+                let reason = state.ending.as_ref().map(|e| e.reason.clone()).unwrap_or_default();
+                return StepResult::to(NodeName::Snitch, "stop".into(), reason, false);
+            }
+            Err(CallFailure::Failed(e)) => {
+                last_problem = format!("model call failed: {}", ctx.redactor.redact(&e.to_string()));
+            }
+            Ok(reply) => match parse_decision(&reply.content) {
+                Ok(d) => {
+                    decision = Some(d);
+                    break;
+                }
+                Err(problem) => {
+                    last_problem = format!("malformed planner reply: {problem}");
+                    messages.push(Message::assistant(context::clip(&reply.content, 2000)));
+                    messages.push(Message::user(format!(
+                        "Your reply could not be used ({problem}). Reply with exactly one JSON object: {{\"next\": \"researcher|coder|verifier|snitch|done\", \"reason\": \"...\", \"plan\": [\"...\"], \"query\": \"...\", \"task\": \"...\"}}"
+                    )));
+                }
+            },
+        }
+    }
+    let Some(decision) = decision else {
+        return StepResult::to(NodeName::Planner, "malformed".into(), last_problem, false);
+    };
+    apply_decision(ctx, state, decision)
+}
+
+/// Applies a parsed proposal: counts the hop, then lets the rules clamp it.
+fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) -> StepResult {
+    if !d.plan.is_empty() {
+        state.plan = d.plan.clone();
+    }
+    state.last_planner_reason = d.reason.clone();
+    let reason = if d.reason.is_empty() {
+        "(no reason given)".to_string()
+    } else {
+        d.reason.clone()
+    };
+    match d.next {
+        NodeName::Done => {
+            state.last_decision = Some(d);
+            if state.verified_after_last_change() {
+                state.end(TerminalStatus::DoneSuccess, None, format!(
+                    "The planner finished and the last verification (`{}`) passed after the latest change: {reason}",
+                    state.test.as_ref().map(|t| t.command.as_str()).unwrap_or("")
+                ));
+                StepResult::to(NodeName::Done, "done".into(), reason, false)
+            } else {
+                let why = match &state.test {
+                    None => "no verification ran".to_string(),
+                    Some(t) if !t.passed => format!("the last verification (`{}`) failed", t.command),
+                    Some(_) => "files changed after the last passing verification".to_string(),
+                };
+                state.end(
+                    TerminalStatus::DonePartial,
+                    None,
+                    format!("The planner said done but {why}; what remains is written to .sdd/issues.md."),
+                );
+                StepResult::to(NodeName::Snitch, "done (partial)".into(), reason, false)
+            }
+        }
+        NodeName::Snitch => {
+            state.last_decision = Some(d);
+            state.end(
+                TerminalStatus::AbortedStuck,
+                None,
+                format!("The planner gave up: {reason}"),
+            );
+            StepResult::to(NodeName::Snitch, "snitch".into(), reason, false)
+        }
+        next => {
+            let Some(edge) = next.edge() else {
+                return StepResult::to(NodeName::Planner, "malformed".into(), "impossible next node".into(), false);
+            };
+            let mut d = d;
+            // Fill what an edge needs so the node never runs blind.
+            if next == NodeName::Researcher && d.query.is_none() {
+                d.query = Some(state.goal.clone());
+            }
+            if next == NodeName::Coder && d.task.is_none() {
+                d.task = Some(state.plan.first().cloned().unwrap_or_else(|| state.goal.clone()));
+            }
+            *state.loop_counters.get_mut(edge) += 1;
+            state.routing.push(edge, &reason);
+            let key = format!("{}|{}", rules::state_fingerprint(state), rules::decision_key(&d));
+            let repeats = {
+                let n = state.decision_repeats.entry(key).or_insert(0);
+                *n += 1;
+                *n
+            };
+            let fired = rules::clamp_decision(
+                &d,
+                &state.loop_counters,
+                repeats,
+                state.coder_noop_count,
+                &ctx.limits,
+            );
+            state.last_decision = Some(d);
+            match fired {
+                Some(f) => {
+                    state.stop(f.rule, f.reason.clone());
+                    StepResult::to(NodeName::Snitch, format!("{next} (refused: {})", f.rule), f.reason, false)
+                }
+                None => StepResult::to(next, next.as_str().into(), reason, false),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_plain_fenced_and_wrapped_json() {
+        let d = parse_decision(r#"{"next":"coder","reason":"fix","plan":["a"],"task":"do it"}"#).unwrap();
+        assert_eq!(d.next, NodeName::Coder);
+        assert_eq!(d.task.as_deref(), Some("do it"));
+        let d = parse_decision("```json\n{\"next\": \"done\", \"reason\": \"ok {x}\"}\n```").unwrap();
+        assert_eq!(d.next, NodeName::Done);
+        assert_eq!(d.reason, "ok {x}");
+        let d = parse_decision("Sure! {\"next\":\"researcher\",\"query\":\"  \"} thanks").unwrap();
+        assert_eq!(d.query, None);
+    }
+
+    #[test]
+    fn rejects_malformed_replies_without_panicking() {
+        for bad in [
+            "",
+            "no json",
+            "{",
+            "{\"next\": 3}",
+            "{\"next\": \"planner\"}",
+            "{\"next\": \"elsewhere\"}",
+            "[1,2]",
+            "{\"reason\": \"x\"}",
+            "}{",
+        ] {
+            assert!(parse_decision(bad).is_err(), "{bad:?}");
+        }
+    }
+}

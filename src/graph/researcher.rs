@@ -1,0 +1,156 @@
+//! The researcher node: answers the planner's query with read-only tools and a final
+//! `{findings, quality}` JSON. The same query on an unchanged state is answered from memory
+//! with a "No new information" note and no model call.
+
+use super::context::{self, RESEARCHER_PROMPT};
+use super::llm::{self, CallFailure};
+use super::planner::extract_json_object;
+use super::rules;
+use super::state::RunState;
+use super::{GraphContext, StepResult};
+use kotef_core::NodeName;
+use kotef_model::{Message, ModelRequest};
+use kotef_tools::ToolSet;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// Model calls one research step may make.
+pub const RESEARCH_TURNS: usize = 8;
+
+/// Parses `{findings, quality}`; quality is clamped to 0..=1.
+pub fn parse_findings(text: &str) -> Option<(String, f64)> {
+    let v: Value = serde_json::from_str(extract_json_object(text)?).ok()?;
+    let findings = v.get("findings")?;
+    let findings = match findings {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let quality = v.get("quality").and_then(Value::as_f64).unwrap_or(0.0);
+    let quality = if quality.is_finite() { quality.clamp(0.0, 1.0) } else { 0.0 };
+    Some((findings, quality))
+}
+
+pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
+    let query = state
+        .last_decision
+        .as_ref()
+        .and_then(|d| d.query.clone())
+        .unwrap_or_else(|| state.goal.clone());
+    let fingerprint = rules::state_fingerprint(state);
+    let r = &state.research;
+    if r.attempts > 0
+        && r.last_query.as_deref() == Some(query.as_str())
+        && r.fingerprint_at_last_query.as_deref() == Some(fingerprint.as_str())
+    {
+        let note = format!("No new information; repeated query \"{query}\"");
+        state.research.reasons.push(note.clone());
+        return StepResult::to(NodeName::Planner, "repeated query".into(), note, false);
+    }
+
+    let before = state.research.clone();
+    let root = ctx.tools.workdir().root().to_path_buf();
+    let tools = ctx.tools.schemas(ToolSet::ReadOnly);
+    let mut notes: Vec<String> = Vec::new();
+    let mut current: Vec<Message> = Vec::new();
+    let mut reasks = 0;
+    let mut answer: Option<(String, f64)> = None;
+    for _turn in 0..RESEARCH_TURNS {
+        let snapshot = kotef_tools::snapshot(&root, context::SNAPSHOT_FILES);
+        let mut user = format!(
+            "# Goal\n{}\n\n# Query\n{query}\n\n{}",
+            state.goal,
+            context::repo_state(&snapshot, state)
+        );
+        if !notes.is_empty() {
+            user.push_str("\n## What you looked at so far\n");
+            for n in &notes {
+                user.push_str(&format!("- {n}\n"));
+            }
+        }
+        let mut messages = vec![Message::system(RESEARCHER_PROMPT), Message::user(user)];
+        messages.extend(current.drain(..));
+        let request = ModelRequest {
+            node: NodeName::Researcher.as_str().into(),
+            messages,
+            tools: tools.clone(),
+            json_reply: false,
+        };
+        let reply = match llm::call(ctx, state, NodeName::Researcher, request).await {
+            Err(CallFailure::Stopped) => {
+                let reason = state.ending.as_ref().map(|e| e.reason.clone()).unwrap_or_default();
+                return StepResult::to(NodeName::Snitch, "stop".into(), reason, false);
+            }
+            Err(CallFailure::Failed(_)) => continue,
+            Ok(reply) => reply,
+        };
+        if reply.tool_calls.is_empty() {
+            if let Some(found) = parse_findings(&reply.content) {
+                answer = Some(found);
+                break;
+            }
+            reasks += 1;
+            if reasks > 2 {
+                break;
+            }
+            current.push(Message::assistant(context::clip(&reply.content, 1000)));
+            current.push(Message::user(
+                "Reply with one JSON object {\"findings\": \"...\", \"quality\": 0.0-1.0}, or call a read-only tool.",
+            ));
+            continue;
+        }
+        let mut assistant = Message::assistant(reply.content.clone());
+        assistant.tool_calls = reply.tool_calls.clone();
+        current.push(assistant);
+        for call in &reply.tool_calls {
+            let out = ctx.tools.call(call, ToolSet::ReadOnly).await;
+            notes.push(format!(
+                "{} {} → {}",
+                call.name,
+                context::clip(&call.arguments.to_string(), 120),
+                if out.is_error { "error" } else { "ok" }
+            ));
+            current.push(Message::tool_result(
+                call.id.clone(),
+                context::clip(&out.content, context::TOOL_RESULT_CHARS),
+            ));
+        }
+        if notes.len() > context::STEP_NOTES {
+            notes.drain(..notes.len() - context::STEP_NOTES);
+        }
+    }
+
+    let (findings, quality) = answer.unwrap_or_else(|| (String::new(), 0.0));
+    let r = &mut state.research;
+    if let Some(old) = r.results_hash.take() {
+        r.seen_hashes.insert(old);
+    }
+    r.attempts += 1;
+    r.last_query = Some(query.clone());
+    r.quality = quality;
+    r.results_hash = (!findings.is_empty()).then(|| hex::encode(Sha256::digest(findings.as_bytes())));
+    r.findings = findings;
+    let progress = rules::research_progress(&before, &state.research);
+    state.research.fingerprint_at_last_query = Some(rules::state_fingerprint(state));
+    let reason = if progress {
+        format!("new findings for \"{}\" (quality {quality:.2})", context::clip(&query, 80))
+    } else {
+        format!("nothing new for \"{}\"", context::clip(&query, 80))
+    };
+    StepResult::to(NodeName::Planner, "findings".into(), reason, progress)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn findings_parse_and_clamp() {
+        assert_eq!(
+            parse_findings(r#"{"findings": "a.rs:3", "quality": 1.5}"#),
+            Some(("a.rs:3".into(), 1.0))
+        );
+        assert_eq!(parse_findings(r#"{"findings": ["x"]}"#), Some(("[\"x\"]".into(), 0.0)));
+        assert_eq!(parse_findings("nothing"), None);
+        assert_eq!(parse_findings(r#"{"quality": 1}"#), None);
+    }
+}

@@ -1,0 +1,108 @@
+//! The verifier node: runs the test command with a timeout and an output cap, classifies a
+//! failure, summarises it, and keeps the error signature that drives the same-error count and
+//! the fix-attempt count.
+
+use super::state::{FailureEntry, RunState, TestResult};
+use super::{GraphContext, StepResult};
+use kotef_core::NodeName;
+use kotef_tools::{CommandResult, CommandRunner, FailureKind, RunnerConfig};
+use std::time::Duration;
+
+/// Folds a finished command into the run state; pure apart from `state`. Returns whether it
+/// was progress.
+pub fn record_result(state: &mut RunState, r: &CommandResult, step: u32) -> bool {
+    let passed = r.success();
+    let after_code_change = match &state.hashes_at_last_verification {
+        Some(h) => *h != state.file_hashes,
+        None => state.file_hashes != state.initial_hashes,
+    };
+    let (kind, summary, signature) = if passed {
+        (None, "passed".to_string(), None)
+    } else {
+        (
+            Some(kotef_tools::classify_failure(r)),
+            kotef_tools::summarize_failure(r),
+            Some(kotef_tools::error_signature(r)),
+        )
+    };
+    let same_error_count = match (&state.test, &signature) {
+        (Some(prev), Some(sig)) if prev.error_signature.as_ref() == Some(sig) => prev.same_error_count + 1,
+        (_, Some(_)) => 1,
+        _ => 0,
+    };
+    let result = TestResult {
+        command: r.command.clone(),
+        passed,
+        exit_code: r.exit_code,
+        kind,
+        summary: summary.clone(),
+        error_signature: signature,
+        same_error_count,
+        step,
+        after_code_change,
+    };
+    if !passed {
+        state.failures.entries.push(FailureEntry {
+            step,
+            command: r.command.clone(),
+            exit_code: r.exit_code,
+            kind: kind.unwrap_or(FailureKind::Unknown),
+            summary,
+        });
+        if after_code_change {
+            state.failures.attempts += 1;
+        }
+    }
+    let progress = super::rules::test_progress(state.test.as_ref(), Some(&result));
+    state.test = Some(result);
+    state.hashes_at_last_verification = Some(state.file_hashes.clone());
+    progress
+}
+
+/// A result for a run that has no test command: a tooling failure, honestly reported.
+fn missing_command() -> CommandResult {
+    CommandResult {
+        command: "(no test command)".into(),
+        exit_code: None,
+        stdout: String::new(),
+        stderr: "no test command configured (test_command) or detected in the repository".into(),
+        timed_out: false,
+        truncated: false,
+        duration_ms: 0,
+        spawn_error: Some("no test command configured or detected".into()),
+    }
+}
+
+pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
+    let step_no = state.total_steps + 1;
+    let result = match state.test_command.clone() {
+        None => missing_command(),
+        Some(cmd) => {
+            let remaining = ctx
+                .limits
+                .time_budget_s
+                .saturating_sub(ctx.started.elapsed().as_secs())
+                .max(1);
+            let runner = CommandRunner::new(RunnerConfig {
+                timeout: Duration::from_secs(ctx.limits.command_timeout_s.min(remaining)),
+                sandbox: ctx.sandbox,
+                ..RunnerConfig::default()
+            });
+            runner.run(&cmd, ctx.tools.workdir().root()).await
+        }
+    };
+    let progress = record_result(state, &result, step_no);
+    let t = state.test.as_ref().expect("record_result always sets the test result");
+    let reason = if t.passed {
+        format!("`{}` passed", t.command)
+    } else {
+        format!(
+            "`{}` failed [{}]: {}",
+            t.command,
+            t.kind.map(|k| k.as_str()).unwrap_or("unknown"),
+            super::context::clip(t.summary.lines().next().unwrap_or(""), 160)
+        )
+    };
+    let decision = if t.passed { "pass" } else { "fail" };
+    StepResult::to(NodeName::Planner, decision.into(), reason, progress)
+}

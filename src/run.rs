@@ -1,0 +1,123 @@
+//! One run from start to report: resolves profile, limits, test command and sandbox, builds
+//! the tool box, runs the graph, writes the run report and hands back a `RunOutcome`. Every
+//! entry point (CLI, scenario, server, Action) comes through here.
+
+use crate::graph::{self, state::RunState, GraphContext};
+use crate::sdd::report::{self, ReportMeta};
+use anyhow::Context as _;
+use kotef_core::{
+    KotefConfig, Limits, LimitsOverride, Profile, Redactor, RunId, RunOutcome, SandboxMode,
+    StepProgress,
+};
+use kotef_model::Model;
+use kotef_tools::{CommandRunner, RunnerConfig, ToolBox, WorkDir};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Everything needed to run the graph once.
+pub struct RunSetup {
+    pub run_id: RunId,
+    pub workdir: PathBuf,
+    pub goal: String,
+    pub config: KotefConfig,
+    /// A profile chosen on the command line (wins over the config file).
+    pub profile: Option<Profile>,
+    /// Limits given on the command line or in a scenario (win over the config file).
+    pub limit_overrides: LimitsOverride,
+    /// A test command given on the command line or in a scenario.
+    pub test_command: Option<String>,
+    pub model: Arc<dyn Model>,
+    pub model_name: String,
+    pub progress: Option<UnboundedSender<StepProgress>>,
+    pub redactor: Redactor,
+    /// Prices for the cost estimate: (prompt, completion) USD per million tokens.
+    pub cost: Option<Arc<dyn Fn(u64, u64) -> Option<f64> + Send + Sync>>,
+}
+
+impl RunSetup {
+    /// The profile and limits in force: profile defaults < config file < overrides.
+    pub fn resolve_limits(&self) -> (Profile, Limits) {
+        let profile = self.profile.or(self.config.profile).unwrap_or_default();
+        let mut limits = self.config.limits(profile);
+        limits.apply(&self.limit_overrides);
+        (profile, limits)
+    }
+}
+
+/// Runs the graph and writes the report. An `Err` means the run could not start (a missing
+/// workspace) or its report could not be written; every other ending is an `Ok` outcome.
+pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
+    let started = Instant::now();
+    let started_at = chrono::Utc::now();
+    let (profile, limits) = setup.resolve_limits();
+    let workdir = WorkDir::new(&setup.workdir)
+        .with_context(|| format!("workspace {} is not usable", setup.workdir.display()))?;
+    let root = workdir.root().to_path_buf();
+    let sandbox = setup.config.sandbox.unwrap_or(SandboxMode::Auto);
+    let runner = CommandRunner::new(RunnerConfig {
+        timeout: Duration::from_secs(limits.command_timeout_s),
+        sandbox,
+        ..RunnerConfig::default()
+    });
+    let sandbox_name = runner.sandbox_in_force().to_string();
+    let tools = ToolBox::new(workdir, runner, profile);
+    let test_command = setup
+        .test_command
+        .clone()
+        .or_else(|| setup.config.test_command.clone())
+        .or_else(|| kotef_tools::detect_test_command(&root));
+
+    let mut state = RunState::new(&setup.goal, profile, graph::workspace_hashes(&root));
+    state.test_command = test_command;
+    let ctx = GraphContext {
+        run_id: setup.run_id.clone(),
+        model: setup.model.clone(),
+        tools,
+        limits,
+        sandbox,
+        started,
+        redactor: setup.redactor.clone(),
+        progress: setup.progress.clone(),
+    };
+    let state = graph::run_graph(&ctx, state).await;
+
+    let cost_usd = setup
+        .cost
+        .as_ref()
+        .and_then(|f| f(state.prompt_tokens, state.completion_tokens));
+    let meta = ReportMeta {
+        run_id: setup.run_id.clone(),
+        started_at,
+        duration_ms: started.elapsed().as_millis() as u64,
+        model: setup.model_name.clone(),
+        limits,
+        cost_usd,
+        sandbox: sandbox_name,
+    };
+    let redactor = setup.redactor.clone();
+    let written = report::write(&root, &state, &meta, &|t| redactor.redact(t))
+        .with_context(|| format!("cannot write the run report under {}", root.display()))?;
+    let summary = report::summary(&state, &written.markdown, &written.issues_md);
+    let rel = |p: &std::path::Path| {
+        p.strip_prefix(&root)
+            .map(|r| r.display().to_string())
+            .unwrap_or_else(|_| p.display().to_string())
+    };
+    let failure_summary = state.test.as_ref().filter(|t| !t.passed).map(|t| {
+        format!("`{}` failed ({}): {}", t.command, t.kind.map(|k| k.as_str()).unwrap_or("unknown"), t.summary)
+    });
+    Ok(RunOutcome {
+        run_id: setup.run_id,
+        summary,
+        cost_usd,
+        duration_ms: meta.duration_ms,
+        failure_summary: failure_summary.map(|f| redactor.redact(&f)),
+        mermaid: crate::sdd::mermaid::render(&state.path_edges),
+        files_changed: state.files_changed(),
+        report_rel_path: rel(&written.markdown),
+        issues_rel_path: written.issues_md.exists().then(|| rel(&written.issues_md)),
+        model: setup.model_name,
+    })
+}

@@ -1,0 +1,224 @@
+//! Run reports: `.sdd/runs/<UTC timestamp>-<run id>.md` and its `.json` twin, written on every
+//! ending. Rendering is pure; `write` only puts the rendered text on disk.
+
+use crate::graph::state::{CallRecord, FailureHistory, RunState, StepRecord};
+use chrono::{DateTime, Utc};
+use kotef_core::{Limits, LoopCounters, RunId, RunSummary, StopRule, TerminalStatus};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Facts about a run that are not in `RunState`.
+#[derive(Debug, Clone)]
+pub struct ReportMeta {
+    pub run_id: RunId,
+    pub started_at: DateTime<Utc>,
+    pub duration_ms: u64,
+    pub model: String,
+    pub limits: Limits,
+    pub cost_usd: Option<f64>,
+    pub sandbox: String,
+}
+
+/// The JSON twin: the contract summary's fields plus timeline and calls.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReportJson<'a> {
+    pub run_id: &'a str,
+    pub goal: &'a str,
+    pub profile: &'a str,
+    pub model: &'a str,
+    pub started_at: String,
+    pub duration_ms: u64,
+    pub terminal_status: TerminalStatus,
+    pub stop_rule: Option<StopRule>,
+    pub stop_reason: &'a str,
+    pub loop_counters: LoopCounters,
+    pub total_steps: u32,
+    pub model_calls: u32,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub fix_attempts: u32,
+    pub report_path: String,
+    pub issues_md_path: String,
+    pub cost_usd: Option<f64>,
+    pub limits: Limits,
+    pub timeline: &'a [StepRecord],
+    pub calls: &'a [CallRecord],
+    pub failure_history: &'a FailureHistory,
+    pub files_changed: Vec<String>,
+    pub mermaid: String,
+}
+
+/// File stem `<UTC timestamp>-<run id>`.
+pub fn report_stem(meta: &ReportMeta) -> String {
+    format!("{}-{}", meta.started_at.format("%Y%m%dT%H%M%SZ"), meta.run_id)
+}
+
+/// The contract summary of a finished state.
+pub fn summary(state: &RunState, report_path: &Path, issues_md_path: &Path) -> RunSummary {
+    let (status, rule, reason) = ending_parts(state);
+    RunSummary {
+        terminal_status: status,
+        stop_rule: rule,
+        stop_reason: reason,
+        loop_counters: state.loop_counters,
+        total_steps: state.total_steps,
+        model_calls: state.model_calls,
+        prompt_tokens: state.prompt_tokens,
+        completion_tokens: state.completion_tokens,
+        fix_attempts: state.failures.attempts,
+        report_path: report_path.display().to_string(),
+        issues_md_path: issues_md_path.display().to_string(),
+    }
+}
+
+fn ending_parts(state: &RunState) -> (TerminalStatus, Option<StopRule>, String) {
+    match &state.ending {
+        Some(e) => (e.status, e.rule, e.reason.clone()),
+        None => (
+            TerminalStatus::AbortedStuck,
+            None,
+            "The run ended without a recorded cause.".into(),
+        ),
+    }
+}
+
+/// Renders the Markdown report (pure).
+pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> String {
+    let (status, rule, reason) = ending_parts(state);
+    let mut s = String::new();
+    let _ = writeln!(s, "# kotef run {}\n", meta.run_id);
+    let _ = writeln!(s, "**Goal:** {}\n", state.goal.trim());
+    let _ = writeln!(s, "## Status\n");
+    let _ = writeln!(s, "- Terminal status: {} `{status}`", status.emoji());
+    let _ = writeln!(s, "- Stop rule: `{}`", rule.map(|r| r.as_str()).unwrap_or("none"));
+    let _ = writeln!(s, "- Stop reason: {reason}");
+    let _ = writeln!(s, "- Profile: `{}`; model: `{}`; sandbox: `{}`", state.profile.as_str(), meta.model, meta.sandbox);
+    let _ = writeln!(s, "- Started: {}; duration: {:.1} s\n", meta.started_at.format("%Y-%m-%d %H:%M:%S UTC"), meta.duration_ms as f64 / 1000.0);
+
+    let _ = writeln!(s, "## Loop counters\n\n| edge | hops since progress | limit |\n|---|---|---|");
+    let c = &state.loop_counters;
+    let l = &meta.limits;
+    let _ = writeln!(s, "| planner_to_researcher | {} | {} |", c.planner_to_researcher, l.edge_limit_researcher);
+    let _ = writeln!(s, "| planner_to_coder | {} | {} |", c.planner_to_coder, l.edge_limit_coder);
+    let _ = writeln!(s, "| planner_to_verifier | {} | {} |\n", c.planner_to_verifier, l.edge_limit_verifier);
+
+    let _ = writeln!(s, "## Budgets\n\n| budget | used | allowed |\n|---|---|---|");
+    let _ = writeln!(s, "| steps | {} | {} |", state.total_steps, l.max_steps);
+    let _ = writeln!(s, "| tokens (prompt + completion) | {} ({} + {}) | {} |", state.tokens_used(), state.prompt_tokens, state.completion_tokens, l.token_budget);
+    let _ = writeln!(s, "| time (s) | {:.1} | {} |", meta.duration_ms as f64 / 1000.0, l.time_budget_s);
+    let _ = writeln!(s, "| fix attempts | {} | {} |", state.failures.attempts, l.fix_attempts);
+    let _ = writeln!(s, "| steps without progress | {} | {} |", state.total_steps.saturating_sub(state.last_progress_step), l.no_progress_steps);
+    let _ = writeln!(
+        s,
+        "| model calls | {} | — |{}\n",
+        state.model_calls,
+        meta.cost_usd.map(|c| format!("\n| estimated cost (USD) | {c:.4} | — |")).unwrap_or_default()
+    );
+
+    let _ = writeln!(s, "## Timeline\n\n| step | node | decision | reason | progress |\n|---|---|---|---|---|");
+    for t in &state.timeline {
+        let _ = writeln!(s, "| {} | {} | {} | {} | {} |", t.step, t.node, cell(&t.decision), cell(&t.reason), if t.progress { "yes" } else { "no" });
+    }
+
+    let _ = writeln!(s, "\n## Failure history\n");
+    if state.failures.entries.is_empty() {
+        s.push_str("No failing commands.\n");
+    } else {
+        let _ = writeln!(s, "Fix attempts: {}\n\n| step | command | exit | kind | summary |\n|---|---|---|---|---|", state.failures.attempts);
+        for f in &state.failures.entries {
+            let _ = writeln!(
+                s,
+                "| {} | `{}` | {} | {} | {} |",
+                f.step,
+                cell(&f.command),
+                f.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "—".into()),
+                f.kind.as_str(),
+                cell(&f.summary)
+            );
+        }
+    }
+
+    let _ = writeln!(s, "\n## Files changed\n");
+    let changed = state.files_changed();
+    if changed.is_empty() {
+        s.push_str("None.\n");
+    }
+    for p in &changed {
+        let _ = writeln!(s, "- `{p}`");
+    }
+
+    let _ = writeln!(s, "\n## Model calls\n\n| # | node | prompt tokens | completion tokens |\n|---|---|---|---|");
+    for (i, c) in state.calls.iter().enumerate() {
+        let _ = writeln!(s, "| {} | {}{} | {} | {} |", i + 1, c.node, if c.failed { " (failed)" } else { "" }, c.prompt_tokens, c.completion_tokens);
+    }
+    let _ = writeln!(s, "\nTotal: {} calls, {} prompt + {} completion tokens.", state.model_calls, state.prompt_tokens, state.completion_tokens);
+
+    let _ = writeln!(s, "\n## Path\n\n```mermaid\n{}```", mermaid);
+    s
+}
+
+fn cell(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ").replace('|', "\\|");
+    if flat.chars().count() > 200 {
+        format!("{}…", flat.chars().take(200).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+/// Renders the JSON twin (pure).
+pub fn render_json(state: &RunState, meta: &ReportMeta, mermaid: &str, report_path: &Path, issues_md_path: &Path) -> serde_json::Value {
+    let (status, rule, reason) = ending_parts(state);
+    let json = ReportJson {
+        run_id: &meta.run_id.0,
+        goal: &state.goal,
+        profile: state.profile.as_str(),
+        model: &meta.model,
+        started_at: meta.started_at.to_rfc3339(),
+        duration_ms: meta.duration_ms,
+        terminal_status: status,
+        stop_rule: rule,
+        stop_reason: &reason,
+        loop_counters: state.loop_counters,
+        total_steps: state.total_steps,
+        model_calls: state.model_calls,
+        prompt_tokens: state.prompt_tokens,
+        completion_tokens: state.completion_tokens,
+        fix_attempts: state.failures.attempts,
+        report_path: report_path.display().to_string(),
+        issues_md_path: issues_md_path.display().to_string(),
+        cost_usd: meta.cost_usd,
+        limits: meta.limits,
+        timeline: &state.timeline,
+        calls: &state.calls,
+        failure_history: &state.failures,
+        files_changed: state.files_changed(),
+        mermaid: mermaid.to_string(),
+    };
+    serde_json::to_value(json).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
+}
+
+/// Paths of a written report.
+#[derive(Debug, Clone)]
+pub struct WrittenReport {
+    pub markdown: PathBuf,
+    pub json: PathBuf,
+    pub issues_md: PathBuf,
+}
+
+/// Writes both report files under `<root>/.sdd/runs/`.
+pub fn write(root: &Path, state: &RunState, meta: &ReportMeta, redact: &dyn Fn(&str) -> String) -> std::io::Result<WrittenReport> {
+    let dir = root.join(super::RUNS_DIR);
+    std::fs::create_dir_all(&dir)?;
+    let stem = report_stem(meta);
+    let markdown = dir.join(format!("{stem}.md"));
+    let json = dir.join(format!("{stem}.json"));
+    let issues_md = root.join(super::ISSUES_MD);
+    let mermaid = super::mermaid::render(&state.path_edges);
+    std::fs::write(&markdown, redact(&render_markdown(state, meta, &mermaid)))?;
+    let value = render_json(state, meta, &mermaid, &markdown, &issues_md);
+    let text = serde_json::to_string_pretty(&value).map_err(std::io::Error::other)?;
+    std::fs::write(&json, redact(&text))?;
+    Ok(WrittenReport { markdown, json, issues_md })
+}

@@ -1,0 +1,206 @@
+//! Every example scenario under `examples/` run through the real `kotef` binary: the whole
+//! graph with the scripted model, real git and real test commands, checked against the
+//! scenario's own `expect` and the contract's summary and exit codes.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn kotef() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_kotef"))
+}
+
+fn examples() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Runs one scenario with `--json --keep` and returns (exit code, summary, workspace).
+fn run_scenario(file: &Path) -> (i32, Value, tempfile::TempDir) {
+    let keep = tempfile::tempdir().unwrap();
+    let ws = keep.path().join("ws");
+    let out = kotef()
+        .args(["scenario", "--json", "--keep"])
+        .arg(&ws)
+        .arg(file)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "{}: stdout is not one JSON object ({e}): {stdout}\nstderr: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), summary, keep)
+}
+
+#[test]
+fn every_example_scenario_meets_its_expectations() {
+    let files = examples();
+    assert!(files.len() >= 10, "expected the bundled scenarios, found {files:?}");
+    let mut failures = Vec::new();
+    for file in &files {
+        let (code, s, _keep) = run_scenario(file);
+        let status = s["terminal_status"].as_str().unwrap_or("?").to_string();
+        eprintln!(
+            "{:<28} {:<18} {:<22} steps {:>3} calls {:>3}",
+            file.file_name().unwrap().to_string_lossy(),
+            status,
+            s["stop_rule"].as_str().unwrap_or("null"),
+            s["total_steps"],
+            s["model_calls"]
+        );
+        if code != 0 || s["expectations_met"] != Value::Bool(true) {
+            failures.push(format!("{}: exit {code}, {}", file.display(), s["failed_expectations"]));
+        }
+        // The contract's fields are all there, and the report files exist.
+        for k in [
+            "terminal_status",
+            "stop_rule",
+            "stop_reason",
+            "loop_counters",
+            "total_steps",
+            "model_calls",
+            "prompt_tokens",
+            "completion_tokens",
+            "fix_attempts",
+            "report_path",
+            "issues_md_path",
+            "failed_expectations",
+        ] {
+            assert!(s.get(k).is_some(), "{}: summary lacks {k}", file.display());
+        }
+        let report = PathBuf::from(s["report_path"].as_str().unwrap());
+        assert!(report.is_absolute() && report.exists(), "{}", report.display());
+        let json_twin: Value =
+            serde_json::from_str(&std::fs::read_to_string(report.with_extension("json")).unwrap()).unwrap();
+        assert_eq!(json_twin["terminal_status"], s["terminal_status"]);
+        assert_eq!(json_twin["calls"].as_array().unwrap().len() as u64, s["model_calls"].as_u64().unwrap());
+        assert!(!s["stop_reason"].as_str().unwrap().is_empty());
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn fix_attempt_counts_match_the_profile() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for (file, attempts) in [("fix-attempts-strict.json", 5), ("fix-attempts-yolo.json", 3)] {
+        let (_, s, keep) = run_scenario(&dir.join(file));
+        assert_eq!(s["stop_rule"], "fix_attempts", "{file}");
+        assert_eq!(s["fix_attempts"], attempts, "{file}");
+        let twin: Value = serde_json::from_str(
+            &std::fs::read_to_string(PathBuf::from(s["report_path"].as_str().unwrap()).with_extension("json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(twin["failure_history"]["attempts"], attempts, "{file}");
+        let issues = std::fs::read_to_string(s["issues_md_path"].as_str().unwrap()).unwrap();
+        assert!(issues.contains("Suggested follow-up"), "{issues}");
+        drop(keep);
+    }
+}
+
+#[test]
+fn failed_expectation_exits_1_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.json");
+    std::fs::write(
+        &file,
+        r#"{"goal": "nothing", "files": {"a.txt": "a"}, "test_command": "true",
+            "model": {"planner": [{"content": "{\"next\": \"verifier\"}"}, {"content": "{\"next\": \"done\"}"}]},
+            "expect": {"terminal_status": "aborted_stuck", "files": {"a.txt": "b", "gone.txt": null}}}"#,
+    )
+    .unwrap();
+    let out = kotef().args(["scenario", "--json"]).arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["terminal_status"], "done_success");
+    assert_eq!(s["expectations_met"], false);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("terminal_status"), "{stderr}");
+    assert!(stderr.contains("a.txt"), "{stderr}");
+}
+
+#[test]
+fn malformed_scenario_exits_2_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.json");
+    std::fs::write(&file, r#"{"goal": "g", "limits": {"max_stepz": 3}}"#).unwrap();
+    let out = kotef().args(["scenario"]).arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("max_stepz"));
+}
+
+#[test]
+fn bundled_example_runs_offline() {
+    let out = kotef().args(["example", "--json"]).env_remove("OPENAI_API_KEY").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["terminal_status"], "done_success");
+    assert_eq!(s["stop_rule"], Value::Null);
+}
+
+#[test]
+fn run_command_exit_codes_and_errors() {
+    // A missing repository is an error before the graph runs: exit 1 with a clear message.
+    let out = kotef()
+        .args(["run", "--repo", "/nonexistent/kotef", "--goal", "x", "--model", "scripted:/x.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such directory"));
+
+    // A real run on a local repository with a scripted model file: exit code of its status.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    std::fs::write(repo.join("a.txt"), "x\n").unwrap();
+    assert!(Command::new("git").args(["init", "-q"]).current_dir(&repo).status().unwrap().success());
+    // No model configured at all: exit 1.
+    let out = kotef()
+        .args(["run", "--repo"])
+        .arg(&repo)
+        .args(["--goal", "x"])
+        .env_remove("KOTEF_MODEL")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no model configured"));
+
+    let script = dir.path().join("model.json");
+    std::fs::write(
+        &script,
+        r#"{"model": {"planner": [{"content": "{\"next\": \"verifier\", \"reason\": \"check\"}"}, {"content": "{\"next\": \"done\", \"reason\": \"ok\"}"}]}}"#,
+    )
+    .unwrap();
+    let out = kotef()
+        .args(["run", "--json", "--test-command", "false", "--repo"])
+        .arg(&repo)
+        .args(["--goal", "check things", "--model"])
+        .arg(format!("scripted:{}", script.display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["terminal_status"], "done_partial");
+    assert!(repo.join(".sdd/issues.md").exists());
+
+    // An invalid config file names its field: exit 1.
+    std::fs::write(repo.join("kotef.toml"), "[limits]\nmax_stepz = 3\n").unwrap();
+    let out = kotef()
+        .args(["run", "--repo"])
+        .arg(&repo)
+        .args(["--goal", "x", "--model"])
+        .arg(format!("scripted:{}", script.display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("max_stepz"));
+}
