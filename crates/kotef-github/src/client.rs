@@ -1,0 +1,660 @@
+//! The GitHub REST client kotef uses: octocrab (token or GitHub App auth, base URI for GitHub
+//! Enterprise and tests) with kotef's own capped retry loop on top, and small serde types for
+//! the handful of endpoints the pipeline needs. Permission look-ups are cached briefly.
+
+use crate::retry::{retry_delay, transport_retry_delay, RetryPolicy};
+use crate::secret::Secret;
+use kotef_core::{IssueNumber, RepoName};
+use octocrab::models::{AppId, InstallationId};
+use octocrab::Octocrab;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How kotef authenticates to GitHub.
+#[derive(Clone, Debug)]
+pub enum GitHubAuth {
+    /// A token (`GITHUB_TOKEN` in Actions, or a personal access token).
+    Token(Secret),
+    /// A GitHub App: its id and RSA private key (PEM); installation tokens are minted per
+    /// repository.
+    App { app_id: u64, private_key: Secret },
+}
+
+/// An API call that failed for good.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum GitHubError {
+    #[error("GitHub answered {status} to {method} {path}: {message}")]
+    Status {
+        method: String,
+        path: String,
+        status: u16,
+        message: String,
+    },
+    #[error("GitHub unreachable for {method} {path}: {message}")]
+    Transport {
+        method: String,
+        path: String,
+        message: String,
+    },
+    #[error("unexpected GitHub response to {method} {path}: {message}")]
+    Decode {
+        method: String,
+        path: String,
+        message: String,
+    },
+    #[error("GitHub authentication failed: {0}")]
+    Auth(String),
+}
+
+impl GitHubError {
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Self::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+}
+
+/// A collaborator's role on a repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Permission {
+    Admin,
+    Maintain,
+    Write,
+    Triage,
+    Read,
+    None,
+}
+
+impl Permission {
+    /// `role_name` (preferred, knows maintain/triage) or `permission` of the REST answer.
+    pub fn parse(role: &str) -> Self {
+        match role {
+            "admin" => Self::Admin,
+            "maintain" => Self::Maintain,
+            "write" | "push" => Self::Write,
+            "triage" => Self::Triage,
+            "read" | "pull" => Self::Read,
+            _ => Self::None,
+        }
+    }
+
+    /// Whether this role may start a run (write, maintain or admin).
+    pub fn may_run(self) -> bool {
+        matches!(self, Self::Admin | Self::Maintain | Self::Write)
+    }
+}
+
+/// The repository facts the pipeline needs.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RepoInfo {
+    pub default_branch: String,
+    #[serde(default)]
+    pub html_url: Option<String>,
+}
+
+/// A comment as listed.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct IssueComment {
+    pub id: u64,
+    #[serde(default)]
+    pub body: Option<String>,
+    pub user: CommentUser,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    #[serde(default)]
+    pub html_url: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct CommentUser {
+    pub login: String,
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+}
+
+/// A pull request as the pipeline sees it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PullInfo {
+    pub number: u64,
+    #[serde(default)]
+    pub html_url: Option<String>,
+    #[serde(default)]
+    pub state: Option<String>,
+    pub head: PullBranch,
+    pub base: PullBranch,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PullBranch {
+    #[serde(rename = "ref")]
+    pub name: String,
+    #[serde(default)]
+    pub repo: Option<PullRepo>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PullRepo {
+    pub full_name: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Created {
+    id: u64,
+    #[serde(default)]
+    html_url: Option<String>,
+}
+
+/// What `create_comment` returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommentRef {
+    pub id: u64,
+    pub html_url: Option<String>,
+}
+
+/// Reaction kinds kotef uses.
+#[derive(Debug, Clone, Copy)]
+pub enum Reaction {
+    Eyes,
+}
+
+impl Reaction {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Eyes => "eyes",
+        }
+    }
+}
+
+enum Mode {
+    Token { crab: Octocrab, token: Secret },
+    App { app: Octocrab },
+}
+
+struct Inner {
+    mode: Mode,
+    policy: RetryPolicy,
+    permission_ttl: Duration,
+    permissions: Mutex<HashMap<(RepoName, String), (Permission, Instant)>>,
+    installations: tokio::sync::Mutex<HashMap<RepoName, Octocrab>>,
+}
+
+/// The client; cheap to clone.
+#[derive(Clone)]
+pub struct GitHub {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for GitHub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GitHub").finish_non_exhaustive()
+    }
+}
+
+const MAX_PAGES: u32 = 20;
+
+/// Percent-encodes a query value (branch names may hold `#`, `&`, `+`, ...).
+pub fn encode_query(value: &str) -> String {
+    let mut out = String::new();
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/:".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn path_segment(value: &str) -> String {
+    encode_query(value).replace('/', "%2F")
+}
+
+impl GitHub {
+    /// A client for `api_url` (e.g. `https://api.github.com` or a test server). Must be
+    /// called inside a Tokio runtime (octocrab spawns its connection worker).
+    pub fn new(api_url: &str, auth: GitHubAuth, policy: RetryPolicy) -> anyhow::Result<Self> {
+        use anyhow::Context;
+        tokio::runtime::Handle::try_current()
+            .map_err(|_| anyhow::anyhow!("the GitHub client needs a Tokio runtime"))?;
+        let builder = || -> anyhow::Result<_> {
+            Ok(Octocrab::builder()
+                .base_uri(api_url)
+                .with_context(|| format!("invalid GitHub API URL `{api_url}`"))?
+                // kotef's own loop retries, honouring Retry-After and caps.
+                .add_retry_config(octocrab::service::middleware::retry::RetryConfig::None)
+                .set_connect_timeout(Some(Duration::from_secs(10)))
+                .set_read_timeout(Some(Duration::from_secs(30))))
+        };
+        let mode = match auth {
+            GitHubAuth::Token(token) => Mode::Token {
+                crab: builder()?
+                    .personal_token(token.expose().to_string())
+                    .build()
+                    .context("building the GitHub client")?,
+                token,
+            },
+            GitHubAuth::App {
+                app_id,
+                private_key,
+            } => {
+                let key = octocrab::EncodingKey::from_rsa_pem(private_key.expose().as_bytes())
+                    .map_err(|_| anyhow::anyhow!("the GitHub App private key is not a valid RSA PEM key"))?;
+                Mode::App {
+                    app: builder()?
+                        .app(AppId(app_id), key)
+                        .build()
+                        .context("building the GitHub App client")?,
+                }
+            }
+        };
+        Ok(Self {
+            inner: Arc::new(Inner {
+                mode,
+                policy,
+                permission_ttl: Duration::from_secs(60),
+                permissions: Mutex::new(HashMap::new()),
+                installations: tokio::sync::Mutex::new(HashMap::new()),
+            }),
+        })
+    }
+
+    pub fn retry_policy(&self) -> RetryPolicy {
+        self.inner.policy
+    }
+
+    async fn crab_for(&self, repo: Option<&RepoName>) -> Result<Octocrab, GitHubError> {
+        match (&self.inner.mode, repo) {
+            (Mode::Token { crab, .. }, _) => Ok(crab.clone()),
+            (Mode::App { app }, None) => Ok(app.clone()),
+            (Mode::App { app }, Some(repo)) => {
+                let mut cache = self.inner.installations.lock().await;
+                if let Some(c) = cache.get(repo) {
+                    return Ok(c.clone());
+                }
+                #[derive(Deserialize)]
+                struct Installation {
+                    id: u64,
+                }
+                let path = format!(
+                    "/repos/{}/{}/installation",
+                    path_segment(&repo.owner),
+                    path_segment(&repo.name)
+                );
+                let inst: Installation = self.send_with(app, "GET", &path, None).await?;
+                let crab = app
+                    .installation(InstallationId(inst.id))
+                    .map_err(|e| GitHubError::Auth(format!("installation client: {e}")))?;
+                cache.insert(repo.clone(), crab.clone());
+                Ok(crab)
+            }
+        }
+    }
+
+    /// The token git uses to clone and push `repo` (an installation token in App mode).
+    pub async fn git_token(&self, repo: &RepoName) -> Result<Secret, GitHubError> {
+        match &self.inner.mode {
+            Mode::Token { token, .. } => Ok(token.clone()),
+            Mode::App { .. } => {
+                let crab = self.crab_for(Some(repo)).await?;
+                let token = crab
+                    .installation_token()
+                    .await
+                    .map_err(|e| GitHubError::Auth(format!("installation token: {e}")))?;
+                use octocrab::secrecy::ExposeSecret;
+                Ok(Secret::new(token.expose_secret().to_string()))
+            }
+        }
+    }
+
+    async fn send<T: DeserializeOwned>(
+        &self,
+        repo: Option<&RepoName>,
+        method: &str,
+        path: &str,
+        body: Option<&serde_json::Value>,
+    ) -> Result<T, GitHubError> {
+        let crab = self.crab_for(repo).await?;
+        self.send_with(&crab, method, path, body).await
+    }
+
+    /// One call with retries. `T = serde_json::Value` accepts any (or an empty) body.
+    async fn send_with<T: DeserializeOwned>(
+        &self,
+        crab: &Octocrab,
+        method: &str,
+        path: &str,
+        body: Option<&serde_json::Value>,
+    ) -> Result<T, GitHubError> {
+        let policy = self.inner.policy;
+        let mut waited = Duration::ZERO;
+        let mut attempt = 0u32;
+        loop {
+            attempt += 1;
+            let result = match method {
+                "GET" => crab._get(path).await,
+                "POST" => crab._post(path, body).await,
+                "PATCH" => crab._patch(path, body).await,
+                "PUT" => crab._put(path, body).await,
+                _ => crab._delete(path, body).await,
+            };
+            let delay = match result {
+                Err(e) => {
+                    let message = e.to_string();
+                    match transport_retry_delay(&policy, attempt) {
+                        Some(d) if waited + d <= policy.max_total_wait => {
+                            tracing::warn!(method, path, attempt, error = %message, "GitHub call failed; retrying");
+                            d
+                        }
+                        _ => {
+                            return Err(GitHubError::Transport {
+                                method: method.into(),
+                                path: path.into(),
+                                message,
+                            })
+                        }
+                    }
+                }
+                Ok(resp) => {
+                    let status = resp.status().as_u16();
+                    let headers = resp.headers().clone();
+                    let text = crab.body_to_string(resp).await.unwrap_or_default();
+                    if (200..300).contains(&status) {
+                        let text = if text.trim().is_empty() { "null" } else { &text };
+                        return serde_json::from_str(text).map_err(|e| GitHubError::Decode {
+                            method: method.into(),
+                            path: path.into(),
+                            message: e.to_string(),
+                        });
+                    }
+                    let rate_hint = text.to_ascii_lowercase().contains("rate limit");
+                    let now = chrono::Utc::now().timestamp().max(0) as u64;
+                    match retry_delay(&policy, attempt, status, &headers, rate_hint, now) {
+                        Some(d) if waited + d <= policy.max_total_wait => {
+                            tracing::warn!(method, path, attempt, status, wait_ms = d.as_millis() as u64, "GitHub call failed; retrying");
+                            d
+                        }
+                        _ => {
+                            let message = serde_json::from_str::<serde_json::Value>(&text)
+                                .ok()
+                                .and_then(|v| v.get("message")?.as_str().map(str::to_string))
+                                .unwrap_or_else(|| crate::sanitize::truncate_chars(&text, 300));
+                            return Err(GitHubError::Status {
+                                method: method.into(),
+                                path: path.into(),
+                                status,
+                                message,
+                            });
+                        }
+                    }
+                }
+            };
+            waited += delay;
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    /// The login kotef acts as: `GET /user` for a token, `<slug>[bot]` for an App.
+    pub async fn own_login(&self) -> Result<String, GitHubError> {
+        #[derive(Deserialize)]
+        struct Me {
+            #[serde(default)]
+            login: Option<String>,
+            #[serde(default)]
+            slug: Option<String>,
+        }
+        match &self.inner.mode {
+            Mode::Token { .. } => {
+                let me: Me = self.send(None, "GET", "/user", None).await?;
+                Ok(me.login.unwrap_or_default())
+            }
+            Mode::App { .. } => {
+                let me: Me = self.send(None, "GET", "/app", None).await?;
+                Ok(format!("{}[bot]", me.slug.unwrap_or_default()))
+            }
+        }
+    }
+
+    fn repo_path(repo: &RepoName) -> String {
+        format!(
+            "/repos/{}/{}",
+            path_segment(&repo.owner),
+            path_segment(&repo.name)
+        )
+    }
+
+    pub async fn repository(&self, repo: &RepoName) -> Result<RepoInfo, GitHubError> {
+        self.send(Some(repo), "GET", &Self::repo_path(repo), None).await
+    }
+
+    /// `login`'s role on `repo` (cached for a minute); a 404 means no access.
+    pub async fn permission(&self, repo: &RepoName, login: &str) -> Result<Permission, GitHubError> {
+        let key = (repo.clone(), login.to_ascii_lowercase());
+        if let Ok(cache) = self.inner.permissions.lock() {
+            if let Some((p, at)) = cache.get(&key) {
+                if at.elapsed() < self.inner.permission_ttl {
+                    return Ok(*p);
+                }
+            }
+        }
+        #[derive(Deserialize)]
+        struct Answer {
+            #[serde(default)]
+            permission: Option<String>,
+            #[serde(default)]
+            role_name: Option<String>,
+        }
+        let path = format!(
+            "{}/collaborators/{}/permission",
+            Self::repo_path(repo),
+            path_segment(login)
+        );
+        let p = match self.send::<Answer>(Some(repo), "GET", &path, None).await {
+            Ok(a) => {
+                let by_role = a.role_name.as_deref().map(Permission::parse);
+                let by_perm = a.permission.as_deref().map(Permission::parse);
+                match (by_role, by_perm) {
+                    (Some(r), _) if r != Permission::None => r,
+                    (_, Some(p)) => p,
+                    _ => Permission::None,
+                }
+            }
+            Err(e) if e.status() == Some(404) => Permission::None,
+            Err(e) => return Err(e),
+        };
+        if let Ok(mut cache) = self.inner.permissions.lock() {
+            if cache.len() > 10_000 {
+                cache.clear();
+            }
+            cache.insert(key, (p, Instant::now()));
+        }
+        Ok(p)
+    }
+
+    pub async fn create_comment(
+        &self,
+        repo: &RepoName,
+        number: IssueNumber,
+        body: &str,
+    ) -> Result<CommentRef, GitHubError> {
+        let path = format!("{}/issues/{}/comments", Self::repo_path(repo), number);
+        let c: Created = self
+            .send(Some(repo), "POST", &path, Some(&serde_json::json!({ "body": body })))
+            .await?;
+        Ok(CommentRef {
+            id: c.id,
+            html_url: c.html_url,
+        })
+    }
+
+    pub async fn update_comment(
+        &self,
+        repo: &RepoName,
+        comment_id: u64,
+        body: &str,
+    ) -> Result<(), GitHubError> {
+        let path = format!("{}/issues/comments/{}", Self::repo_path(repo), comment_id);
+        self.send::<serde_json::Value>(
+            Some(repo),
+            "PATCH",
+            &path,
+            Some(&serde_json::json!({ "body": body })),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Every comment of an issue or pull request, oldest first (at most 2000).
+    pub async fn list_comments(
+        &self,
+        repo: &RepoName,
+        number: IssueNumber,
+    ) -> Result<Vec<IssueComment>, GitHubError> {
+        let mut all = Vec::new();
+        for page in 1..=MAX_PAGES {
+            let path = format!(
+                "{}/issues/{}/comments?per_page=100&page={}",
+                Self::repo_path(repo),
+                number,
+                page
+            );
+            let batch: Vec<IssueComment> = self.send(Some(repo), "GET", &path, None).await?;
+            let n = batch.len();
+            all.extend(batch);
+            if n < 100 {
+                break;
+            }
+        }
+        Ok(all)
+    }
+
+    pub async fn react_to_issue(
+        &self,
+        repo: &RepoName,
+        number: IssueNumber,
+        reaction: Reaction,
+    ) -> Result<(), GitHubError> {
+        let path = format!("{}/issues/{}/reactions", Self::repo_path(repo), number);
+        self.send::<serde_json::Value>(
+            Some(repo),
+            "POST",
+            &path,
+            Some(&serde_json::json!({ "content": reaction.as_str() })),
+        )
+        .await?;
+        Ok(())
+    }
+
+    pub async fn react_to_comment(
+        &self,
+        repo: &RepoName,
+        comment_id: u64,
+        reaction: Reaction,
+    ) -> Result<(), GitHubError> {
+        let path = format!(
+            "{}/issues/comments/{}/reactions",
+            Self::repo_path(repo),
+            comment_id
+        );
+        self.send::<serde_json::Value>(
+            Some(repo),
+            "POST",
+            &path,
+            Some(&serde_json::json!({ "content": reaction.as_str() })),
+        )
+        .await?;
+        Ok(())
+    }
+
+    pub async fn pull(&self, repo: &RepoName, number: IssueNumber) -> Result<PullInfo, GitHubError> {
+        let path = format!("{}/pulls/{}", Self::repo_path(repo), number);
+        self.send(Some(repo), "GET", &path, None).await
+    }
+
+    /// The open pull request whose head is `branch` of `repo`, if any.
+    pub async fn find_pull_by_head(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<Option<PullInfo>, GitHubError> {
+        let path = format!(
+            "{}/pulls?state=open&head={}",
+            Self::repo_path(repo),
+            encode_query(&format!("{}:{}", repo.owner, branch))
+        );
+        let pulls: Vec<PullInfo> = self.send(Some(repo), "GET", &path, None).await?;
+        Ok(pulls.into_iter().find(|p| p.head.name == branch))
+    }
+
+    /// Opens a draft pull request from `head` into `base`.
+    pub async fn create_draft_pull(
+        &self,
+        repo: &RepoName,
+        head: &str,
+        base: &str,
+        title: &str,
+        body: &str,
+    ) -> Result<PullInfo, GitHubError> {
+        let path = format!("{}/pulls", Self::repo_path(repo));
+        let req = serde_json::json!({
+            "title": title, "head": head, "base": base, "body": body, "draft": true,
+        });
+        self.send(Some(repo), "POST", &path, Some(&req)).await
+    }
+
+    pub async fn update_pull(
+        &self,
+        repo: &RepoName,
+        number: u64,
+        title: &str,
+        body: &str,
+    ) -> Result<(), GitHubError> {
+        let path = format!("{}/pulls/{}", Self::repo_path(repo), number);
+        self.send::<serde_json::Value>(
+            Some(repo),
+            "PATCH",
+            &path,
+            Some(&serde_json::json!({ "title": title, "body": body })),
+        )
+        .await?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permissions_that_may_run() {
+        assert!(Permission::parse("admin").may_run());
+        assert!(Permission::parse("maintain").may_run());
+        assert!(Permission::parse("write").may_run());
+        assert!(!Permission::parse("triage").may_run());
+        assert!(!Permission::parse("read").may_run());
+        assert!(!Permission::parse("none").may_run());
+        assert!(!Permission::parse("???").may_run());
+    }
+
+    #[test]
+    fn query_values_are_encoded() {
+        assert_eq!(encode_query("o:kotef/issue-1"), "o:kotef/issue-1");
+        assert_eq!(encode_query("a b&c#d+e"), "a%20b%26c%23d%2Be");
+        assert_eq!(path_segment("we/ird"), "we%2Fird");
+    }
+
+    #[tokio::test]
+    async fn debug_does_not_show_the_token() {
+        let gh = GitHub::new(
+            "http://127.0.0.1:9",
+            GitHubAuth::Token(Secret::new("ghp_supersecret123")),
+            RetryPolicy::fast(),
+        )
+        .unwrap();
+        assert!(!format!("{gh:?}").contains("supersecret"));
+        let auth = GitHubAuth::Token(Secret::new("ghp_supersecret123"));
+        assert!(!format!("{auth:?}").contains("supersecret"));
+    }
+}

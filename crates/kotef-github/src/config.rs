@@ -1,0 +1,303 @@
+//! `kotef serve`'s settings: the clap flags (each backed by an environment variable) and the
+//! validated [`ServeConfig`] they become. Secrets come from the environment or files and are
+//! never echoed (their `Debug` prints `[REDACTED]`; `--help` hides their env values).
+
+use crate::client::GitHubAuth;
+use crate::retry::RetryPolicy;
+use crate::secret::Secret;
+use crate::workspace::GitSettings;
+use anyhow::{bail, Context};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Flags of `kotef serve` (the lead flattens this into the CLI).
+#[derive(clap::Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Webhook secret(s) used to verify `X-Hub-Signature-256`; comma-separated to accept
+    /// several during a rotation.
+    #[arg(long = "webhook-secret", env = "KOTEF_WEBHOOK_SECRET", value_delimiter = ',', hide_env_values = true)]
+    pub webhook_secret: Vec<Secret>,
+    /// A file holding the webhook secret(s), one per line (instead of the variable).
+    #[arg(long, env = "KOTEF_WEBHOOK_SECRET_FILE")]
+    pub webhook_secret_file: Option<PathBuf>,
+    /// A GitHub token (PAT or `GITHUB_TOKEN`); `GITHUB_TOKEN` is used when this is unset.
+    #[arg(long, env = "KOTEF_GITHUB_TOKEN", hide_env_values = true)]
+    pub github_token: Option<Secret>,
+    /// A file holding the GitHub token (instead of the variable).
+    #[arg(long, env = "KOTEF_GITHUB_TOKEN_FILE")]
+    pub github_token_file: Option<PathBuf>,
+    /// GitHub App id; with a private key, kotef authenticates as the App (wins over a token).
+    #[arg(long, env = "KOTEF_APP_ID")]
+    pub app_id: Option<u64>,
+    /// The GitHub App's RSA private key (PEM text).
+    #[arg(long, env = "KOTEF_APP_PRIVATE_KEY", hide_env_values = true)]
+    pub app_private_key: Option<Secret>,
+    /// A file holding the GitHub App's private key (PEM).
+    #[arg(long, env = "KOTEF_APP_PRIVATE_KEY_PATH")]
+    pub app_private_key_path: Option<PathBuf>,
+    /// Address and port to listen on.
+    #[arg(long, env = "KOTEF_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Directory for the job store and the temporary workspaces.
+    #[arg(long, env = "KOTEF_DATA_DIR", default_value = ".kotef")]
+    pub data_dir: PathBuf,
+    /// Model spec passed through to the executor (`openai:NAME`, `anthropic:NAME`,
+    /// `scripted:FILE`); it wins over a repository's `[model] name`.
+    #[arg(long = "model", env = "KOTEF_MODEL")]
+    pub model: Option<String>,
+    /// GitHub REST API base URL (GitHub Enterprise: `https://HOST/api/v3`).
+    #[arg(long, env = "KOTEF_GITHUB_API_URL", default_value = "https://api.github.com")]
+    pub github_api_url: String,
+    /// Base URL repositories are cloned from: `{base}/{owner}/{repo}.git`.
+    #[arg(long, env = "KOTEF_GIT_BASE_URL", default_value = "https://github.com")]
+    pub git_base_url: String,
+    /// The issue/PR label that triggers a run.
+    #[arg(long, env = "KOTEF_TRIGGER_LABEL", default_value = crate::DEFAULT_TRIGGER_LABEL)]
+    pub trigger_label: String,
+    /// The path webhooks are posted to.
+    #[arg(long, env = "KOTEF_WEBHOOK_PATH", default_value = "/webhook")]
+    pub webhook_path: String,
+    /// Jobs run at the same time (at most one per issue or PR).
+    #[arg(long, env = "KOTEF_WORKERS", default_value_t = 2)]
+    pub workers: usize,
+    /// kotef's own login, whose events are ignored; looked up from GitHub when unset.
+    #[arg(long, env = "KOTEF_BOT_LOGIN")]
+    pub bot_login: Option<String>,
+    /// Commit author name of kotef's commits.
+    #[arg(long, env = "KOTEF_GIT_AUTHOR_NAME", default_value = "kotef[bot]")]
+    pub git_author_name: String,
+    /// Commit author email of kotef's commits.
+    #[arg(long, env = "KOTEF_GIT_AUTHOR_EMAIL", default_value = "kotef[bot]@users.noreply.github.com")]
+    pub git_author_email: String,
+}
+
+/// Everything the server needs, validated.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    pub listen: SocketAddr,
+    pub webhook_path: String,
+    /// Accepted webhook secrets (at least one).
+    pub webhook_secrets: Vec<Secret>,
+    pub auth: GitHubAuth,
+    pub github_api_url: String,
+    pub git: GitSettings,
+    pub data_dir: PathBuf,
+    pub model: Option<String>,
+    pub trigger_label: String,
+    pub workers: usize,
+    pub bot_login: Option<String>,
+    /// Retries of GitHub API calls.
+    pub retry: RetryPolicy,
+    /// Least time between progress edits of a status comment.
+    pub progress_interval: Duration,
+    /// Starts of one job before it is ended with a comment (crash recovery).
+    pub max_attempts: u32,
+    /// Largest webhook body accepted (bigger → 413).
+    pub body_limit: usize,
+    /// Longest time one HTTP request may take.
+    pub request_timeout: Duration,
+    /// HTTP requests handled at once.
+    pub max_concurrent_requests: usize,
+    /// How long the workers wait between looks at the queue when nothing woke them.
+    pub poll_interval: Duration,
+}
+
+/// The 25 MB webhook body cap (GitHub's own maximum payload size).
+pub const BODY_LIMIT: usize = 25 * 1024 * 1024;
+
+impl ServeConfig {
+    /// A config with defaults around the required parts (used by tests and embedders).
+    pub fn new(
+        webhook_secrets: Vec<Secret>,
+        auth: GitHubAuth,
+        github_api_url: impl Into<String>,
+        git_base_url: impl Into<String>,
+        data_dir: impl Into<PathBuf>,
+    ) -> Self {
+        Self {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            webhook_path: "/webhook".into(),
+            webhook_secrets,
+            auth,
+            github_api_url: github_api_url.into(),
+            git: GitSettings {
+                base_url: git_base_url.into(),
+                ..GitSettings::default()
+            },
+            data_dir: data_dir.into(),
+            model: None,
+            trigger_label: crate::DEFAULT_TRIGGER_LABEL.into(),
+            workers: 2,
+            bot_login: None,
+            retry: RetryPolicy::default(),
+            progress_interval: Duration::from_secs(10),
+            max_attempts: 2,
+            body_limit: BODY_LIMIT,
+            request_timeout: Duration::from_secs(30),
+            max_concurrent_requests: 128,
+            poll_interval: Duration::from_secs(2),
+        }
+    }
+
+    /// Checks what flags cannot express.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.webhook_secrets.iter().all(|s| s.is_empty()) {
+            bail!("a webhook secret is required: set KOTEF_WEBHOOK_SECRET or KOTEF_WEBHOOK_SECRET_FILE");
+        }
+        if !self.webhook_path.starts_with('/') {
+            bail!("--webhook-path must start with `/` (got `{}`)", self.webhook_path);
+        }
+        if matches!(self.webhook_path.as_str(), "/healthz" | "/metrics") {
+            bail!("--webhook-path cannot be `{}`", self.webhook_path);
+        }
+        if self.workers == 0 || self.workers > 64 {
+            bail!("--workers must be between 1 and 64 (got {})", self.workers);
+        }
+        if self.trigger_label.trim().is_empty() {
+            bail!("the trigger label cannot be empty");
+        }
+        Ok(())
+    }
+}
+
+fn read_secret_file(path: &Path, what: &str) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the {what} file {}", path.display()))?;
+    Ok(text.trim().to_string())
+}
+
+impl ServeArgs {
+    /// The validated config, taking `GITHUB_TOKEN` from the process environment as fallback.
+    pub fn into_config(self) -> anyhow::Result<ServeConfig> {
+        self.into_config_with(|k| std::env::var(k).ok())
+    }
+
+    /// As [`Self::into_config`], reading fallback variables through `env`.
+    pub fn into_config_with(self, env: impl Fn(&str) -> Option<String>) -> anyhow::Result<ServeConfig> {
+        let mut secrets: Vec<Secret> = self
+            .webhook_secret
+            .into_iter()
+            .map(|s| Secret::new(s.expose().trim()))
+            .filter(|s| !s.is_empty())
+            .collect();
+        if let Some(p) = &self.webhook_secret_file {
+            secrets.extend(
+                read_secret_file(p, "webhook secret")?
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .map(Secret::new),
+            );
+        }
+        let token = match (self.github_token, &self.github_token_file) {
+            (Some(t), _) if !t.is_empty() => Some(t),
+            (_, Some(p)) => Some(Secret::new(read_secret_file(p, "GitHub token")?)),
+            _ => env("GITHUB_TOKEN").filter(|t| !t.trim().is_empty()).map(Secret::new),
+        };
+        let auth = match self.app_id {
+            Some(app_id) => {
+                let key = match (self.app_private_key, &self.app_private_key_path) {
+                    (Some(k), _) if !k.is_empty() => k,
+                    (_, Some(p)) => Secret::new(read_secret_file(p, "GitHub App private key")?),
+                    _ => bail!("KOTEF_APP_ID is set but neither KOTEF_APP_PRIVATE_KEY nor KOTEF_APP_PRIVATE_KEY_PATH is"),
+                };
+                GitHubAuth::App {
+                    app_id,
+                    private_key: key,
+                }
+            }
+            None => match token {
+                Some(t) => GitHubAuth::Token(t),
+                None => bail!("no GitHub credentials: set KOTEF_GITHUB_TOKEN (or GITHUB_TOKEN), or KOTEF_APP_ID with KOTEF_APP_PRIVATE_KEY or KOTEF_APP_PRIVATE_KEY_PATH"),
+            },
+        };
+        let mut cfg = ServeConfig::new(
+            secrets,
+            auth,
+            self.github_api_url,
+            self.git_base_url,
+            self.data_dir,
+        );
+        cfg.listen = self.listen;
+        cfg.webhook_path = self.webhook_path;
+        cfg.model = self.model;
+        cfg.trigger_label = self.trigger_label;
+        cfg.workers = self.workers;
+        cfg.bot_login = self.bot_login;
+        cfg.git.author_name = self.git_author_name;
+        cfg.git.author_email = self.git_author_email;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser, Debug)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn parse(args: &[&str]) -> ServeArgs {
+        let mut v = vec!["kotef"];
+        v.extend_from_slice(args);
+        Cli::try_parse_from(v).unwrap().serve
+    }
+
+    #[test]
+    fn token_falls_back_to_github_token_and_secrets_split() {
+        let a = parse(&["--webhook-secret", "old-secret,new-secret", "--workers", "3"]);
+        let cfg = a
+            .into_config_with(|k| (k == "GITHUB_TOKEN").then(|| "ghp_fallback".to_string()))
+            .unwrap();
+        assert_eq!(cfg.webhook_secrets.len(), 2);
+        assert_eq!(cfg.workers, 3);
+        assert!(matches!(&cfg.auth, GitHubAuth::Token(t) if t.expose() == "ghp_fallback"));
+        assert_eq!(cfg.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(cfg.trigger_label, "kotef");
+        let shown = format!("{cfg:?}");
+        assert!(!shown.contains("ghp_fallback") && !shown.contains("old-secret"), "{shown}");
+    }
+
+    #[test]
+    fn missing_pieces_are_named() {
+        let err = parse(&[]).into_config_with(|_| Some("t".into())).unwrap_err();
+        assert!(err.to_string().contains("KOTEF_WEBHOOK_SECRET"), "{err}");
+        let err = parse(&["--webhook-secret", "s"])
+            .into_config_with(|_| None)
+            .unwrap_err();
+        assert!(err.to_string().contains("KOTEF_GITHUB_TOKEN"), "{err}");
+        let err = parse(&["--webhook-secret", "s", "--app-id", "5"])
+            .into_config_with(|_| None)
+            .unwrap_err();
+        assert!(err.to_string().contains("KOTEF_APP_PRIVATE_KEY"), "{err}");
+        let err = parse(&["--webhook-secret", "s", "--workers", "0"])
+            .into_config_with(|_| Some("t".into()))
+            .unwrap_err();
+        assert!(err.to_string().contains("--workers"), "{err}");
+    }
+
+    #[test]
+    fn secrets_can_come_from_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let sf = dir.path().join("secret");
+        std::fs::write(&sf, "one\ntwo\n").unwrap();
+        let tf = dir.path().join("token");
+        std::fs::write(&tf, "ghp_from_file\n").unwrap();
+        let cfg = parse(&[
+            "--webhook-secret-file",
+            sf.to_str().unwrap(),
+            "--github-token-file",
+            tf.to_str().unwrap(),
+        ])
+        .into_config_with(|_| None)
+        .unwrap();
+        assert_eq!(cfg.webhook_secrets.len(), 2);
+        assert!(matches!(&cfg.auth, GitHubAuth::Token(t) if t.expose() == "ghp_from_file"));
+    }
+}

@@ -1,0 +1,543 @@
+//! Everything kotef writes on GitHub, as pure functions: the sticky status comment (started,
+//! progress, finished, failed) with its hidden marker, the draft PR's body, and the rejection
+//! comment. Checked with snapshot tests.
+
+use crate::trigger::MARKER_PREFIX;
+use kotef_core::{Edge, Limits, Profile, RunOutcome, StepProgress};
+use serde::{Deserialize, Serialize};
+
+/// The JSON inside `<!-- kotef:run {...} -->`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarkerData {
+    pub run_id: String,
+    pub number: u64,
+}
+
+/// The hidden first line of a status comment.
+pub fn marker(data: &MarkerData) -> String {
+    format!(
+        "{MARKER_PREFIX}run {} -->",
+        serde_json::to_string(data).unwrap_or_default()
+    )
+}
+
+/// The marker data of a status comment, if `body` starts with one.
+pub fn parse_marker(body: &str) -> Option<MarkerData> {
+    let rest = body.trim_start().strip_prefix(MARKER_PREFIX)?;
+    let rest = rest.strip_prefix("run ")?;
+    let end = rest.find("-->")?;
+    serde_json::from_str(rest[..end].trim()).ok()
+}
+
+/// What every status comment shows about its run.
+#[derive(Debug, Clone)]
+pub struct RunHeader {
+    pub run_id: String,
+    pub number: u64,
+    pub is_pull_request: bool,
+    pub branch: String,
+    pub profile: Profile,
+    pub limits: Limits,
+    pub model: Option<String>,
+    pub requested_by: String,
+}
+
+/// Where the run's results live (each part present once known).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Links {
+    /// Branch name and its web URL.
+    pub branch: Option<(String, String)>,
+    /// Report path and its web URL.
+    pub report: Option<(String, String)>,
+    /// Pull request number and its web URL.
+    pub pull: Option<(u64, String)>,
+}
+
+/// The state a status comment shows.
+#[derive(Debug, Clone)]
+pub enum Phase<'a> {
+    /// Accepted, about to run.
+    Started,
+    /// Running; the latest steps.
+    Progress { steps: &'a [StepProgress] },
+    /// Ended with an outcome (any terminal status). `notes` tell about push/PR trouble.
+    Finished {
+        outcome: &'a RunOutcome,
+        links: &'a Links,
+        notes: &'a [String],
+    },
+    /// Ended without an outcome: what failed (`stage`) and why.
+    Failed {
+        stage: &'a str,
+        error: &'a str,
+        links: &'a Links,
+        notes: &'a [String],
+    },
+}
+
+/// Steps shown in a progress comment.
+pub const PROGRESS_LINES: usize = 10;
+
+/// Makes free text safe inside a table cell or paragraph: no HTML, no marker look-alikes, one line.
+pub fn inline(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "\\|")
+        .replace(['\r', '\n'], " ")
+        .trim()
+        .to_string()
+}
+
+fn fenced(lang: &str, text: &str) -> String {
+    let body = text.replace("```", "ʼʼʼ");
+    format!("```{lang}\n{}\n```\n", body.trim_end())
+}
+
+/// `1m 05s`, `12.3s`, `850ms`.
+pub fn format_duration(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms < 60_000 {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    } else {
+        let s = ms / 1000;
+        if s < 3600 {
+            format!("{}m {:02}s", s / 60, s % 60)
+        } else {
+            format!("{}h {:02}m", s / 3600, (s % 3600) / 60)
+        }
+    }
+}
+
+fn footer(h: &RunHeader) -> String {
+    let model = h
+        .model
+        .as_deref()
+        .map(|m| format!(" · model `{}`", inline(m)))
+        .unwrap_or_default();
+    format!(
+        "\n<sub>kotef run `{}` · profile `{}`{} · requested by `{}`</sub>\n",
+        h.run_id,
+        h.profile.as_str(),
+        model,
+        inline(&h.requested_by)
+    )
+}
+
+fn limits_table(l: &Limits) -> String {
+    let rows = [
+        ("max_steps", l.max_steps as u64),
+        ("edge_limit_researcher", l.edge_limit_researcher as u64),
+        ("edge_limit_coder", l.edge_limit_coder as u64),
+        ("edge_limit_verifier", l.edge_limit_verifier as u64),
+        ("no_progress_steps", l.no_progress_steps as u64),
+        ("fix_attempts", l.fix_attempts as u64),
+        ("coder_turns", l.coder_turns as u64),
+        ("token_budget", l.token_budget),
+        ("time_budget_s", l.time_budget_s),
+        ("command_timeout_s", l.command_timeout_s),
+    ];
+    let mut s = String::from("| limit | value |\n|---|---:|\n");
+    for (k, v) in rows {
+        s.push_str(&format!("| `{k}` | {v} |\n"));
+    }
+    s
+}
+
+fn links_line(links: &Links) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some((name, url)) = &links.branch {
+        parts.push(format!("Branch [`{}`]({})", inline(name), url));
+    }
+    if let Some((path, url)) = &links.report {
+        parts.push(format!("Report [`{}`]({})", inline(path), url));
+    }
+    if let Some((n, url)) = &links.pull {
+        parts.push(format!("Pull request [#{n}]({url})"));
+    }
+    (!parts.is_empty()).then(|| format!("🔗 {}\n", parts.join(" · ")))
+}
+
+fn notes_block(notes: &[String]) -> String {
+    notes
+        .iter()
+        .map(|n| format!("> ⚠️ {}\n", inline(n)))
+        .collect::<Vec<_>>()
+        .join(">\n")
+}
+
+/// The outcome's figures, loop counters, failure summary and path diagram (shared by the
+/// status comment and the PR body).
+pub fn outcome_details(outcome: &RunOutcome, limits: &Limits) -> String {
+    let s = &outcome.summary;
+    let mut out = String::new();
+    let rule = match s.stop_rule {
+        Some(r) => format!("`{}`", r.as_str()),
+        None => "none (the run ended by itself)".to_string(),
+    };
+    let cost = outcome
+        .cost_usd
+        .map(|c| format!("${c:.4}"))
+        .unwrap_or_else(|| "unknown".into());
+    out.push_str("| | |\n|---|---|\n");
+    out.push_str(&format!(
+        "| **Terminal status** | {} `{}` |\n",
+        s.terminal_status.emoji(),
+        s.terminal_status.as_str()
+    ));
+    out.push_str(&format!("| **Stop rule** | {rule} |\n"));
+    out.push_str(&format!("| **Stop reason** | {} |\n", inline(&s.stop_reason)));
+    out.push_str(&format!("| **Steps** | {} |\n", s.total_steps));
+    out.push_str(&format!("| **Model calls** | {} |\n", s.model_calls));
+    out.push_str(&format!(
+        "| **Tokens** | {} prompt + {} completion = {} |\n",
+        s.prompt_tokens,
+        s.completion_tokens,
+        s.prompt_tokens + s.completion_tokens
+    ));
+    out.push_str(&format!("| **Fix attempts** | {} |\n", s.fix_attempts));
+    out.push_str(&format!("| **Cost** | {cost} |\n"));
+    out.push_str(&format!(
+        "| **Duration** | {} |\n",
+        format_duration(outcome.duration_ms)
+    ));
+    out.push_str("\n**Loop counters**\n\n| edge | count | limit |\n|---|---:|---:|\n");
+    for e in Edge::ALL {
+        out.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            e.counter_name(),
+            s.loop_counters.get(e),
+            limits.edge_limit(e)
+        ));
+    }
+    if let Some(f) = outcome.failure_summary.as_deref().filter(|f| !f.trim().is_empty()) {
+        out.push_str("\n**Failure summary**\n\n");
+        out.push_str(&fenced("text", f));
+    }
+    if !outcome.files_changed.is_empty() {
+        let shown: Vec<String> = outcome
+            .files_changed
+            .iter()
+            .take(30)
+            .map(|f| format!("`{}`", inline(f)))
+            .collect();
+        let more = outcome.files_changed.len().saturating_sub(30);
+        out.push_str(&format!(
+            "\n**Files changed:** {}{}\n",
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if !outcome.mermaid.trim().is_empty() {
+        out.push_str("\n**Path taken**\n\n");
+        out.push_str(&fenced("mermaid", &outcome.mermaid));
+    }
+    out
+}
+
+/// The sticky status comment.
+pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
+    let mut out = marker(&MarkerData {
+        run_id: h.run_id.clone(),
+        number: h.number,
+    });
+    out.push('\n');
+    match phase {
+        Phase::Started | Phase::Progress { .. } => {
+            out.push_str("### ⏳ kotef is working on this\n\n");
+            out.push_str(&format!(
+                "Branch `{}`, profile `{}`. This comment is updated as the run goes.\n\n",
+                inline(&h.branch),
+                h.profile.as_str()
+            ));
+            out.push_str("<details><summary>Limits</summary>\n\n");
+            out.push_str(&limits_table(&h.limits));
+            out.push_str("\n</details>\n");
+            if let Phase::Progress { steps } = phase {
+                if let Some(last) = steps.last() {
+                    out.push_str(&format!(
+                        "\n**Progress** (step {})\n\n| step | node | decision | reason |\n|---:|---|---|---|\n",
+                        last.step
+                    ));
+                    let start = steps.len().saturating_sub(PROGRESS_LINES);
+                    for s in &steps[start..] {
+                        out.push_str(&format!(
+                            "| {} | `{}` | {} | {} |\n",
+                            s.step,
+                            inline(&s.node),
+                            inline(&s.decision),
+                            inline(&crate::sanitize::truncate_chars(&s.reason, 200))
+                        ));
+                    }
+                }
+            }
+        }
+        Phase::Finished {
+            outcome,
+            links,
+            notes,
+        } => {
+            let t = outcome.summary.terminal_status;
+            out.push_str(&format!(
+                "### {} kotef run ended: `{}`\n\n",
+                t.emoji(),
+                t.as_str()
+            ));
+            out.push_str(&outcome_details(outcome, &h.limits));
+            if !notes.is_empty() {
+                out.push('\n');
+                out.push_str(&notes_block(notes));
+            }
+            if let Some(l) = links_line(links) {
+                out.push('\n');
+                out.push_str(&l);
+            }
+        }
+        Phase::Failed {
+            stage,
+            error,
+            links,
+            notes,
+        } => {
+            out.push_str("### ❌ kotef run failed\n\n");
+            out.push_str(&format!(
+                "The run could not finish: **{}**.\n\n",
+                inline(stage)
+            ));
+            out.push_str(&fenced("text", error));
+            if !notes.is_empty() {
+                out.push('\n');
+                out.push_str(&notes_block(notes));
+            }
+            if let Some(l) = links_line(links) {
+                out.push('\n');
+                out.push_str(&l);
+            }
+        }
+    }
+    out.push_str(&footer(h));
+    out
+}
+
+/// The draft PR's title.
+pub fn pull_title(number: u64, issue_title: &str) -> String {
+    let t = issue_title.replace(['\r', '\n'], " ");
+    let t = crate::sanitize::truncate_chars(t.trim(), 200).replace("\n[… truncated]", "…");
+    format!("kotef: {t} (#{number})")
+}
+
+/// The draft PR's body: the run summary; `Closes #N` only on `done_success`.
+pub fn pull_body(h: &RunHeader, outcome: &RunOutcome, links: &Links) -> String {
+    let t = outcome.summary.terminal_status;
+    let mut out = String::new();
+    if t == kotef_core::TerminalStatus::DoneSuccess {
+        out.push_str(&format!("Closes #{}\n\n", h.number));
+    } else {
+        out.push_str(&format!(
+            "Refs #{} (the run did not fully succeed, so the issue stays open)\n\n",
+            h.number
+        ));
+    }
+    out.push_str(&format!(
+        "### {} Latest kotef run: `{}`\n\n",
+        t.emoji(),
+        t.as_str()
+    ));
+    out.push_str(&outcome_details(outcome, &h.limits));
+    let without_pull = Links {
+        pull: None,
+        ..links.clone()
+    };
+    if let Some(l) = links_line(&without_pull) {
+        out.push('\n');
+        out.push_str(&l);
+    }
+    out.push_str(&footer(h));
+    out
+}
+
+/// The comment answering a trigger kotef refuses.
+pub fn rejection_comment(run_id: &str, number: u64, reason: &str) -> String {
+    format!(
+        "{}\n### 🚫 kotef will not run here\n\n{}\n",
+        marker(&MarkerData {
+            run_id: run_id.to_string(),
+            number,
+        }),
+        inline(reason)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kotef_core::{LoopCounters, RunId, RunSummary, StopRule, TerminalStatus};
+
+    fn header() -> RunHeader {
+        RunHeader {
+            run_id: "0123456789ab".into(),
+            number: 7,
+            is_pull_request: false,
+            branch: "kotef/issue-7".into(),
+            profile: Profile::Strict,
+            limits: Limits::for_profile(Profile::Strict),
+            model: Some("scripted".into()),
+            requested_by: "alice".into(),
+        }
+    }
+
+    fn outcome(status: TerminalStatus, rule: Option<StopRule>) -> RunOutcome {
+        RunOutcome {
+            run_id: RunId("0123456789ab".into()),
+            summary: RunSummary {
+                terminal_status: status,
+                stop_rule: rule,
+                stop_reason: "planner asked the researcher 5 times | no new findings <b>".into(),
+                loop_counters: LoopCounters {
+                    planner_to_researcher: 5,
+                    planner_to_coder: 1,
+                    planner_to_verifier: 0,
+                },
+                total_steps: 12,
+                model_calls: 11,
+                prompt_tokens: 1200,
+                completion_tokens: 345,
+                fix_attempts: 0,
+                report_path: ".sdd/runs/x.md".into(),
+                issues_md_path: ".sdd/issues.md".into(),
+            },
+            cost_usd: Some(0.0123),
+            duration_ms: 65_000,
+            failure_summary: Some("cargo test: 1 failed\nassertion `left == right`".into()),
+            mermaid: "flowchart LR\n  planner --> researcher".into(),
+            files_changed: vec!["src/lib.rs".into()],
+            report_rel_path: ".sdd/runs/x.md".into(),
+            issues_rel_path: Some(".sdd/issues.md".into()),
+            model: "scripted".into(),
+        }
+    }
+
+    fn links() -> Links {
+        Links {
+            branch: Some((
+                "kotef/issue-7".into(),
+                "https://github.com/o/r/tree/kotef/issue-7".into(),
+            )),
+            report: Some((
+                ".sdd/runs/x.md".into(),
+                "https://github.com/o/r/blob/kotef/issue-7/.sdd/runs/x.md".into(),
+            )),
+            pull: Some((8, "https://github.com/o/r/pull/8".into())),
+        }
+    }
+
+    #[test]
+    fn marker_round_trips() {
+        let d = MarkerData {
+            run_id: "abc".into(),
+            number: 3,
+        };
+        let body = format!("{}\nrest", marker(&d));
+        assert_eq!(parse_marker(&body), Some(d));
+        assert_eq!(parse_marker("hello"), None);
+        assert_eq!(parse_marker("<!-- kotef:run {bad json -->"), None);
+    }
+
+    #[test]
+    fn started_comment() {
+        insta::assert_snapshot!(status_comment(&header(), &Phase::Started));
+    }
+
+    #[test]
+    fn progress_comment_shows_last_steps() {
+        let steps: Vec<StepProgress> = (1..=12)
+            .map(|i| StepProgress {
+                step: i,
+                node: if i % 2 == 0 { "researcher" } else { "planner" }.into(),
+                decision: "next".into(),
+                reason: format!("reason {i}\nsecond line"),
+                progress: i % 3 == 0,
+            })
+            .collect();
+        let text = status_comment(&header(), &Phase::Progress { steps: &steps });
+        assert!(!text.contains("| 2 |"), "only the last {PROGRESS_LINES} steps");
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn finished_aborted_comment() {
+        let o = outcome(TerminalStatus::AbortedStuck, Some(StopRule::PlannerToResearcher));
+        let l = links();
+        insta::assert_snapshot!(status_comment(
+            &header(),
+            &Phase::Finished {
+                outcome: &o,
+                links: &l,
+                notes: &["the first push was rejected; kotef rebased and pushed again".into()],
+            }
+        ));
+    }
+
+    #[test]
+    fn finished_success_comment_without_failure() {
+        let mut o = outcome(TerminalStatus::DoneSuccess, None);
+        o.failure_summary = None;
+        o.summary.stop_reason = "all checks pass".into();
+        o.cost_usd = None;
+        let text = status_comment(
+            &header(),
+            &Phase::Finished {
+                outcome: &o,
+                links: &links(),
+                notes: &[],
+            },
+        );
+        assert!(text.contains("none (the run ended by itself)"));
+        assert!(!text.contains("Failure summary"));
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn failed_comment() {
+        insta::assert_snapshot!(status_comment(
+            &header(),
+            &Phase::Failed {
+                stage: "the agent run",
+                error: "model provider unreachable: connection refused",
+                links: &Links {
+                    branch: links().branch,
+                    ..Links::default()
+                },
+                notes: &[],
+            }
+        ));
+    }
+
+    #[test]
+    fn pull_body_closes_only_on_success() {
+        let ok = outcome(TerminalStatus::DoneSuccess, None);
+        let body = pull_body(&header(), &ok, &links());
+        assert!(body.starts_with("Closes #7"));
+        assert!(!body.contains("Pull request [#8]"));
+        let partial = outcome(TerminalStatus::DonePartial, None);
+        let body = pull_body(&header(), &partial, &links());
+        assert!(!body.contains("Closes"));
+        insta::assert_snapshot!(body);
+    }
+
+    #[test]
+    fn text_is_made_inline_and_safe() {
+        assert_eq!(inline("a|b\n<!-- kotef:x -->"), "a\\|b &lt;!-- kotef:x --&gt;");
+        assert_eq!(format_duration(850), "850ms");
+        assert_eq!(format_duration(12_340), "12.3s");
+        assert_eq!(format_duration(65_000), "1m 05s");
+        assert_eq!(format_duration(3_725_000), "1h 02m");
+        assert_eq!(pull_title(7, "Fix\nthe bug"), "kotef: Fix the bug (#7)");
+        assert!(rejection_comment("r", 3, "fork").contains("will not run"));
+    }
+}

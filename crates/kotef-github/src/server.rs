@@ -1,0 +1,380 @@
+//! The webhook server: an axum router (`POST` webhook path, `GET /healthz`, `GET /metrics`)
+//! behind a body cap (413), a request timeout, a concurrency limit and a panic catcher; a
+//! verified-webhook extractor that checks the signature before anything is parsed; and a
+//! bounded pool of workers that take jobs from the durable store.
+
+use crate::client::GitHub;
+use crate::config::ServeConfig;
+use crate::job::{Job, Work};
+use crate::metrics::Metrics;
+use crate::pipeline::{process_job, JobContext};
+use crate::secret::Secret;
+use crate::signature::{verify, SIGNATURE_HEADER};
+use crate::store::{Enqueued, JobStore};
+use crate::trigger::{decide, Decision, DecisionConfig};
+use crate::RunExecutor;
+use anyhow::Context;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use kotef_core::{DeliveryId, Redactor};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{watch, Notify};
+use tokio::task::JoinHandle;
+
+/// Shared by the handlers.
+pub struct AppState {
+    secrets: Vec<Secret>,
+    decision: DecisionConfig,
+    store: JobStore,
+    metrics: Arc<Metrics>,
+    wake: Arc<Notify>,
+}
+
+/// A delivery whose signature checked out: event name, delivery id and the raw body.
+#[derive(Debug)]
+pub struct VerifiedWebhook {
+    pub event: String,
+    pub delivery: DeliveryId,
+    pub body: Bytes,
+}
+
+fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).and_then(|v| v.to_str().ok())
+}
+
+impl FromRequest<Arc<AppState>> for VerifiedWebhook {
+    type Rejection = Response;
+
+    async fn from_request(req: Request, state: &Arc<AppState>) -> Result<Self, Self::Rejection> {
+        let headers = req.headers().clone();
+        let body = Bytes::from_request(req, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        if !verify(&state.secrets, header_str(&headers, SIGNATURE_HEADER), &body) {
+            state.metrics.delivery("unverified", "unauthorized");
+            return Err(StatusCode::UNAUTHORIZED.into_response());
+        }
+        let Some(event) = header_str(&headers, "x-github-event").map(str::to_string) else {
+            state.metrics.delivery("unknown", "bad_request");
+            return Err((StatusCode::BAD_REQUEST, "missing X-GitHub-Event header").into_response());
+        };
+        let Some(delivery) = header_str(&headers, "x-github-delivery")
+            .map(str::trim)
+            .filter(|d| !d.is_empty() && d.len() <= 200)
+        else {
+            state.metrics.delivery(&event, "bad_request");
+            return Err(
+                (StatusCode::BAD_REQUEST, "missing X-GitHub-Delivery header").into_response(),
+            );
+        };
+        Ok(Self {
+            event,
+            delivery: DeliveryId(delivery.to_string()),
+            body,
+        })
+    }
+}
+
+async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Response {
+    let span = tracing::info_span!("delivery", delivery = %hook.delivery, event = %hook.event);
+    let _enter = span.enter();
+    let decision = match decide(&hook.event, &hook.body, &st.decision) {
+        Ok(d) => d,
+        Err(e) => {
+            st.metrics.delivery(&hook.event, "bad_request");
+            tracing::info!(error = %e, "malformed payload");
+            return (StatusCode::BAD_REQUEST, e.to_string()).into_response();
+        }
+    };
+    let work = match decision {
+        Decision::Ping => {
+            st.metrics.delivery(&hook.event, "ping");
+            return (StatusCode::OK, "pong").into_response();
+        }
+        Decision::Ignore(reason) => {
+            st.metrics.delivery(&hook.event, "ignored");
+            tracing::debug!(%reason, "ignored");
+            return (StatusCode::OK, format!("ignored: {reason}")).into_response();
+        }
+        Decision::Run(trigger) => Work::Run { trigger },
+        Decision::Reject(rejection) => Work::Reject { rejection },
+    };
+    let job = Job::new(hook.delivery.clone(), work, st.decision.trigger_label.clone());
+    drop(_enter);
+    match st.store.enqueue(&job).await {
+        Ok(Enqueued::New(id)) => {
+            st.metrics.delivery(&hook.event, "accepted");
+            st.wake.notify_one();
+            tracing::info!(job = id, run_id = %job.run_id, repo = %job.repo(), issue = %job.number(), "job queued");
+            (
+                StatusCode::ACCEPTED,
+                format!("queued job {id} (run {})", job.run_id),
+            )
+                .into_response()
+        }
+        Ok(Enqueued::Duplicate) => {
+            st.metrics.delivery(&hook.event, "duplicate");
+            (StatusCode::OK, "duplicate delivery").into_response()
+        }
+        Err(e) => {
+            st.metrics.delivery(&hook.event, "error");
+            tracing::error!(error = %format!("{e:#}"), "cannot store the job");
+            (StatusCode::INTERNAL_SERVER_ERROR, "cannot store the job").into_response()
+        }
+    }
+}
+
+async fn healthz() -> &'static str {
+    "ok"
+}
+
+async fn metrics(State(st): State<Arc<AppState>>) -> Response {
+    let depth = st.store.queue_depth().await.unwrap_or(0);
+    let running = st.store.running().await.unwrap_or(0);
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        st.metrics.render(depth, running),
+    )
+        .into_response()
+}
+
+/// The router with its layers (exposed for tests that drive it without a socket).
+pub fn router(state: Arc<AppState>, cfg: &ServeConfig) -> Router {
+    use tower_http::catch_panic::CatchPanicLayer;
+    use tower_http::limit::RequestBodyLimitLayer;
+    use tower_http::timeout::TimeoutLayer;
+    Router::new()
+        .route(&cfg.webhook_path, post(webhook))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .layer(DefaultBodyLimit::max(cfg.body_limit))
+        .layer(RequestBodyLimitLayer::new(cfg.body_limit))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            cfg.request_timeout,
+        ))
+        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
+            cfg.max_concurrent_requests,
+        ))
+        .layer(CatchPanicLayer::new())
+        .with_state(state)
+}
+
+/// A started server.
+pub struct RunningServer {
+    addr: SocketAddr,
+    stop: watch::Sender<bool>,
+    http: JoinHandle<()>,
+    workers: Vec<JoinHandle<()>>,
+    store: JobStore,
+    metrics: Arc<Metrics>,
+}
+
+impl RunningServer {
+    /// Where it listens (the real port when started on port 0).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn store(&self) -> &JobStore {
+        &self.store
+    }
+
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// Stops accepting deliveries and stops the workers. Runs in progress are cancelled (their
+    /// workspaces removed, git processes killed) and stay `running` in the store, so the next
+    /// start on the same data dir re-queues them.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(true);
+        for w in &self.workers {
+            w.abort();
+        }
+        for w in self.workers {
+            let _ = w.await;
+        }
+        if tokio::time::timeout(Duration::from_secs(5), self.http)
+            .await
+            .is_err()
+        {
+            tracing::warn!("the HTTP server did not stop within 5s");
+        }
+    }
+}
+
+/// Starts the server and its workers; returns once it listens.
+pub async fn start(cfg: ServeConfig, executor: Arc<dyn RunExecutor>) -> anyhow::Result<RunningServer> {
+    cfg.validate()?;
+    std::fs::create_dir_all(&cfg.data_dir)
+        .with_context(|| format!("cannot create the data dir {}", cfg.data_dir.display()))?;
+    let work_dir = cfg.data_dir.join("workspaces");
+    std::fs::create_dir_all(&work_dir)
+        .with_context(|| format!("cannot create {}", work_dir.display()))?;
+    let store = JobStore::open(&cfg.data_dir.join("jobs.sqlite3"))?;
+    let requeued = store.requeue_interrupted().await?;
+    if requeued > 0 {
+        tracing::warn!(requeued, "jobs interrupted by a stop were put back in the queue");
+    }
+
+    let github = GitHub::new(&cfg.github_api_url, cfg.auth.clone(), cfg.retry)?;
+    let bot_login = match &cfg.bot_login {
+        Some(l) => Some(l.clone()),
+        None => match tokio::time::timeout(Duration::from_secs(15), github.own_login()).await {
+            Ok(Ok(l)) if !l.is_empty() => Some(l),
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "cannot learn kotef's own login; only bots are filtered");
+                None
+            }
+            _ => None,
+        },
+    };
+    let app_id = match &cfg.auth {
+        crate::client::GitHubAuth::App { app_id, .. } => Some(*app_id),
+        _ => None,
+    };
+
+    let mut redactor = Redactor::from_env();
+    for s in &cfg.webhook_secrets {
+        redactor.add(s.expose());
+    }
+    match &cfg.auth {
+        crate::client::GitHubAuth::Token(t) => redactor.add(t.expose()),
+        crate::client::GitHubAuth::App { private_key, .. } => redactor.add(private_key.expose()),
+    }
+    let metrics = Arc::new(Metrics::new());
+    let mut ctx = JobContext::new(github, cfg.git.clone(), work_dir);
+    ctx.model = cfg.model.clone();
+    ctx.progress_interval = cfg.progress_interval;
+    ctx.max_attempts = cfg.max_attempts;
+    ctx.redactor = redactor;
+    ctx.metrics = Some(metrics.clone());
+    let ctx = Arc::new(ctx);
+
+    let wake = Arc::new(Notify::new());
+    let (stop, stop_rx) = watch::channel(false);
+    let workers = (0..cfg.workers)
+        .map(|i| {
+            tokio::spawn(worker(
+                i,
+                store.clone(),
+                ctx.clone(),
+                executor.clone(),
+                wake.clone(),
+                stop_rx.clone(),
+                cfg.poll_interval,
+            ))
+        })
+        .collect();
+
+    let state = Arc::new(AppState {
+        secrets: cfg.webhook_secrets.clone(),
+        decision: DecisionConfig {
+            trigger_label: cfg.trigger_label.clone(),
+            bot_login,
+            app_id,
+        },
+        store: store.clone(),
+        metrics: metrics.clone(),
+        wake,
+    });
+    let app = router(state, &cfg);
+    let listener = tokio::net::TcpListener::bind(cfg.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", cfg.listen))?;
+    let addr = listener.local_addr()?;
+    let mut http_stop = stop_rx.clone();
+    let http = tokio::spawn(async move {
+        let shutdown = async move {
+            let _ = http_stop.wait_for(|s| *s).await;
+        };
+        if let Err(e) = axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await
+        {
+            tracing::error!(error = %e, "the HTTP server failed");
+        }
+    });
+    tracing::info!(%addr, path = %cfg.webhook_path, workers = cfg.workers, "kotef listening");
+    Ok(RunningServer {
+        addr,
+        stop,
+        http,
+        workers,
+        store,
+        metrics,
+    })
+}
+
+async fn worker(
+    index: usize,
+    store: JobStore,
+    ctx: Arc<JobContext>,
+    executor: Arc<dyn RunExecutor>,
+    wake: Arc<Notify>,
+    mut stop: watch::Receiver<bool>,
+    poll: Duration,
+) {
+    loop {
+        if *stop.borrow() {
+            return;
+        }
+        match store.claim_next().await {
+            Ok(Some(job)) => {
+                tracing::info!(worker = index, job = job.id, attempt = job.attempts, "job started");
+                let result = process_job(&ctx, &job, executor.as_ref()).await;
+                let line = format!("{}: {}", result.status.as_str(), result.message);
+                if let Err(e) = store.finish(job.id, &line).await {
+                    tracing::error!(error = %format!("{e:#}"), "cannot mark the job finished");
+                }
+                // A job for the same issue may have been waiting on this one.
+                wake.notify_one();
+                continue;
+            }
+            Ok(None) => {}
+            Err(e) => tracing::error!(error = %format!("{e:#}"), "cannot read the job store"),
+        }
+        tokio::select! {
+            _ = wake.notified() => {}
+            _ = tokio::time::sleep(poll) => {}
+            _ = stop.changed() => {}
+        }
+    }
+}
+
+/// Runs the server until Ctrl-C or SIGTERM.
+pub async fn serve(cfg: ServeConfig, executor: Arc<dyn RunExecutor>) -> anyhow::Result<()> {
+    let server = start(cfg, executor).await?;
+    shutdown_signal().await;
+    tracing::info!("stopping");
+    server.shutdown().await;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}

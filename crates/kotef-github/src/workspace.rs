@@ -1,0 +1,454 @@
+//! The git work tree of one run: the `git` binary (tokio::process, killed on drop, a timeout
+//! and an output cap per command, no prompts, no credential helper, no user or system config)
+//! clones into a temporary directory under the data dir, checks out the kotef branch, commits
+//! everything as the bot and pushes, retrying a rejected push once after a fetch and rebase.
+//! The token reaches git only through the child's environment (`http.extraHeader`), never a URL,
+//! `.git/config`, an error message or a log line. The directory is removed on drop.
+
+use crate::secret::Secret;
+use base64::Engine;
+use kotef_core::{Redactor, RepoName};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::AsyncReadExt;
+
+/// How git is run.
+#[derive(Debug, Clone)]
+pub struct GitSettings {
+    /// Where repositories live: `{base_url}/{owner}/{repo}.git` (default `https://github.com`;
+    /// tests use `file:///...` directories of bare repositories).
+    pub base_url: String,
+    /// The bot's commit identity.
+    pub author_name: String,
+    pub author_email: String,
+    /// Longest one git command may take.
+    pub timeout: Duration,
+    /// Bytes of stdout/stderr kept from one git command.
+    pub output_cap: usize,
+}
+
+impl Default for GitSettings {
+    fn default() -> Self {
+        Self {
+            base_url: "https://github.com".into(),
+            author_name: "kotef[bot]".into(),
+            author_email: "kotef[bot]@users.noreply.github.com".into(),
+            timeout: Duration::from_secs(300),
+            output_cap: 64 * 1024,
+        }
+    }
+}
+
+/// A git step that failed; the message is already redacted.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("git {step} failed: {message}")]
+pub struct GitError {
+    pub step: String,
+    pub message: String,
+}
+
+/// The clone URL of `repo` under `base_url`.
+pub fn clone_url(base_url: &str, repo: &RepoName) -> String {
+    format!(
+        "{}/{}/{}.git",
+        base_url.trim_end_matches('/'),
+        repo.owner,
+        repo.name
+    )
+}
+
+/// The branch kotef works on for an issue.
+pub fn issue_branch(number: kotef_core::IssueNumber) -> String {
+    format!("kotef/issue-{number}")
+}
+
+/// The `Co-authored-by` trailer crediting the person who asked for the run.
+pub fn co_author_trailer(login: &str, id: u64) -> String {
+    format!("Co-authored-by: {login} <{id}+{login}@users.noreply.github.com>")
+}
+
+/// Whether a branch name is safe to hand to git as a ref (no option look-alikes, no odd
+/// characters).
+pub fn valid_branch_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 200
+        && !name.starts_with('-')
+        && !name.starts_with('/')
+        && !name.ends_with('/')
+        && !name.ends_with(".lock")
+        && !name.contains("..")
+        && !name.contains("//")
+        && !name.contains("@{")
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./+".contains(c))
+}
+
+#[derive(Debug)]
+struct Output {
+    ok: bool,
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Where the work was pushed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pushed {
+    pub branch: String,
+    /// Whether the first push was rejected and a retry (after fetch + rebase, or on a new
+    /// branch) succeeded.
+    pub retried: bool,
+}
+
+/// One run's clone.
+pub struct Workspace {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+    settings: GitSettings,
+    /// `GIT_CONFIG_*` entries that carry the token (empty without a token).
+    auth_env: Vec<(String, String)>,
+    redactor: Redactor,
+    branch: String,
+    base_ref: String,
+}
+
+impl std::fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workspace")
+            .field("path", &self.path)
+            .field("branch", &self.branch)
+            .finish_non_exhaustive()
+    }
+}
+
+fn auth_env(url: &str, token: Option<&Secret>) -> Vec<(String, String)> {
+    match token {
+        Some(t) if !t.is_empty() && (url.starts_with("https://") || url.starts_with("http://")) => {
+            let basic = base64::engine::general_purpose::STANDARD
+                .encode(format!("x-access-token:{}", t.expose()));
+            vec![
+                ("GIT_CONFIG_COUNT".into(), "1".into()),
+                ("GIT_CONFIG_KEY_0".into(), "http.extraHeader".into()),
+                (
+                    "GIT_CONFIG_VALUE_0".into(),
+                    format!("Authorization: Basic {basic}"),
+                ),
+            ]
+        }
+        _ => vec![("GIT_CONFIG_COUNT".into(), "0".into())],
+    }
+}
+
+async fn run_git(
+    cwd: &Path,
+    args: &[&str],
+    settings: &GitSettings,
+    auth: &[(String, String)],
+    redactor: &Redactor,
+) -> Result<Output, GitError> {
+    let step = args.first().copied().unwrap_or("git").to_string();
+    let mut cmd = tokio::process::Command::new("git");
+    cmd.arg("-c")
+        .arg("credential.helper=")
+        .arg("-c")
+        .arg("core.hooksPath=/dev/null")
+        .args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", cwd)
+        .env("LC_ALL", "C")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_ASKPASS", "/bin/false")
+        .env("SSH_ASKPASS", "/bin/false")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", &settings.author_name)
+        .env("GIT_AUTHOR_EMAIL", &settings.author_email)
+        .env("GIT_COMMITTER_NAME", &settings.author_name)
+        .env("GIT_COMMITTER_EMAIL", &settings.author_email)
+        .envs(auth.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let fail = |message: String| GitError {
+        step: step.clone(),
+        message: redactor.redact(&message),
+    };
+    let mut child = cmd.spawn().map_err(|e| fail(format!("cannot start git: {e}")))?;
+    let cap = settings.output_cap as u64;
+    let mut out = child.stdout.take().expect("stdout is piped").take(cap);
+    let mut err = child.stderr.take().expect("stderr is piped").take(cap);
+    let work = async {
+        let mut o = Vec::new();
+        let mut e = Vec::new();
+        let (r1, r2) = tokio::join!(out.read_to_end(&mut o), err.read_to_end(&mut e));
+        r1.and(r2)?;
+        let status = child.wait().await?;
+        Ok::<_, std::io::Error>((status, o, e))
+    };
+    let (status, o, e) = match tokio::time::timeout(settings.timeout, work).await {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => return Err(fail(format!("git i/o error: {e}"))),
+        Err(_) => {
+            return Err(fail(format!(
+                "timed out after {}s",
+                settings.timeout.as_secs()
+            )))
+        }
+    };
+    Ok(Output {
+        ok: status.success(),
+        code: status.code(),
+        stdout: redactor.redact(&String::from_utf8_lossy(&o)),
+        stderr: redactor.redact(&String::from_utf8_lossy(&e)),
+    })
+}
+
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+impl Workspace {
+    /// Clones `repo` at `branch` into a fresh temporary directory under `parent`.
+    pub async fn clone(
+        parent: &Path,
+        settings: &GitSettings,
+        repo: &RepoName,
+        token: Option<&Secret>,
+        branch: &str,
+    ) -> Result<Self, GitError> {
+        if !valid_branch_name(branch) {
+            return Err(GitError {
+                step: "clone".into(),
+                message: format!("refusing the unusual branch name `{branch}`"),
+            });
+        }
+        std::fs::create_dir_all(parent).map_err(|e| GitError {
+            step: "clone".into(),
+            message: format!("cannot create {}: {e}", parent.display()),
+        })?;
+        let dir = tempfile::Builder::new()
+            .prefix("kotef-ws-")
+            .tempdir_in(parent)
+            .map_err(|e| GitError {
+                step: "clone".into(),
+                message: format!("cannot create a temporary directory: {e}"),
+            })?;
+        let url = clone_url(&settings.base_url, repo);
+        let auth = auth_env(&url, token);
+        let mut redactor = Redactor::new();
+        if let Some(t) = token {
+            redactor.add(t.expose());
+        }
+        let path = dir.path().join("repo");
+        let path_str = path.to_string_lossy().to_string();
+        let mut args = vec!["clone", "--no-tags", "--single-branch", "--branch", branch];
+        if url.starts_with("http") {
+            args.push("--filter=blob:none");
+        }
+        args.extend(["--", url.as_str(), path_str.as_str()]);
+        let out = run_git(dir.path(), &args, settings, &auth, &redactor).await?;
+        if !out.ok {
+            return Err(GitError {
+                step: "clone".into(),
+                message: format!(
+                    "cloning {repo} (branch `{branch}`): {}",
+                    last_lines(&out.stderr, 3)
+                ),
+            });
+        }
+        Ok(Self {
+            _dir: dir,
+            path,
+            settings: settings.clone(),
+            auth_env: auth,
+            redactor,
+            branch: branch.to_string(),
+            base_ref: format!("refs/remotes/origin/{branch}"),
+        })
+    }
+
+    /// The work tree.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The branch work is committed to.
+    pub fn branch(&self) -> &str {
+        &self.branch
+    }
+
+    async fn git(&self, args: &[&str]) -> Result<Output, GitError> {
+        run_git(
+            &self.path,
+            args,
+            &self.settings,
+            &self.auth_env,
+            &self.redactor,
+        )
+        .await
+    }
+
+    async fn git_ok(&self, args: &[&str]) -> Result<Output, GitError> {
+        let out = self.git(args).await?;
+        if out.ok {
+            Ok(out)
+        } else {
+            Err(GitError {
+                step: args.first().copied().unwrap_or("git").to_string(),
+                message: last_lines(&out.stderr, 3),
+            })
+        }
+    }
+
+    async fn fetch_branch(&self, branch: &str) -> Result<bool, GitError> {
+        let refspec = format!("+refs/heads/{branch}:refs/remotes/origin/{branch}");
+        Ok(self
+            .git(&["fetch", "--no-tags", "origin", &refspec])
+            .await?
+            .ok)
+    }
+
+    /// Switches to `branch` for the run: the remote's branch when it exists (a re-run), else a
+    /// new branch from the cloned one.
+    pub async fn checkout_work_branch(&mut self, branch: &str) -> Result<(), GitError> {
+        if !valid_branch_name(branch) {
+            return Err(GitError {
+                step: "checkout".into(),
+                message: format!("refusing the unusual branch name `{branch}`"),
+            });
+        }
+        if branch == self.branch {
+            return Ok(());
+        }
+        let remote_ref = format!("refs/heads/{branch}");
+        let exists = self
+            .git(&["ls-remote", "--exit-code", "--heads", "origin", &remote_ref])
+            .await?;
+        if exists.ok {
+            if !self.fetch_branch(branch).await? {
+                return Err(GitError {
+                    step: "fetch".into(),
+                    message: format!("cannot fetch the existing branch `{branch}`"),
+                });
+            }
+            let start = format!("refs/remotes/origin/{branch}");
+            self.git_ok(&["checkout", "-q", "-B", branch, &start]).await?;
+        } else if exists.code == Some(2) {
+            self.git_ok(&["checkout", "-q", "-b", branch]).await?;
+        } else {
+            return Err(GitError {
+                step: "ls-remote".into(),
+                message: last_lines(&exists.stderr, 3),
+            });
+        }
+        self.branch = branch.to_string();
+        Ok(())
+    }
+
+    /// Stages everything (code and `.sdd/`) and commits it; `false` when nothing changed.
+    pub async fn commit_all(&self, message: &str) -> Result<bool, GitError> {
+        self.git_ok(&["add", "-A"]).await?;
+        let diff = self.git(&["diff", "--cached", "--quiet"]).await?;
+        if diff.ok {
+            return Ok(false);
+        }
+        self.git_ok(&["commit", "-q", "--no-verify", "--no-gpg-sign", "-m", message])
+            .await?;
+        Ok(true)
+    }
+
+    /// Commits on this branch that the cloned branch does not have.
+    pub async fn commits_ahead_of_base(&self) -> Result<u64, GitError> {
+        let range = format!("{}..HEAD", self.base_ref);
+        let out = self.git_ok(&["rev-list", "--count", &range]).await?;
+        Ok(out.stdout.trim().parse().unwrap_or(0))
+    }
+
+    async fn push_to(&self, branch: &str) -> Result<Output, GitError> {
+        let refspec = format!("HEAD:refs/heads/{branch}");
+        self.git(&["push", "--porcelain", "origin", &refspec]).await
+    }
+
+    /// Pushes HEAD to the work branch. A rejection is followed by one retry: fetch the remote
+    /// branch and rebase onto it (or, when the rebase conflicts, push to `fallback_branch`).
+    pub async fn push(&self, fallback_branch: &str) -> Result<Pushed, GitError> {
+        let first = self.push_to(&self.branch).await?;
+        if first.ok {
+            return Ok(Pushed {
+                branch: self.branch.clone(),
+                retried: false,
+            });
+        }
+        tracing::warn!(branch = %self.branch, reason = %last_lines(&first.stderr, 2), "push rejected; retrying once");
+        let mut target = self.branch.clone();
+        if self.fetch_branch(&self.branch).await? {
+            let onto = format!("refs/remotes/origin/{}", self.branch);
+            let rebase = self.git(&["rebase", "-q", &onto]).await?;
+            if !rebase.ok {
+                let _ = self.git(&["rebase", "--abort"]).await;
+                target = fallback_branch.to_string();
+            }
+        }
+        let second = self.push_to(&target).await?;
+        if second.ok {
+            Ok(Pushed {
+                branch: target,
+                retried: true,
+            })
+        } else {
+            Err(GitError {
+                step: "push".into(),
+                message: format!(
+                    "pushing to `{target}` was rejected twice: {}",
+                    last_lines(&second.stderr, 3)
+                ),
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clone_urls_and_names() {
+        let r = RepoName::new("acme", "widgets");
+        assert_eq!(
+            clone_url("https://github.com/", &r),
+            "https://github.com/acme/widgets.git"
+        );
+        assert_eq!(clone_url("file:///tmp/x", &r), "file:///tmp/x/acme/widgets.git");
+        assert_eq!(issue_branch(kotef_core::IssueNumber(7)), "kotef/issue-7");
+        assert_eq!(
+            co_author_trailer("octo", 42),
+            "Co-authored-by: octo <42+octo@users.noreply.github.com>"
+        );
+    }
+
+    #[test]
+    fn branch_names_are_checked() {
+        assert!(valid_branch_name("kotef/issue-1"));
+        assert!(valid_branch_name("feature/x_y.z"));
+        for bad in ["", "-x", "a..b", "a b", "a~1", "x.lock", "a//b", "/a", "a@{1}"] {
+            assert!(!valid_branch_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn token_only_travels_in_the_environment_for_http() {
+        let t = Secret::new("ghs_token_value");
+        let env = auth_env("https://github.com/o/r.git", Some(&t));
+        assert_eq!(env[1].1, "http.extraHeader");
+        assert!(env[2].1.starts_with("Authorization: Basic "));
+        assert!(!env[2].1.contains("ghs_token_value"));
+        assert_eq!(auth_env("file:///tmp/o/r.git", Some(&t))[0].1, "0");
+        assert_eq!(auth_env("https://x", None)[0].1, "0");
+    }
+}
