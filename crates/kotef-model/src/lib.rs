@@ -3,13 +3,29 @@
 //!
 //! Real providers (OpenAI-compatible Chat Completions, Anthropic Messages) live beside the
 //! scripted model and are chosen by a spec string (`openai:NAME`, `anthropic:NAME`,
-//! `scripted:FILE`).
+//! `scripted:FILE`) with [`model_from_spec`]. Both share one retry policy ([`RetryPolicy`]),
+//! charge failed attempts to the budget ([`Model::take_failed_attempts`]) and record every
+//! attempt's status, latency and tokens ([`Model::take_call_records`]). [`cost_usd`] prices
+//! a call's usage.
 
+pub mod anthropic;
+pub mod cost;
+pub mod http;
+pub mod openai;
+pub mod retry;
 pub mod scripted;
+pub mod select;
 pub mod types;
+pub mod wire;
 
+pub use anthropic::{AnthropicModel, ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_VERSION};
+pub use cost::{cost_usd, table_price, Price, PRICE_TABLE_DATE};
+pub use http::ClientOptions;
+pub use openai::{OpenAiModel, OPENAI_DEFAULT_BASE_URL};
+pub use retry::{error_for_status, retry_after_hint, RetryPolicy};
 pub use scripted::ScriptedModel;
+pub use select::{model_from_spec, model_from_spec_with_policy, parse_spec, ModelSpec};
 pub use types::{
-    estimate_tokens, Message, Model, ModelError, ModelReply, ModelRequest, Role, ToolCall,
-    ToolSchema, Usage,
+    estimate_tokens, CallRecord, Message, Model, ModelError, ModelReply, ModelRequest, Role,
+    ToolCall, ToolSchema, Usage,
 };

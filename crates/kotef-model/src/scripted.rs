@@ -62,10 +62,14 @@ impl ScriptedModel {
     pub fn new(script: Script) -> Result<Self, String> {
         for (node, turns) in &script {
             for (i, t) in turns.iter().enumerate() {
-                let kinds = [t.content.is_some(), t.tool_calls.is_some(), t.error.is_some()]
-                    .iter()
-                    .filter(|b| **b)
-                    .count();
+                let kinds = [
+                    t.content.is_some(),
+                    t.tool_calls.is_some(),
+                    t.error.is_some(),
+                ]
+                .iter()
+                .filter(|b| **b)
+                .count();
                 if kinds > 1 || (kinds == 0) {
                     return Err(format!(
                         "model.{node}[{i}]: a turn holds exactly one of content, tool_calls, error"
@@ -99,7 +103,10 @@ impl ScriptedModel {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        let model = v.get("model").cloned().unwrap_or(Value::Object(Default::default()));
+        let model = v
+            .get("model")
+            .cloned()
+            .unwrap_or(Value::Object(Default::default()));
         Self::from_model_value(&model).map_err(|message| ScriptError::Invalid {
             path: path.display().to_string(),
             message,
@@ -160,7 +167,11 @@ impl Model for ScriptedModel {
             return Err(ModelError::Scripted(e));
         }
         let content = turn.content.unwrap_or_default();
-        let calls = self.cursors.lock().map(|c| c.get(&request.node).map(|c| c.calls).unwrap_or(0)).unwrap_or(0);
+        let calls = self
+            .cursors
+            .lock()
+            .map(|c| c.get(&request.node).map(|c| c.calls).unwrap_or(0))
+            .unwrap_or(0);
         let tool_calls: Vec<ToolCall> = turn
             .tool_calls
             .unwrap_or_default()
@@ -178,7 +189,14 @@ impl Model for ScriptedModel {
             .collect();
         let completion_tokens = ModelReply::estimated_completion_tokens(&content, &tool_calls);
         Ok(ModelReply {
-            finish_reason: Some(if tool_calls.is_empty() { "stop" } else { "tool_calls" }.into()),
+            finish_reason: Some(
+                if tool_calls.is_empty() {
+                    "stop"
+                } else {
+                    "tool_calls"
+                }
+                .into(),
+            ),
             content,
             tool_calls,
             usage: Usage {
@@ -254,11 +272,15 @@ mod tests {
 
     #[test]
     fn rejects_ambiguous_turns() {
-        assert!(ScriptedModel::from_model_value(&json!({"x": [{"content": "a", "error": "b"}]}))
-            .is_err());
+        assert!(
+            ScriptedModel::from_model_value(&json!({"x": [{"content": "a", "error": "b"}]}))
+                .is_err()
+        );
         assert!(ScriptedModel::from_model_value(&json!({"x": [{}]})).is_err());
-        assert!(ScriptedModel::from_model_value(&json!({"x": [{"content": "a", "repeat": 0}]}))
-            .is_err());
+        assert!(
+            ScriptedModel::from_model_value(&json!({"x": [{"content": "a", "repeat": 0}]}))
+                .is_err()
+        );
         assert!(ScriptedModel::from_model_value(&json!({"x": [{"contnet": "a"}]})).is_err());
     }
 }

@@ -196,6 +196,32 @@ pub trait Model: Send + Sync {
     fn take_failed_attempts(&self) -> Vec<Usage> {
         Vec::new()
     }
+
+    /// Every HTTP attempt made since the last drain (successful or not), with its status,
+    /// latency and tokens; for reports and logs. Models that make no HTTP calls return none.
+    fn take_call_records(&self) -> Vec<CallRecord> {
+        Vec::new()
+    }
+}
+
+/// One HTTP attempt of a real provider: what it was charged and how long it took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    /// `provider:name` of the model.
+    pub model: String,
+    /// 1 for the first attempt of a call, 2 for its first retry, ...
+    pub attempt: u32,
+    /// The HTTP status, when an answer came.
+    pub status: Option<u16>,
+    /// From sending the request to the end of the reply body (or the failure).
+    pub latency_ms: u64,
+    /// Tokens charged: the provider's usage (estimates for missing figures); a failed attempt
+    /// is charged the prompt estimate and 0 completion tokens.
+    pub usage: Usage,
+    /// Whether `usage` is the provider's own figure (false: estimated).
+    pub usage_reported: bool,
+    /// The error of a failed attempt (secrets redacted).
+    pub error: Option<String>,
 }
 
 #[cfg(test)]

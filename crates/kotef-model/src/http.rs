@@ -1,0 +1,297 @@
+//! The HTTP side both provider clients share: their options, one reqwest client with a
+//! per-attempt timeout and a reply-size cap, the retry loop around each call, secret
+//! scrubbing of every error, and the ledger of failed attempts and per-attempt records
+//! (status, latency, tokens) that `Model::take_failed_attempts` / `take_call_records` drain.
+
+use crate::retry::{
+    error_for_status, retry_after_hint, run_with_retries, AttemptFailure, RetryPolicy,
+};
+use crate::types::{CallRecord, ModelError, ModelReply, ModelRequest, Usage};
+use crate::wire::{provider_message, scrub, scrub_error};
+use kotef_core::Redactor;
+use reqwest::header::HeaderMap;
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime};
+
+/// Largest reply body read; a bigger one is a malformed reply.
+pub const MAX_REPLY_BYTES: usize = 16 * 1024 * 1024;
+
+/// Call records kept when nobody drains them (the oldest are dropped first).
+const MAX_RECORDS: usize = 4096;
+
+/// How to reach one provider model.
+#[derive(Clone)]
+pub struct ClientOptions {
+    /// The provider's model name (`gpt-4o`, `claude-sonnet-4-20250514`, `llama3.1`, ...).
+    pub model: String,
+    /// Base URL (OpenAI-compatible: up to and including `/v1`; Anthropic: the host).
+    pub base_url: String,
+    /// `None`: no auth header (a local OpenAI-compatible server such as Ollama).
+    pub api_key: Option<String>,
+    /// Time one attempt may take, from sending to the end of the reply body.
+    pub timeout: Duration,
+    pub retry: RetryPolicy,
+    /// Completion token cap: always sent to Anthropic (a default chosen per model when
+    /// `None`), sent to OpenAI-compatible servers only when set.
+    pub max_tokens: Option<u32>,
+}
+
+impl fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("model", &self.model)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
+            .field("timeout", &self.timeout)
+            .field("retry", &self.retry)
+            .field("max_tokens", &self.max_tokens)
+            .finish()
+    }
+}
+
+impl ClientOptions {
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+    pub fn new(model: impl Into<String>, base_url: impl Into<String>) -> Self {
+        Self {
+            model: model.into(),
+            base_url: base_url.into(),
+            api_key: None,
+            timeout: Self::DEFAULT_TIMEOUT,
+            retry: RetryPolicy::default(),
+            max_tokens: None,
+        }
+    }
+
+    pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// The base URL without trailing slashes, checked to be http(s).
+    pub(crate) fn checked_base_url(&self) -> Result<String, ModelError> {
+        let base = self.base_url.trim().trim_end_matches('/').to_string();
+        let url = reqwest::Url::parse(&base).map_err(|e| {
+            ModelError::Config(format!("invalid base URL {:?}: {e}", self.base_url))
+        })?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(ModelError::Config(format!(
+                "invalid base URL {:?}: only http and https are supported",
+                self.base_url
+            )));
+        }
+        if self.model.trim().is_empty() {
+            return Err(ModelError::Config("the model name is empty".into()));
+        }
+        if self.timeout.is_zero() {
+            return Err(ModelError::Config(
+                "the model call timeout must be above 0".into(),
+            ));
+        }
+        Ok(base)
+    }
+}
+
+/// A parsed successful reply and whether its usage came from the provider.
+#[derive(Debug)]
+pub(crate) struct Parsed {
+    pub reply: ModelReply,
+    pub usage_reported: bool,
+}
+
+struct RawResponse {
+    status: u16,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+/// Sends a provider's requests with timeout, retries and accounting.
+pub(crate) struct Transport {
+    label: String,
+    client: reqwest::Client,
+    timeout: Duration,
+    retry: RetryPolicy,
+    redactor: Redactor,
+    failed: Mutex<Vec<Usage>>,
+    records: Mutex<VecDeque<CallRecord>>,
+}
+
+impl Transport {
+    pub fn new(label: String, opts: &ClientOptions) -> Result<Self, ModelError> {
+        let mut redactor = Redactor::from_env();
+        if let Some(k) = &opts.api_key {
+            redactor.add(k.clone());
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(opts.timeout.min(Duration::from_secs(30)))
+            .build()
+            .map_err(|e| ModelError::Config(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Self {
+            label,
+            client,
+            timeout: opts.timeout,
+            retry: opts.retry,
+            redactor,
+            failed: Mutex::new(Vec::new()),
+            records: Mutex::new(VecDeque::new()),
+        })
+    }
+
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    pub fn take_failed_attempts(&self) -> Vec<Usage> {
+        std::mem::take(&mut *self.failed.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    pub fn take_call_records(&self) -> Vec<CallRecord> {
+        let mut r = self.records.lock().unwrap_or_else(|p| p.into_inner());
+        r.drain(..).collect()
+    }
+
+    /// One model call: `build` makes each attempt's request, `parse` reads a 2xx body.
+    pub async fn call<B, P>(
+        &self,
+        request: &ModelRequest,
+        build: B,
+        parse: P,
+    ) -> Result<ModelReply, ModelError>
+    where
+        B: Fn() -> reqwest::RequestBuilder,
+        P: Fn(&[u8], &ModelRequest) -> Result<Parsed, AttemptFailure>,
+    {
+        let estimate = request.estimated_prompt_tokens();
+        let (build, parse) = (&build, &parse);
+        run_with_retries(&self.retry, |attempt| async move {
+            let started = Instant::now();
+            let (status, result) = match self.send_once(build()).await {
+                Err(e) => (None, Err(AttemptFailure::from(e))),
+                Ok(raw) if (200..300).contains(&raw.status) => {
+                    (Some(raw.status), parse(&raw.body, request))
+                }
+                Ok(raw) => {
+                    let hint = retry_after_hint(&raw.headers, SystemTime::now());
+                    let error = error_for_status(raw.status, provider_message(&raw.body), hint);
+                    (Some(raw.status), Err(AttemptFailure { error, hint }))
+                }
+            };
+            let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            match result {
+                Ok(p) => {
+                    tracing::info!(
+                        model = %self.label, attempt, latency_ms,
+                        prompt_tokens = p.reply.usage.prompt_tokens,
+                        completion_tokens = p.reply.usage.completion_tokens,
+                        "model call succeeded"
+                    );
+                    self.record(CallRecord {
+                        model: self.label.clone(),
+                        attempt,
+                        status,
+                        latency_ms,
+                        usage: p.reply.usage,
+                        usage_reported: p.usage_reported,
+                        error: None,
+                    });
+                    Ok(p.reply)
+                }
+                Err(mut f) => {
+                    f.error = scrub_error(&self.redactor, f.error);
+                    let usage = Usage {
+                        prompt_tokens: estimate,
+                        completion_tokens: 0,
+                    };
+                    self.failed
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push(usage);
+                    self.record(CallRecord {
+                        model: self.label.clone(),
+                        attempt,
+                        status,
+                        latency_ms,
+                        usage,
+                        usage_reported: false,
+                        error: Some(f.error.to_string()),
+                    });
+                    Err(f)
+                }
+            }
+        })
+        .await
+    }
+
+    fn record(&self, r: CallRecord) {
+        let mut records = self.records.lock().unwrap_or_else(|p| p.into_inner());
+        if records.len() >= MAX_RECORDS {
+            records.pop_front();
+        }
+        records.push_back(r);
+    }
+
+    async fn send_once(&self, req: reqwest::RequestBuilder) -> Result<RawResponse, ModelError> {
+        let timeout_ms = u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX);
+        let attempt = async {
+            let mut resp = req.send().await.map_err(|e| self.transport_error(e))?;
+            let status = resp.status().as_u16();
+            let headers = resp.headers().clone();
+            let mut body = Vec::new();
+            while let Some(chunk) = resp.chunk().await.map_err(|e| self.transport_error(e))? {
+                if body.len() + chunk.len() > MAX_REPLY_BYTES {
+                    return Err(ModelError::Malformed(format!(
+                        "reply body exceeds {MAX_REPLY_BYTES} bytes"
+                    )));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(RawResponse {
+                status,
+                headers,
+                body,
+            })
+        };
+        match tokio::time::timeout(self.timeout, attempt).await {
+            Ok(r) => r,
+            Err(_) => Err(ModelError::Timeout(timeout_ms)),
+        }
+    }
+
+    fn transport_error(&self, e: reqwest::Error) -> ModelError {
+        if e.is_timeout() {
+            return ModelError::Timeout(
+                u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX),
+            );
+        }
+        let mut text = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            text.push_str(": ");
+            text.push_str(&s.to_string());
+            source = s.source();
+        }
+        let text = scrub(&self.redactor, &text);
+        if e.is_builder() {
+            ModelError::Config(text)
+        } else {
+            ModelError::Connection(text)
+        }
+    }
+}

@@ -1,0 +1,415 @@
+//! The OpenAI-compatible Chat Completions client (OpenAI, Ollama, vLLM, llama.cpp,
+//! OpenRouter): request building (tools, assistant tool calls, `role: tool` results,
+//! `response_format: json_object`) and lenient reply parsing, as pure functions, plus the
+//! `Model` implementation that sends them through the shared transport.
+
+use crate::http::{ClientOptions, Parsed, Transport};
+use crate::retry::{error_for_status, AttemptFailure};
+use crate::types::{
+    CallRecord, Message, Model, ModelError, ModelReply, ModelRequest, Role, ToolCall, Usage,
+};
+use crate::wire::{
+    arguments_text, complete_usage, not_json, parse_arguments, schema_or_empty, strip_code_fences,
+};
+use serde_json::{json, Map, Value};
+
+/// OpenAI's API base; OpenAI-compatible servers give their own (e.g. `http://localhost:11434/v1`).
+pub const OPENAI_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// An OpenAI-compatible chat model.
+pub struct OpenAiModel {
+    model: String,
+    endpoint: String,
+    api_key: Option<String>,
+    max_tokens: Option<u32>,
+    transport: Transport,
+}
+
+impl std::fmt::Debug for OpenAiModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiModel")
+            .field("model", &self.model)
+            .field("endpoint", &self.endpoint)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OpenAiModel {
+    /// Checks the options; no request is made.
+    pub fn new(opts: ClientOptions) -> Result<Self, ModelError> {
+        let base = opts.checked_base_url()?;
+        let transport = Transport::new(format!("openai:{}", opts.model), &opts)?;
+        Ok(Self {
+            endpoint: format!("{base}/chat/completions"),
+            model: opts.model,
+            api_key: opts.api_key.filter(|k| !k.trim().is_empty()),
+            max_tokens: opts.max_tokens,
+            transport,
+        })
+    }
+
+    /// `POST {base}/chat/completions`.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+}
+
+#[async_trait::async_trait]
+impl Model for OpenAiModel {
+    fn name(&self) -> String {
+        format!("openai:{}", self.model)
+    }
+
+    async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
+        let body = request_body(&self.model, request, self.max_tokens);
+        let bytes = serde_json::to_vec(&body)
+            .map_err(|e| ModelError::Config(format!("cannot encode the request: {e}")))?;
+        let build = || {
+            let mut rb = self
+                .transport
+                .client()
+                .post(&self.endpoint)
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(bytes.clone());
+            if let Some(k) = &self.api_key {
+                rb = rb.bearer_auth(k);
+            }
+            rb
+        };
+        self.transport
+            .call(request, build, parse_reply)
+            .await
+    }
+
+    fn take_failed_attempts(&self) -> Vec<Usage> {
+        self.transport.take_failed_attempts()
+    }
+
+    fn take_call_records(&self) -> Vec<CallRecord> {
+        self.transport.take_call_records()
+    }
+}
+
+/// The Chat Completions request body for `request`.
+pub fn request_body(model: &str, request: &ModelRequest, max_tokens: Option<u32>) -> Value {
+    let mut messages: Vec<Value> = Vec::with_capacity(request.messages.len() + 1);
+    // OpenAI rejects json_object mode unless a message mentions JSON.
+    if request.json_reply
+        && !request
+            .messages
+            .iter()
+            .any(|m| m.content.to_ascii_lowercase().contains("json"))
+    {
+        messages.push(json!({"role": "system", "content": "Reply with a single JSON object."}));
+    }
+    messages.extend(request.messages.iter().map(message_json));
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model));
+    body.insert("messages".into(), Value::Array(messages));
+    if !request.tools.is_empty() {
+        let tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "type": "function",
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": schema_or_empty(&t.parameters),
+                    }
+                })
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    if request.json_reply {
+        body.insert("response_format".into(), json!({"type": "json_object"}));
+    }
+    if let Some(n) = max_tokens {
+        body.insert("max_tokens".into(), json!(n));
+    }
+    Value::Object(body)
+}
+
+fn message_json(m: &Message) -> Value {
+    match m.role {
+        Role::System => json!({"role": "system", "content": m.content}),
+        Role::User => json!({"role": "user", "content": m.content}),
+        Role::Assistant if m.tool_calls.is_empty() => {
+            json!({"role": "assistant", "content": m.content})
+        }
+        Role::Assistant => {
+            let calls: Vec<Value> = m
+                .tool_calls
+                .iter()
+                .map(|c| {
+                    json!({
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": arguments_text(&c.arguments)},
+                    })
+                })
+                .collect();
+            let content = if m.content.is_empty() {
+                Value::Null
+            } else {
+                json!(m.content)
+            };
+            json!({"role": "assistant", "content": content, "tool_calls": calls})
+        }
+        Role::Tool => match &m.tool_call_id {
+            Some(id) => json!({"role": "tool", "tool_call_id": id, "content": m.content}),
+            // A result that answers no call cannot be a `tool` message; keep it as text.
+            None => json!({"role": "user", "content": format!("[tool result]\n{}", m.content)}),
+        },
+    }
+}
+
+/// Reads a Chat Completions reply leniently: unknown fields ignored, content as a string, an
+/// array of text parts or null, `tool_calls` (or the legacy `function_call`), missing usage
+/// estimated. A 200 body holding only an `error` (as some proxies send) is that error.
+pub(crate) fn parse_reply(body: &[u8], request: &ModelRequest) -> Result<Parsed, AttemptFailure> {
+    let v: Value = serde_json::from_slice(body).map_err(|e| not_json(body, &e))?;
+    if !v.is_object() {
+        return Err(ModelError::Malformed("reply is not a JSON object".into()).into());
+    }
+    let choices = v.get("choices").and_then(Value::as_array);
+    let Some(choice) = choices.and_then(|c| c.first()) else {
+        if let Some(err) = v.get("error") {
+            let status = err
+                .get("code")
+                .and_then(Value::as_u64)
+                .and_then(|c| u16::try_from(c).ok())
+                .filter(|c| (400..600).contains(c))
+                .unwrap_or(500);
+            return Err(error_for_status(status, crate::wire::provider_message(body), None).into());
+        }
+        return Err(ModelError::Malformed("reply has no choices".into()).into());
+    };
+    let message = choice.get("message").cloned().unwrap_or(Value::Null);
+    let mut content = content_text(message.get("content"));
+    let mut tool_calls: Vec<ToolCall> = message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .map(|calls| {
+            calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let f = c.get("function");
+                    ToolCall {
+                        id: c
+                            .get("id")
+                            .and_then(Value::as_str)
+                            .filter(|s| !s.is_empty())
+                            .map(str::to_string)
+                            .unwrap_or_else(|| format!("call_{i}")),
+                        name: f
+                            .and_then(|f| f.get("name"))
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                        arguments: parse_arguments(f.and_then(|f| f.get("arguments"))),
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if tool_calls.is_empty() {
+        if let Some(f) = message.get("function_call").filter(|f| f.is_object()) {
+            tool_calls.push(ToolCall {
+                id: "call_0".into(),
+                name: f
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                arguments: parse_arguments(f.get("arguments")),
+            });
+        }
+    }
+    if request.json_reply {
+        content = strip_code_fences(&content);
+    }
+    let finish_reason = choice
+        .get("finish_reason")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let usage = v.get("usage");
+    let figure = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_u64);
+    let (usage, usage_reported) = complete_usage(
+        figure("prompt_tokens"),
+        figure("completion_tokens"),
+        request,
+        &content,
+        &tool_calls,
+    );
+    Ok(Parsed {
+        reply: ModelReply {
+            content,
+            tool_calls,
+            usage,
+            finish_reason,
+        },
+        usage_reported,
+    })
+}
+
+fn content_text(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| match p {
+                Value::String(s) => Some(s.as_str()),
+                _ => p.get("text").and_then(Value::as_str),
+            })
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::ToolSchema;
+
+    fn req(json_reply: bool) -> ModelRequest {
+        ModelRequest {
+            node: "coder".into(),
+            messages: vec![
+                Message::system("You are kotef."),
+                Message::user("Fix the bug."),
+                Message {
+                    role: Role::Assistant,
+                    content: String::new(),
+                    tool_calls: vec![
+                        ToolCall {
+                            id: "c1".into(),
+                            name: "read_file".into(),
+                            arguments: json!({"path": "a.rs"}),
+                        },
+                        ToolCall {
+                            id: "c2".into(),
+                            name: "write_file".into(),
+                            arguments: Value::String("{broken".into()),
+                        },
+                    ],
+                    tool_call_id: None,
+                },
+                Message::tool_result("c1", "fn main() {}"),
+                Message {
+                    role: Role::Tool,
+                    content: "orphan".into(),
+                    tool_calls: vec![],
+                    tool_call_id: None,
+                },
+            ],
+            tools: vec![ToolSchema {
+                name: "read_file".into(),
+                description: "Read a file".into(),
+                parameters: Value::Null,
+            }],
+            json_reply,
+        }
+    }
+
+    #[test]
+    fn body_carries_tools_calls_and_results() {
+        let b = request_body("gpt-4o", &req(false), None);
+        assert_eq!(b["model"], "gpt-4o");
+        assert_eq!(b["tools"][0]["type"], "function");
+        assert_eq!(b["tools"][0]["function"]["name"], "read_file");
+        assert_eq!(b["tools"][0]["function"]["parameters"]["type"], "object");
+        let m = b["messages"].as_array().unwrap();
+        assert_eq!(m.len(), 5);
+        assert_eq!(m[2]["content"], Value::Null);
+        assert_eq!(
+            m[2]["tool_calls"][0]["function"]["arguments"],
+            "{\"path\":\"a.rs\"}"
+        );
+        assert_eq!(m[2]["tool_calls"][1]["function"]["arguments"], "{broken");
+        assert_eq!(
+            m[3],
+            json!({"role": "tool", "tool_call_id": "c1", "content": "fn main() {}"})
+        );
+        assert_eq!(m[4]["role"], "user");
+        assert!(b.get("response_format").is_none());
+        assert!(b.get("max_tokens").is_none());
+    }
+
+    #[test]
+    fn json_mode_mentions_json() {
+        let b = request_body("m", &req(true), Some(100));
+        assert_eq!(b["response_format"], json!({"type": "json_object"}));
+        assert_eq!(b["max_tokens"], 100);
+        assert!(b["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("JSON"));
+        let mut r = req(true);
+        r.messages[0].content = "Answer in json.".into();
+        let b = request_body("m", &r, None);
+        assert_eq!(b["messages"][0]["content"], "Answer in json.");
+    }
+
+    #[test]
+    fn parses_content_parts_legacy_function_call_and_error_bodies() {
+        let r = req(false);
+        let p = parse_reply(
+            br#"{"choices":[{"message":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}]}"#,
+            &r,
+        )
+        .unwrap();
+        assert_eq!(p.reply.content, "ab");
+        assert!(!p.usage_reported);
+        assert_eq!(p.reply.finish_reason, None);
+
+        let p = parse_reply(
+            br#"{"choices":[{"message":{"content":null,"function_call":{"name":"done","arguments":"{}"}}}],"usage":{"prompt_tokens":3,"completion_tokens":4}}"#,
+            &r,
+        )
+        .unwrap();
+        assert_eq!(p.reply.tool_calls[0].name, "done");
+        assert_eq!(
+            p.reply.usage,
+            Usage {
+                prompt_tokens: 3,
+                completion_tokens: 4
+            }
+        );
+        assert!(p.usage_reported);
+
+        let e = parse_reply(br#"{"error":{"message":"busy","code":429}}"#, &r).unwrap_err();
+        assert!(matches!(e.error, ModelError::RateLimited { .. }));
+        let e = parse_reply(br#"{"error":{"message":"bad"}}"#, &r).unwrap_err();
+        assert!(matches!(e.error, ModelError::Server { status: 500, .. }));
+        let e = parse_reply(br#"{"choices":[]}"#, &r).unwrap_err();
+        assert!(matches!(e.error, ModelError::Malformed(_)));
+        let e = parse_reply(b"[1]", &r).unwrap_err();
+        assert!(matches!(e.error, ModelError::Malformed(_)));
+    }
+
+    #[test]
+    fn json_reply_is_unfenced() {
+        let p = parse_reply(
+            br#"{"choices":[{"message":{"content":"```json\n{\"a\":1}\n```"},"finish_reason":"stop"}]}"#,
+            &req(true),
+        )
+        .unwrap();
+        assert_eq!(p.reply.content, "{\"a\":1}");
+        assert_eq!(p.reply.finish_reason.as_deref(), Some("stop"));
+    }
+
+    #[test]
+    fn options_are_checked() {
+        assert!(OpenAiModel::new(ClientOptions::new("m", "ftp://x")).is_err());
+        assert!(OpenAiModel::new(ClientOptions::new("m", "not a url")).is_err());
+        assert!(OpenAiModel::new(ClientOptions::new("", "http://x")).is_err());
+        let m = OpenAiModel::new(ClientOptions::new("m", "http://localhost:11434/v1/")).unwrap();
+        assert_eq!(m.endpoint(), "http://localhost:11434/v1/chat/completions");
+        assert_eq!(m.name(), "openai:m");
+    }
+}
