@@ -1,1 +1,31 @@
-//! placeholder
+//! What kotef's agent may do in a workspace: confined file tools ([`WorkDir`], [`ToolBox`]), the
+//! one command runner for tools and the verifier ([`CommandRunner`]), the per-profile command
+//! policy ([`check_command`]), failure classification and error signatures
+//! ([`classify_failure`], [`summarize_failure`], [`error_signature`]), test-command detection
+//! and repository snapshots.
+
+pub mod classify;
+pub mod detect;
+pub mod env;
+mod error;
+pub mod file_tools;
+pub mod policy;
+pub mod runner;
+pub mod sandbox;
+mod shell;
+pub mod snapshot;
+pub mod toolbox;
+pub mod workdir;
+
+pub use classify::{
+    classify_failure, error_signature, normalize_line, summarize_failure, FailureKind,
+};
+pub use detect::detect_test_command;
+pub use env::{scrub_env, ENV_ALLOWLIST};
+pub use error::ToolError;
+pub use policy::{check_command, PolicyDecision};
+pub use runner::{CommandResult, CommandRunner, RunnerConfig};
+pub use sandbox::bwrap_status;
+pub use snapshot::{content_hashes, snapshot, FileEntry, RepoSnapshot};
+pub use toolbox::{ToolBox, ToolEffect, ToolOutcome, ToolSet};
+pub use workdir::WorkDir;

@@ -1,0 +1,622 @@
+//! Failure classification for a finished command: its kind (`test_failure`, `lint_failure`,
+//! `runtime_error`, `tooling_error`, `unknown`), a 1–3 line summary naming the first failing test
+//! or error, and a normalised error signature that stays the same when the same error recurs
+//! (paths, numbers, durations and addresses removed). All pure.
+
+use crate::runner::CommandResult;
+use crate::shell::parse;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use std::sync::LazyLock;
+
+/// What kind of failure a command had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    TestFailure,
+    LintFailure,
+    RuntimeError,
+    ToolingError,
+    Unknown,
+}
+
+impl FailureKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::TestFailure => "test_failure",
+            Self::LintFailure => "lint_failure",
+            Self::RuntimeError => "runtime_error",
+            Self::ToolingError => "tooling_error",
+            Self::Unknown => "unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Test,
+    Lint,
+    Runtime,
+    Other,
+}
+
+/// The role of one simple command's words.
+fn role_of(words: &[String]) -> Role {
+    let w: Vec<&str> = words
+        .iter()
+        .map(|s| s.as_str())
+        .skip_while(|s| s.contains('=') && !s.starts_with('-'))
+        .collect();
+    let w: &[&str] = match w.first() {
+        Some(&"npx") | Some(&"timeout") | Some(&"env") | Some(&"time") => {
+            let rest: Vec<&str> = w[1..]
+                .iter()
+                .copied()
+                .skip_while(|s| s.starts_with('-') || s.contains('=') || s.parse::<f64>().is_ok())
+                .collect();
+            return role_of(&rest.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        }
+        Some(_) => &w,
+        None => return Role::Other,
+    };
+    let prog = w[0].rsplit('/').next().unwrap_or(w[0]);
+    let sub = w
+        .iter()
+        .skip(1)
+        .find(|a| !a.starts_with('-') && !a.starts_with('+'))
+        .copied();
+    match prog {
+        "ruff" | "eslint" | "black" | "mypy" | "pylint" | "flake8" | "isort" | "prettier"
+        | "rustfmt" | "gofmt" | "golangci-lint" | "shellcheck" | "tsc" | "stylelint" => Role::Lint,
+        "pytest" | "py.test" | "jest" | "vitest" | "mocha" | "tox" | "nox" => Role::Test,
+        "cargo" => match sub {
+            Some("clippy" | "fmt") => Role::Lint,
+            Some("test" | "t" | "nextest" | "bench") => Role::Test,
+            Some("run" | "r") => Role::Runtime,
+            _ => Role::Other,
+        },
+        "go" => match sub {
+            Some("test") => Role::Test,
+            Some("vet") => Role::Lint,
+            Some("run") => Role::Runtime,
+            _ => Role::Other,
+        },
+        "npm" | "yarn" | "pnpm" | "bun" => {
+            let script = if sub == Some("run") || sub == Some("run-script") {
+                w.iter()
+                    .skip_while(|a| **a != "run" && **a != "run-script")
+                    .nth(1)
+                    .copied()
+            } else {
+                sub
+            };
+            match script {
+                Some(s) if s == "test" || s == "t" || s == "tst" || s.starts_with("test:") => {
+                    Role::Test
+                }
+                Some(s) if s.starts_with("lint") || s == "typecheck" || s == "format:check" => {
+                    Role::Lint
+                }
+                Some("start") => Role::Runtime,
+                _ => Role::Other,
+            }
+        }
+        "make" | "gmake" => match sub {
+            Some("test" | "tests" | "check") => Role::Test,
+            Some("lint") => Role::Lint,
+            _ => Role::Other,
+        },
+        p if p == "python" || p.starts_with("python3") => {
+            match w.iter().position(|a| *a == "-m").and_then(|i| w.get(i + 1)) {
+                Some(&("pytest" | "unittest")) => Role::Test,
+                Some(&("mypy" | "ruff" | "black" | "flake8" | "pylint" | "isort")) => Role::Lint,
+                _ => Role::Runtime,
+            }
+        }
+        "node" | "deno" | "ruby" | "bun run" => Role::Runtime,
+        _ => Role::Other,
+    }
+}
+
+fn roles(command: &str) -> Vec<Role> {
+    match parse(command) {
+        Ok(p) => p.commands.iter().map(|c| role_of(&c.words)).collect(),
+        Err(_) => vec![role_of(
+            &command
+                .split_whitespace()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>(),
+        )],
+    }
+}
+
+static TOOLING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?m)command not found|^\S*sh: \d+: \S+: not found|: No such file or directory$|error: no such command|No module named '?(pytest|mypy|ruff|black|flake8|pylint)'?$|npm (ERR!|error) Missing script|could not find `Cargo.toml`|go: cannot find main module|No rule to make target|Permission denied$|^error: could not lock config",
+    )
+    .expect("static regex")
+});
+
+static CRASH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?m)^Traceback \(most recent call last\):|panicked at|^Uncaught |UnhandledPromiseRejection|^\s*throw \w+;|^node:internal|^(\w+\.)*\w*(Error|Exception): |Segmentation fault|core dumped",
+    )
+    .expect("static regex")
+});
+
+static TEST_OUTPUT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)test result: FAILED|^FAILED |^--- FAIL|^\s*● |Tests:\s+\d+ failed|\d+ failed")
+        .expect("static regex")
+});
+
+/// Classifies a finished command.
+pub fn classify_failure(r: &CommandResult) -> FailureKind {
+    if r.success() {
+        return FailureKind::Unknown;
+    }
+    if r.timed_out || r.spawn_error.is_some() || matches!(r.exit_code, Some(126 | 127)) {
+        return FailureKind::ToolingError;
+    }
+    let text = format!("{}\n{}", r.stderr, r.stdout);
+    let roles = roles(&r.command);
+    let has = |x: Role| roles.contains(&x);
+    if TOOLING.is_match(&text) && !TEST_OUTPUT.is_match(&text) {
+        return FailureKind::ToolingError;
+    }
+    match (has(Role::Test), has(Role::Lint)) {
+        (true, false) => return FailureKind::TestFailure,
+        (false, true) => return FailureKind::LintFailure,
+        (true, true) => {
+            return if TEST_OUTPUT.is_match(&text) {
+                FailureKind::TestFailure
+            } else {
+                FailureKind::LintFailure
+            }
+        }
+        (false, false) => {}
+    }
+    if CRASH.is_match(&text) {
+        return FailureKind::RuntimeError;
+    }
+    FailureKind::Unknown
+}
+
+/// Patterns naming a failing test, in the order runners print them.
+static TEST_ID: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r"^FAILED (\S+)",                // pytest short summary
+        r"^ERROR (\S+::\S+)",            // pytest collection/setup errors
+        r"^_{3,} (\S+(?: \S+)?) _{3,}$", // pytest section header
+        r"^---- (\S+) stdout ----$",     // cargo test
+        r"^test (\S+) \.\.\. FAILED$",   // cargo test
+        r"^\s*--- FAIL: (\S+)",          // go test
+        r"^\s*● (.+)$",                  // jest
+        r"^(?:FAIL|ERROR): (test\S*)",   // unittest
+        r"^\s*\d+\) (.+)$",              // mocha
+    ]
+    .iter()
+    .map(|p| Regex::new(p).expect("static regex"))
+    .collect()
+});
+
+/// Patterns for the line that says what went wrong.
+static DETAIL: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r"^E\s+(\S.*)$",                               // pytest assertion detail
+        r"panicked at .*",                             // rust panic
+        r"^error(\[E\d+\])?: .+",                      // rustc / cargo
+        r"^\s+\S+_test\.go:\d+: .+",                   // go test message
+        r"^(\w+\.)*\w*(Error|Exception|Exit)(: .*)?$", // python / node exception line
+        r"^\s*(expect|Expected|Received).+",           // jest
+        r"^\S+:\d+:\d+: (error|E\d+|F\d+|W\d+)\b.*",   // compilers / flake8 / ruff
+        r"^\S+:\d+: error: .+",                        // mypy
+        r"(?i)^.*\berror\b.*$",                        // anything saying error
+    ]
+    .iter()
+    .map(|p| Regex::new(p).expect("static regex"))
+    .collect()
+});
+
+const NOISE_PREFIXES: &[&str] = &[
+    "Compiling ",
+    "Checking ",
+    "Finished ",
+    "Running ",
+    "Fresh ",
+    "Blocking ",
+    "Downloading ",
+    "Downloaded ",
+    "Updating ",
+    "Locking ",
+    "Doc-tests ",
+    "warning: ",
+    "Warning: ",
+    "npm WARN",
+];
+
+fn is_noise(line: &str) -> bool {
+    let t = line.trim();
+    t.is_empty()
+        || NOISE_PREFIXES.iter().any(|p| t.starts_with(p))
+        || t.chars().all(|c| "=-_*~#.[] 0-9%".contains(c))
+        || t.starts_with("[killed: timed out")
+        || t.starts_with("[... ")
+}
+
+fn clip(s: &str, n: usize) -> String {
+    let s = s.trim();
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(n).collect::<String>())
+    }
+}
+
+/// The failing test (if any) and the first line saying what went wrong.
+fn key_lines(r: &CommandResult) -> Vec<String> {
+    let text = format!("{}\n{}", r.stdout, r.stderr);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    'ids: for re in TEST_ID.iter() {
+        for l in &lines {
+            if re.is_match(l) && !is_noise(l) {
+                out.push(clip(l, 200));
+                break 'ids;
+            }
+        }
+    }
+    // A Python traceback: its exception line is what matters most.
+    if let Some(i) = lines
+        .iter()
+        .position(|l| l.starts_with("Traceback (most recent call last):"))
+    {
+        if let Some(exc) = lines[i + 1..]
+            .iter()
+            .find(|l| !l.starts_with(' ') && !l.trim().is_empty())
+        {
+            out.push(clip(exc, 200));
+            return out;
+        }
+    }
+    'detail: for re in DETAIL.iter() {
+        for (i, l) in lines.iter().enumerate() {
+            if re.is_match(l) && !is_noise(l) {
+                let mut d = l.trim().to_string();
+                // Rust's newer panic format puts the message on the next line.
+                if d.contains("panicked at") && d.ends_with(':') {
+                    if let Some(next) = lines.get(i + 1) {
+                        d = format!("{d} {}", next.trim());
+                    }
+                }
+                let d = clip(&d, 200);
+                if !out.contains(&d) {
+                    out.push(d);
+                }
+                break 'detail;
+            }
+        }
+    }
+    out
+}
+
+/// The first meaningful lines of stderr (or stdout when stderr has none).
+fn first_lines(r: &CommandResult, n: usize) -> Vec<String> {
+    let pick = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| !is_noise(l))
+            .take(n)
+            .map(|l| clip(l, 200))
+            .collect()
+    };
+    let v = pick(&r.stderr);
+    if v.is_empty() {
+        pick(&r.stdout)
+    } else {
+        v
+    }
+}
+
+fn status_phrase(r: &CommandResult) -> String {
+    if r.timed_out {
+        format!("timed out after {} ms", r.duration_ms)
+    } else if let Some(e) = &r.spawn_error {
+        format!("could not run: {}", clip(e, 200))
+    } else {
+        match r.exit_code {
+            Some(0) => "succeeded".to_string(),
+            Some(c) => format!("exited with code {c}"),
+            None => "was killed by a signal".to_string(),
+        }
+    }
+}
+
+/// 1–3 lines: the kind, the command and how it ended; then the first failing test and the first
+/// error line when they can be found.
+pub fn summarize_failure(r: &CommandResult) -> String {
+    let kind = classify_failure(r);
+    let mut lines = vec![format!(
+        "{}: `{}` {}",
+        kind.as_str(),
+        clip(&r.command, 120),
+        status_phrase(r)
+    )];
+    if r.spawn_error.is_none() && !r.timed_out {
+        let mut keys = key_lines(r);
+        if keys.is_empty() {
+            keys = first_lines(r, 1);
+        }
+        lines.extend(keys.into_iter().take(2));
+    }
+    lines.join("\n")
+}
+
+static HEX_ADDR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"0x[0-9a-fA-F]+").expect("static regex"));
+static ABS_PATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?:[A-Za-z]:)?(?:/[^\s:'"(),\[\]<>/]+)+/([^\s:'"(),\[\]<>/]+)"#)
+        .expect("static regex")
+});
+static DURATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b\d+(?:\.\d+)?\s*(?:ms|s|sec|secs|seconds|us|µs|ns|min|m)\b")
+        .expect("static regex")
+});
+static LONG_HEX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b[0-9a-fA-F]*[0-9][0-9a-fA-F]*[a-fA-F][0-9a-fA-F]*\b|\b[0-9a-fA-F]*[a-fA-F][0-9a-fA-F]*[0-9][0-9a-fA-F]*\b")
+        .expect("static regex")
+});
+static TMP_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\.?tmp[A-Za-z0-9_]{4,}").expect("static regex"));
+static NUMBER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d+").expect("static regex"));
+static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+").expect("static regex"));
+
+/// Removes what changes between runs of the same error: addresses, absolute directories (the
+/// file name is kept), durations, temp names, hashes and numbers.
+pub fn normalize_line(line: &str) -> String {
+    let s = HEX_ADDR.replace_all(line, "<addr>");
+    let s = ABS_PATH.replace_all(&s, "…/$1");
+    let s = DURATION.replace_all(&s, "<dur>");
+    let s = TMP_NAME.replace_all(&s, "<tmp>");
+    let s = LONG_HEX.replace_all(&s, |c: &regex::Captures| {
+        if c[0].len() >= 7 {
+            "<hex>".to_string()
+        } else {
+            c[0].to_string()
+        }
+    });
+    let s = NUMBER.replace_all(&s, "N");
+    SPACES.replace_all(s.trim(), " ").into_owned()
+}
+
+/// The command plus the failing test and first error lines (or the first stderr lines, stdout
+/// when stderr is empty), normalised so the same error on a re-run gives the same signature.
+pub fn error_signature(r: &CommandResult) -> String {
+    let mut parts = vec![normalize_line(&r.command)];
+    if r.timed_out {
+        parts.push("timed out".into());
+    } else if let Some(e) = &r.spawn_error {
+        parts.push(normalize_line(e));
+    } else {
+        let mut keys = key_lines(r);
+        if keys.is_empty() {
+            keys = first_lines(r, 3);
+        }
+        if keys.is_empty() {
+            parts.push(match r.exit_code {
+                Some(c) => format!("exit {c}"),
+                None => "killed".into(),
+            });
+        }
+        parts.extend(keys.iter().map(|k| normalize_line(k)));
+    }
+    clip(&parts.join(" | "), 600)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn res(command: &str, code: Option<i32>, stdout: &str, stderr: &str) -> CommandResult {
+        CommandResult {
+            command: command.into(),
+            exit_code: code,
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            timed_out: false,
+            truncated: false,
+            duration_ms: 10,
+            spawn_error: None,
+        }
+    }
+
+    const PYTEST_A: &str =
+        "============================= test session starts ==============================
+platform linux -- Python 3.11.7, pytest-8.0.0, pluggy-1.4.0
+rootdir: /tmp/tmpa8f3kq/repo
+collected 2 items
+
+tests/test_calc.py .F                                                    [100%]
+
+=================================== FAILURES ===================================
+___________________________________ test_add ___________________________________
+
+    def test_add():
+>       assert add(2, 2) == 5
+E       assert 4 == 5
+E        +  where 4 = <function add at 0x7f3a2b1c9d30>(2, 2)
+
+/tmp/tmpa8f3kq/repo/tests/test_calc.py:5: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_calc.py::test_add - assert 4 == 5
+========================= 1 failed, 1 passed in 0.03s ==========================
+";
+
+    fn pytest_b() -> String {
+        PYTEST_A
+            .replace("tmpa8f3kq", "tmpZZ91xq")
+            .replace("0.03s", "1.27s")
+            .replace("0x7f3a2b1c9d30", "0x7ffe00aa1234")
+    }
+
+    #[test]
+    fn classification_table() {
+        let table: &[(CommandResult, FailureKind)] = &[
+            (res("cargo test", Some(101), "test result: FAILED. 1 passed; 1 failed", ""), FailureKind::TestFailure),
+            (res("pytest -q", Some(1), PYTEST_A, ""), FailureKind::TestFailure),
+            (res("python -m pytest", Some(1), PYTEST_A, ""), FailureKind::TestFailure),
+            (res("npm test", Some(1), "", "Tests: 1 failed, 3 passed"), FailureKind::TestFailure),
+            (res("go test ./...", Some(1), "--- FAIL: TestAdd (0.00s)", ""), FailureKind::TestFailure),
+            (res("make test", Some(2), "", "make: *** [Makefile:3: test] Error 1"), FailureKind::TestFailure),
+            (res("npx jest", Some(1), "", "● math › adds"), FailureKind::TestFailure),
+            (res("cd sub && cargo test", Some(101), "", "error[E0425]: cannot find value `x`"), FailureKind::TestFailure),
+            (res("ruff check .", Some(1), "a.py:1:1: F401 unused import", ""), FailureKind::LintFailure),
+            (res("cargo clippy -- -D warnings", Some(101), "", "error: unused variable"), FailureKind::LintFailure),
+            (res("cargo fmt --check", Some(1), "Diff in /x/src/lib.rs at line 1:", ""), FailureKind::LintFailure),
+            (res("python3 -m mypy src", Some(1), "src/a.py:3: error: Incompatible types", ""), FailureKind::LintFailure),
+            (res("eslint src", Some(1), "  1:1  error  no-unused-vars", ""), FailureKind::LintFailure),
+            (res("cargo fmt --check && cargo test", Some(1), "Diff in src/lib.rs", ""), FailureKind::LintFailure),
+            (res("cargo fmt --check && cargo test", Some(101), "test result: FAILED", ""), FailureKind::TestFailure),
+            (res("python main.py", Some(1), "", "Traceback (most recent call last):\n  File \"main.py\", line 1\nValueError: bad"), FailureKind::RuntimeError),
+            (res("node index.js", Some(1), "", "/x/index.js:1\nthrow err;\n^\n\nTypeError: x is not a function"), FailureKind::RuntimeError),
+            (res("cargo run", Some(101), "", "thread 'main' panicked at src/main.rs:2:5:\nboom"), FailureKind::RuntimeError),
+            (res("./script.sh", Some(1), "", "Traceback (most recent call last):\nKeyError: 'a'"), FailureKind::RuntimeError),
+            (res("python main.py", Some(1), "", "bad input"), FailureKind::Unknown),
+            (res("frobnicate", Some(127), "", "sh: 1: frobnicate: not found"), FailureKind::ToolingError),
+            (res("./x.sh", Some(126), "", "sh: 1: ./x.sh: Permission denied"), FailureKind::ToolingError),
+            (res("bash -c foo", Some(1), "", "bash: line 1: foo: command not found"), FailureKind::ToolingError),
+            (res("python -m pytest", Some(1), "", "/usr/bin/python: No module named pytest"), FailureKind::ToolingError),
+            (res("npm test", Some(1), "", "npm error Missing script: \"test\""), FailureKind::ToolingError),
+            (res("make test", Some(2), "", "make: *** No rule to make target 'test'.  Stop."), FailureKind::ToolingError),
+            (res("make build", Some(2), "", "something broke"), FailureKind::Unknown),
+            (res("true", Some(0), "", ""), FailureKind::Unknown),
+        ];
+        for (r, want) in table {
+            assert_eq!(classify_failure(r), *want, "{} / {:?}", r.command, r.stderr);
+        }
+        let mut t = res("sleep 30", None, "", "");
+        t.timed_out = true;
+        assert_eq!(classify_failure(&t), FailureKind::ToolingError);
+        let mut s = res("cargo test", None, "", "");
+        s.spawn_error = Some("sandbox required".into());
+        assert_eq!(classify_failure(&s), FailureKind::ToolingError);
+    }
+
+    #[test]
+    fn kind_names() {
+        assert_eq!(FailureKind::TestFailure.as_str(), "test_failure");
+        assert_eq!(FailureKind::LintFailure.as_str(), "lint_failure");
+        assert_eq!(FailureKind::RuntimeError.as_str(), "runtime_error");
+        assert_eq!(FailureKind::ToolingError.as_str(), "tooling_error");
+        assert_eq!(FailureKind::Unknown.as_str(), "unknown");
+        assert_eq!(
+            serde_json::to_string(&FailureKind::RuntimeError).unwrap(),
+            "\"runtime_error\""
+        );
+    }
+
+    #[test]
+    fn summaries_name_the_first_failure() {
+        let table: &[(CommandResult, &[&str])] = &[
+            (res("pytest", Some(1), PYTEST_A, ""), &["test_failure: `pytest` exited with code 1", "FAILED tests/test_calc.py::test_add - assert 4 == 5", "E       assert 4 == 5"]),
+            (res("cargo test", Some(101),
+                "running 2 tests\ntest tests::ok ... ok\ntest tests::bad ... FAILED\n\nfailures:\n\n---- tests::bad stdout ----\n\nthread 'tests::bad' panicked at src/lib.rs:10:9:\nassertion `left == right` failed\n  left: 1\n right: 2\n",
+                "error: test failed, to rerun pass `--lib`"),
+                &["---- tests::bad stdout ----", "panicked at src/lib.rs:10:9: assertion `left == right` failed"]),
+            (res("go test ./...", Some(1), "--- FAIL: TestAdd (0.00s)\n    add_test.go:9: got 3, want 4\nFAIL\n", ""), &["--- FAIL: TestAdd", "add_test.go:9: got 3, want 4"]),
+            (res("python app.py", Some(1), "", "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n    main()\nZeroDivisionError: division by zero\n"), &["runtime_error", "ZeroDivisionError: division by zero"]),
+            (res("cargo build", Some(101), "", "   Compiling x v0.1.0 (/tmp/x)\nerror[E0425]: cannot find value `y` in this scope\n --> src/lib.rs:2:5\n"), &["error[E0425]: cannot find value `y` in this scope"]),
+            (res("weird", Some(3), "", "first line\nsecond line"), &["unknown", "first line"]),
+        ];
+        for (r, wants) in table {
+            let s = summarize_failure(r);
+            assert!(s.lines().count() <= 3, "{s}");
+            for w in *wants {
+                assert!(
+                    s.contains(w),
+                    "summary of `{}` lacks {w:?}:\n{s}",
+                    r.command
+                );
+            }
+        }
+        let mut t = res("sleep 30", None, "", "");
+        t.timed_out = true;
+        t.duration_ms = 300;
+        assert_eq!(
+            summarize_failure(&t),
+            "tooling_error: `sleep 30` timed out after 300 ms"
+        );
+    }
+
+    #[test]
+    fn signature_ignores_paths_durations_addresses() {
+        let a = res("pytest -q", Some(1), PYTEST_A, "");
+        let b = res("pytest -q", Some(1), &pytest_b(), "");
+        assert_ne!(a.stdout, b.stdout);
+        assert_eq!(error_signature(&a), error_signature(&b));
+        let c = res(
+            "pytest -q",
+            Some(1),
+            &PYTEST_A
+                .replace("assert 4 == 5", "NameError: name 'sub' is not defined")
+                .replace("test_add", "test_sub"),
+            "",
+        );
+        assert_ne!(error_signature(&a), error_signature(&c));
+        let d = res("pytest -q tests/other", Some(1), PYTEST_A, "");
+        assert_ne!(error_signature(&a), error_signature(&d));
+        assert!(
+            error_signature(&a).starts_with("pytest -q |"),
+            "{}",
+            error_signature(&a)
+        );
+    }
+
+    #[test]
+    fn signature_is_stable_across_cargo_rebuild_noise() {
+        let first = res("cargo test", Some(101), "---- t::a stdout ----\nthread 't::a' panicked at src/lib.rs:3:5:\nboom 17\n",
+            "   Compiling x v0.1.0 (/tmp/tmpAAAA11/x)\n    Finished `test` profile in 2.31s\n     Running unittests src/lib.rs (target/debug/deps/x-1a2b3c4d5e6f7a8b)\n");
+        let again = res("cargo test", Some(101), "---- t::a stdout ----\nthread 't::a' panicked at src/lib.rs:3:5:\nboom 18\n",
+            "    Finished `test` profile in 0.04s\n     Running unittests src/lib.rs (target/debug/deps/x-9f8e7d6c5b4a3f2e)\n");
+        assert_eq!(error_signature(&first), error_signature(&again));
+    }
+
+    #[test]
+    fn signature_falls_back_to_first_lines() {
+        let a = res(
+            "./check.sh",
+            Some(2),
+            "",
+            "alpha failed at /tmp/tmpQ1w2e3/x.txt after 12 ms\nbeta",
+        );
+        let b = res(
+            "./check.sh",
+            Some(2),
+            "",
+            "alpha failed at /var/tmp/other/x.txt after 907 ms\nbeta",
+        );
+        assert_eq!(error_signature(&a), error_signature(&b));
+        let c = res("./check.sh", Some(2), "gamma only on stdout", "");
+        assert!(
+            error_signature(&c).contains("gamma only on stdout"),
+            "{}",
+            error_signature(&c)
+        );
+    }
+
+    #[test]
+    fn normalisation() {
+        assert_eq!(
+            normalize_line("at 0xdeadBEEF in /home/u/proj/src/a.rs:12:3 took 1.5s"),
+            "at <addr> in …/a.rs:N:N took <dur>"
+        );
+        assert_eq!(
+            normalize_line("object 1a2b3c4d5e6f done"),
+            "object <hex> done"
+        );
+    }
+}

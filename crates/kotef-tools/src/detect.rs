@@ -1,0 +1,144 @@
+//! Test-command detection: the verifier's command when the config names none, guessed from the
+//! files at the repository root.
+
+use std::path::Path;
+
+fn read(root: &Path, name: &str) -> Option<String> {
+    let p = root.join(name);
+    if !p.is_file() {
+        return None;
+    }
+    // Manifests are small; a huge one is not worth reading.
+    let meta = std::fs::metadata(&p).ok()?;
+    if meta.len() > 4 * 1024 * 1024 {
+        return None;
+    }
+    std::fs::read_to_string(p).ok()
+}
+
+/// The npm placeholder `npm init` writes, which is no test at all.
+fn is_npm_placeholder(script: &str) -> bool {
+    script.contains("no test specified")
+}
+
+fn has_makefile_test_target(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim_end();
+        l.starts_with("test:") || l.starts_with("test ::") || l.starts_with("test :")
+    })
+}
+
+/// Detects the repository's test command:
+/// `Cargo.toml` → `cargo test`; `package.json` with a real `scripts.test` → `npm test`;
+/// pytest configuration (`pytest.ini`, `[tool.pytest...]` in `pyproject.toml`, `[tool:pytest]` in
+/// `setup.cfg`, `tox.ini` with `[pytest]`) or a Python project with a `tests/` folder → `pytest`;
+/// `go.mod` → `go test ./...`; a Makefile with a `test:` target → `make test`.
+pub fn detect_test_command(root: &Path) -> Option<String> {
+    if root.join("Cargo.toml").is_file() {
+        return Some("cargo test".into());
+    }
+    if let Some(text) = read(root, "package.json") {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+            if let Some(script) = v.pointer("/scripts/test").and_then(|s| s.as_str()) {
+                if !script.trim().is_empty() && !is_npm_placeholder(script) {
+                    return Some("npm test".into());
+                }
+            }
+        }
+    }
+    let pyproject = read(root, "pyproject.toml");
+    let setup_cfg = read(root, "setup.cfg");
+    let pytest_configured = root.join("pytest.ini").is_file()
+        || root.join("conftest.py").is_file()
+        || pyproject.as_deref().is_some_and(|t| t.contains("pytest"))
+        || setup_cfg.as_deref().is_some_and(|t| t.contains("pytest"))
+        || read(root, "tox.ini").is_some_and(|t| t.contains("[pytest]"));
+    let python_project = pyproject.is_some()
+        || setup_cfg.is_some()
+        || root.join("setup.py").is_file()
+        || root.join("requirements.txt").is_file();
+    let has_tests_dir = root.join("tests").is_dir() || root.join("test").is_dir();
+    if pytest_configured || (python_project && has_tests_dir) {
+        return Some("pytest".into());
+    }
+    if root.join("go.mod").is_file() {
+        return Some("go test ./...".into());
+    }
+    for name in ["Makefile", "makefile", "GNUmakefile"] {
+        if let Some(text) = read(root, name) {
+            if has_makefile_test_target(&text) {
+                return Some("make test".into());
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let t = tempfile::tempdir().unwrap();
+        for (p, c) in files {
+            let path = t.path().join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, c).unwrap();
+        }
+        t
+    }
+
+    type Case<'a> = (&'a [(&'a str, &'a str)], Option<&'a str>);
+
+    #[test]
+    fn detection_table() {
+        let table: &[Case] = &[
+            (
+                &[("Cargo.toml", "[package]\nname='x'\n")],
+                Some("cargo test"),
+            ),
+            (
+                &[("package.json", r#"{"scripts":{"test":"jest"}}"#)],
+                Some("npm test"),
+            ),
+            (
+                &[(
+                    "package.json",
+                    r#"{"scripts":{"test":"echo \"Error: no test specified\" && exit 1"}}"#,
+                )],
+                None,
+            ),
+            (&[("package.json", r#"{"name":"x"}"#)], None),
+            (&[("package.json", "not json")], None),
+            (
+                &[("pyproject.toml", "[tool.pytest.ini_options]\n")],
+                Some("pytest"),
+            ),
+            (&[("pytest.ini", "[pytest]\n")], Some("pytest")),
+            (&[("setup.cfg", "[tool:pytest]\n")], Some("pytest")),
+            (
+                &[
+                    ("pyproject.toml", "[project]\nname='x'\n"),
+                    ("tests/test_a.py", ""),
+                ],
+                Some("pytest"),
+            ),
+            (&[("pyproject.toml", "[project]\nname='x'\n")], None),
+            (&[("go.mod", "module x\n")], Some("go test ./...")),
+            (
+                &[("Makefile", "build:\n\tcc x.c\ntest: build\n\t./t\n")],
+                Some("make test"),
+            ),
+            (&[("Makefile", "build:\n\tcc x.c\n")], None),
+            (&[("README.md", "hi")], None),
+            (
+                &[("Cargo.toml", ""), ("Makefile", "test:\n\ttrue\n")],
+                Some("cargo test"),
+            ),
+        ];
+        for (files, want) in table {
+            let t = repo(files);
+            assert_eq!(detect_test_command(t.path()).as_deref(), *want, "{files:?}");
+        }
+    }
+}

@@ -1,0 +1,425 @@
+//! The one command runner used by the `run_command` tool and the verifier: `sh -c COMMAND` with a
+//! scrubbed environment, optionally inside bubblewrap, with a timeout that kills the whole
+//! process group, per-stream output caps (head and tail kept), and bounded output draining so a
+//! background grandchild holding a pipe can never hang a run.
+
+use crate::env::scrub_env;
+use crate::sandbox::{bwrap_args, bwrap_status};
+use kotef_core::SandboxMode;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::AsyncReadExt;
+
+/// After a timeout kill, how long to wait for the child to be reaped.
+const KILL_GRACE: Duration = Duration::from_secs(5);
+/// After the command ended, how long its output pipes may stay open (held by a process that
+/// escaped the group) before reading is abandoned.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// How commands run.
+#[derive(Debug, Clone)]
+pub struct RunnerConfig {
+    /// Wall-clock time one command may take; the process group is killed after it.
+    pub timeout: Duration,
+    /// Per stream: when more is printed, the first and last halves are kept with a
+    /// `[... N bytes cut ...]` marker in the middle.
+    pub output_cap_bytes: usize,
+    pub sandbox: SandboxMode,
+    /// Added after scrubbing (caller-controlled, e.g. `CI=true`); secret-looking names are still
+    /// refused.
+    pub extra_env: Vec<(String, String)>,
+}
+
+impl Default for RunnerConfig {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(600),
+            output_cap_bytes: 64 * 1024,
+            sandbox: SandboxMode::Auto,
+            extra_env: Vec::new(),
+        }
+    }
+}
+
+/// What one command did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommandResult {
+    pub command: String,
+    /// `None` when killed (timeout, signal) or when it could not be started.
+    pub exit_code: Option<i32>,
+    /// Capped (see [`RunnerConfig::output_cap_bytes`]).
+    pub stdout: String,
+    /// Capped.
+    pub stderr: String,
+    pub timed_out: bool,
+    /// Some output was cut (cap reached, or reading abandoned).
+    pub truncated: bool,
+    pub duration_ms: u64,
+    /// Why the command could not run at all (missing directory, sandbox required but missing).
+    pub spawn_error: Option<String>,
+}
+
+impl CommandResult {
+    /// Exit code 0, no timeout, no spawn error.
+    pub fn success(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out && self.spawn_error.is_none()
+    }
+
+    fn new(command: &str) -> Self {
+        Self {
+            command: command.to_string(),
+            exit_code: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            timed_out: false,
+            truncated: false,
+            duration_ms: 0,
+            spawn_error: None,
+        }
+    }
+}
+
+/// Runs commands; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct CommandRunner {
+    cfg: Arc<RunnerConfig>,
+    /// The environment commands start from, before scrubbing.
+    parent_env: Arc<Vec<(String, String)>>,
+}
+
+impl CommandRunner {
+    /// A runner whose commands start from this process's environment (scrubbed).
+    pub fn new(cfg: RunnerConfig) -> Self {
+        let parent_env = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        Self {
+            cfg: Arc::new(cfg),
+            parent_env: Arc::new(parent_env),
+        }
+    }
+
+    /// Replaces the environment commands start from (still scrubbed); for tests and embedders.
+    pub fn with_parent_env(mut self, env: Vec<(String, String)>) -> Self {
+        self.parent_env = Arc::new(env);
+        self
+    }
+
+    pub fn config(&self) -> &RunnerConfig {
+        &self.cfg
+    }
+
+    /// `"bwrap"` or `"none"`: what is actually in force (`Auto` resolves to bwrap when a working
+    /// bwrap is installed; `Bwrap` without one runs nothing and reports `"none"`).
+    pub fn sandbox_in_force(&self) -> &'static str {
+        match self.cfg.sandbox {
+            SandboxMode::None => "none",
+            SandboxMode::Auto | SandboxMode::Bwrap => match bwrap_status() {
+                Ok(_) => "bwrap",
+                Err(_) => "none",
+            },
+        }
+    }
+
+    /// The environment a command gets.
+    pub fn command_env(&self) -> Vec<(String, String)> {
+        scrub_env(self.parent_env.iter().cloned(), &self.cfg.extra_env)
+    }
+
+    /// Runs `sh -c command` in `cwd`. Never panics, never hangs: on timeout the whole process
+    /// group is killed, and reading output is bounded too.
+    pub async fn run(&self, command: &str, cwd: &Path) -> CommandResult {
+        let start = Instant::now();
+        let mut r = self.run_inner(command, cwd).await;
+        r.duration_ms = start.elapsed().as_millis() as u64;
+        tracing::debug!(
+            command = %command,
+            exit_code = ?r.exit_code,
+            timed_out = r.timed_out,
+            duration_ms = r.duration_ms,
+            "command finished"
+        );
+        r
+    }
+
+    async fn run_inner(&self, command: &str, cwd: &Path) -> CommandResult {
+        let mut r = CommandResult::new(command);
+        let cwd = match std::fs::canonicalize(cwd) {
+            Ok(p) if p.is_dir() => p,
+            Ok(p) => {
+                r.spawn_error = Some(format!(
+                    "working directory {} is not a directory",
+                    p.display()
+                ));
+                return r;
+            }
+            Err(e) => {
+                r.spawn_error = Some(format!("working directory {}: {e}", cwd.display()));
+                return r;
+            }
+        };
+        let use_bwrap = match (self.cfg.sandbox, bwrap_status()) {
+            (SandboxMode::None, _) => None,
+            (_, Ok(path)) => Some(path.clone()),
+            (SandboxMode::Bwrap, Err(why)) => {
+                r.spawn_error = Some(format!(
+                    "sandbox `bwrap` is required but no working bwrap is available: {why}"
+                ));
+                return r;
+            }
+            (SandboxMode::Auto, Err(why)) => {
+                static WARNED: AtomicBool = AtomicBool::new(false);
+                if !WARNED.swap(true, Ordering::Relaxed) {
+                    tracing::warn!(reason = %why, "no working bwrap; commands run without a sandbox");
+                }
+                None
+            }
+        };
+        // The fresh temp dir lives until the command has finished.
+        let (program, args, _tmp): (PathBuf, Vec<String>, Option<tempfile::TempDir>) =
+            match use_bwrap {
+                Some(bwrap) => {
+                    let tmp = match tempfile::Builder::new().prefix("kotef-sbx-").tempdir() {
+                        Ok(t) => t,
+                        Err(e) => {
+                            r.spawn_error =
+                                Some(format!("cannot create the sandbox temp dir: {e}"));
+                            return r;
+                        }
+                    };
+                    let args = bwrap_args(&cwd, tmp.path(), command);
+                    (bwrap, args, Some(tmp))
+                }
+                None => (
+                    PathBuf::from("/bin/sh"),
+                    vec!["-c".to_string(), command.to_string()],
+                    None,
+                ),
+            };
+
+        let mut cmd = tokio::process::Command::new(&program);
+        cmd.args(&args)
+            .current_dir(&cwd)
+            .env_clear()
+            .envs(self.command_env())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .process_group(0);
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                r.spawn_error = Some(format!("cannot start {}: {e}", program.display()));
+                return r;
+            }
+        };
+        let group = GroupGuard(child.id().map(|p| p as libc::pid_t));
+        let cap = self.cfg.output_cap_bytes;
+        let out_buf = Arc::new(Mutex::new(Capped::new(cap)));
+        let err_buf = Arc::new(Mutex::new(Capped::new(cap)));
+        let out_task = child
+            .stdout
+            .take()
+            .map(|s| tokio::spawn(pump(s, out_buf.clone())));
+        let err_task = child
+            .stderr
+            .take()
+            .map(|s| tokio::spawn(pump(s, err_buf.clone())));
+
+        match tokio::time::timeout(self.cfg.timeout, child.wait()).await {
+            Ok(Ok(status)) => r.exit_code = status.code(),
+            Ok(Err(e)) => r.spawn_error = Some(format!("waiting for the command failed: {e}")),
+            Err(_) => {
+                r.timed_out = true;
+                group.kill();
+                let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
+            }
+        }
+        // Background processes left in the group are not part of the result.
+        group.kill();
+
+        let tasks: Vec<_> = out_task.into_iter().chain(err_task).collect();
+        let aborts: Vec<_> = tasks.iter().map(|t| t.abort_handle()).collect();
+        let drained = tokio::time::timeout(DRAIN_GRACE, futures_join_all(tasks)).await;
+        let abandoned = drained.is_err();
+        if abandoned {
+            for a in aborts {
+                a.abort();
+            }
+        }
+        let (stdout, t1) = take(&out_buf);
+        let (stderr, t2) = take(&err_buf);
+        r.stdout = stdout;
+        r.stderr = stderr;
+        r.truncated = t1 || t2 || abandoned;
+        if abandoned {
+            r.stderr.push_str(
+                "\n[output reading stopped: a background process kept the output pipe open]\n",
+            );
+        }
+        if r.timed_out {
+            let note = format!(
+                "\n[killed: timed out after {} ms]\n",
+                self.cfg.timeout.as_millis()
+            );
+            r.stderr.push_str(&note);
+        }
+        r
+    }
+}
+
+async fn futures_join_all(tasks: Vec<tokio::task::JoinHandle<()>>) {
+    for t in tasks {
+        let _ = t.await;
+    }
+}
+
+async fn pump<R: tokio::io::AsyncRead + Unpin>(mut src: R, buf: Arc<Mutex<Capped>>) {
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        match src.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if let Ok(mut b) = buf.lock() {
+                    b.push(&chunk[..n]);
+                }
+            }
+        }
+    }
+}
+
+fn take(buf: &Arc<Mutex<Capped>>) -> (String, bool) {
+    match buf.lock() {
+        Ok(b) => b.render(),
+        Err(_) => (String::new(), true),
+    }
+}
+
+/// Kills the process group (SIGKILL) on demand and when dropped (a cancelled run leaves nothing
+/// behind).
+struct GroupGuard(Option<libc::pid_t>);
+
+impl GroupGuard {
+    fn kill(&self) {
+        if let Some(pgid) = self.0 {
+            if pgid > 1 {
+                // SAFETY: killpg has no memory-safety preconditions; pgid is our child's group.
+                unsafe {
+                    libc::killpg(pgid, libc::SIGKILL);
+                }
+            }
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A byte sink keeping the first and last halves of the cap and counting what was cut.
+#[derive(Debug)]
+pub(crate) struct Capped {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    head_cap: usize,
+    tail_cap: usize,
+    total: u64,
+}
+
+impl Capped {
+    pub(crate) fn new(cap: usize) -> Self {
+        let head_cap = cap / 2;
+        Self {
+            head: Vec::new(),
+            tail: VecDeque::new(),
+            head_cap,
+            tail_cap: cap - head_cap,
+            total: 0,
+        }
+    }
+
+    pub(crate) fn push(&mut self, mut data: &[u8]) {
+        self.total += data.len() as u64;
+        if self.head.len() < self.head_cap {
+            let n = (self.head_cap - self.head.len()).min(data.len());
+            self.head.extend_from_slice(&data[..n]);
+            data = &data[n..];
+        }
+        if self.tail_cap == 0 || data.is_empty() {
+            return;
+        }
+        if data.len() >= self.tail_cap {
+            self.tail.clear();
+            self.tail.extend(&data[data.len() - self.tail_cap..]);
+        } else {
+            let overflow = (self.tail.len() + data.len()).saturating_sub(self.tail_cap);
+            self.tail.drain(..overflow);
+            self.tail.extend(data);
+        }
+    }
+
+    /// The kept text (lossy UTF-8) and whether anything was cut.
+    pub(crate) fn render(&self) -> (String, bool) {
+        let kept = (self.head.len() + self.tail.len()) as u64;
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        if kept == self.total {
+            let mut all = self.head.clone();
+            all.extend_from_slice(&tail);
+            return (String::from_utf8_lossy(&all).into_owned(), false);
+        }
+        let cut = self.total - kept;
+        let text = format!(
+            "{}\n[... {cut} bytes cut ...]\n{}",
+            String::from_utf8_lossy(&self.head),
+            String::from_utf8_lossy(&tail)
+        );
+        (text, true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capped_keeps_head_and_tail() {
+        let mut c = Capped::new(10);
+        c.push(b"0123");
+        c.push(b"456789abcdefgh");
+        c.push(b"XYZ");
+        let (s, cut) = c.render();
+        assert!(cut);
+        assert_eq!(s, "01234\n[... 11 bytes cut ...]\nghXYZ");
+    }
+
+    #[test]
+    fn capped_under_limit_is_verbatim() {
+        let mut c = Capped::new(10);
+        c.push(b"hello");
+        c.push(b"world");
+        assert_eq!(c.render(), ("helloworld".to_string(), false));
+        let mut z = Capped::new(0);
+        z.push(b"abc");
+        assert_eq!(z.render(), ("\n[... 3 bytes cut ...]\n".to_string(), true));
+    }
+
+    #[test]
+    fn success_needs_zero_exit_and_nothing_else() {
+        let mut r = CommandResult::new("true");
+        r.exit_code = Some(0);
+        assert!(r.success());
+        r.timed_out = true;
+        assert!(!r.success());
+        r.timed_out = false;
+        r.exit_code = Some(1);
+        assert!(!r.success());
+    }
+}

@@ -1,0 +1,107 @@
+//! The bubblewrap sandbox: a one-time probe of whether a working `bwrap` exists here (cached for
+//! the process), and the argument list that wraps one command. Inside: no network, the host
+//! filesystem read-only, only the command's directory and a fresh temp dir (`/tmp`) writable,
+//! its own pid namespace that dies with its parent.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// How long the probe may take before bwrap is declared unusable.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+static PROBE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+
+/// The path of a working `bwrap`, or why there is none (the exact error). Probed once per
+/// process by running `true` inside the same kind of sandbox commands get.
+pub fn bwrap_status() -> &'static Result<PathBuf, String> {
+    PROBE.get_or_init(probe)
+}
+
+fn find_in_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+fn probe() -> Result<PathBuf, String> {
+    let bwrap = find_in_path("bwrap").ok_or_else(|| "bwrap is not installed".to_string())?;
+    let cwd = std::env::temp_dir();
+    let tmp = tempfile::tempdir().map_err(|e| format!("cannot create a temp dir: {e}"))?;
+    let args = bwrap_args(&cwd, tmp.path(), "true");
+    let mut child = Command::new(&bwrap)
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", bwrap.display()))?;
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(bwrap),
+            Ok(Some(status)) => {
+                let mut err = String::new();
+                if let Some(mut s) = child.stderr.take() {
+                    use std::io::Read;
+                    let _ = s.by_ref().take(4096).read_to_string(&mut err);
+                }
+                return Err(format!(
+                    "bwrap does not work here ({status}): {}",
+                    err.trim()
+                ));
+            }
+            Ok(None) if start.elapsed() > PROBE_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("bwrap probe timed out".into());
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(format!("bwrap probe failed: {e}")),
+        }
+    }
+}
+
+/// The bwrap arguments that run `sh -c command` in `cwd` (writable) with `tmp` as `/tmp`.
+pub fn bwrap_args(cwd: &Path, tmp: &Path, command: &str) -> Vec<String> {
+    let cwd = cwd.to_string_lossy().into_owned();
+    let tmp = tmp.to_string_lossy().into_owned();
+    let mut a: Vec<String> = [
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/dev/shm",
+        "--bind",
+        &tmp,
+        "/tmp",
+        "--bind",
+        &cwd,
+        &cwd,
+        "--chdir",
+        &cwd,
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--die-with-parent",
+        "--new-session",
+        "--setenv",
+        "TMPDIR",
+        "/tmp",
+        "--setenv",
+        "XDG_CACHE_HOME",
+        "/tmp/.cache",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    a.extend(["/bin/sh".to_string(), "-c".to_string(), command.to_string()]);
+    a
+}

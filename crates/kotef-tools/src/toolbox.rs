@@ -1,0 +1,367 @@
+//! `ToolBox`: the seven agent tools as the model sees them (JSON schemas) and the one entry point
+//! that executes a model's tool call. Bad input of any kind becomes an `is_error` outcome with a
+//! clear message, never a panic.
+
+use crate::file_tools;
+use crate::policy::{check_command, PolicyDecision};
+use crate::runner::{CommandResult, CommandRunner};
+use crate::{ToolError, WorkDir};
+use kotef_core::Profile;
+use kotef_model::{ToolCall, ToolSchema};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// Which tools a node may call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolSet {
+    /// `list_files`, `read_file`, `search`.
+    ReadOnly,
+    /// All seven.
+    Coder,
+}
+
+/// The tool names of the contract.
+pub const READ_ONLY_TOOLS: [&str; 3] = ["list_files", "read_file", "search"];
+pub const ALL_TOOLS: [&str; 7] = [
+    "list_files",
+    "read_file",
+    "search",
+    "write_file",
+    "edit_file",
+    "run_command",
+    "done",
+];
+
+impl ToolSet {
+    pub fn names(self) -> &'static [&'static str] {
+        match self {
+            Self::ReadOnly => &READ_ONLY_TOOLS,
+            Self::Coder => &ALL_TOOLS,
+        }
+    }
+
+    pub fn contains(self, tool: &str) -> bool {
+        self.names().contains(&tool)
+    }
+}
+
+/// What a tool call did besides its text, for the graph's bookkeeping.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolEffect {
+    None,
+    /// `write_file` / `edit_file` that changed content; `hash` is the new content's sha256 hex.
+    FileWritten {
+        path: String,
+        hash: String,
+    },
+    /// `write_file` (or `edit_file`) that left the content as it was.
+    Noop {
+        path: String,
+    },
+    Done {
+        summary: Option<String>,
+    },
+    PolicyDenied {
+        command: String,
+        reason: String,
+    },
+    CommandRan(CommandResult),
+}
+
+/// The result of one tool call: the text for the model, whether it is an error, and its effect.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutcome {
+    pub content: String,
+    pub is_error: bool,
+    pub effect: ToolEffect,
+}
+
+impl ToolOutcome {
+    fn ok(content: impl Into<String>, effect: ToolEffect) -> Self {
+        Self {
+            content: content.into(),
+            is_error: false,
+            effect,
+        }
+    }
+
+    fn err(e: ToolError) -> Self {
+        Self {
+            content: e.to_string(),
+            is_error: true,
+            effect: ToolEffect::None,
+        }
+    }
+}
+
+/// The tools of one workspace.
+#[derive(Debug, Clone)]
+pub struct ToolBox {
+    workdir: WorkDir,
+    runner: CommandRunner,
+    profile: Profile,
+}
+
+#[derive(Deserialize)]
+struct ListArgs {
+    path: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ReadArgs {
+    path: String,
+    start_line: Option<u64>,
+    end_line: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct SearchArgs {
+    pattern: String,
+    path: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WriteArgs {
+    path: String,
+    content: String,
+}
+
+#[derive(Deserialize)]
+struct EditArgs {
+    path: String,
+    old: String,
+    new: String,
+}
+
+#[derive(Deserialize)]
+struct RunArgs {
+    command: String,
+}
+
+#[derive(Deserialize)]
+struct DoneArgs {
+    summary: Option<String>,
+}
+
+/// The argument shape of each tool, for error messages.
+fn usage(tool: &str) -> &'static str {
+    match tool {
+        "list_files" => "{path?}",
+        "read_file" => "{path, start_line?, end_line?}",
+        "search" => "{pattern, path?}",
+        "write_file" => "{path, content}",
+        "edit_file" => "{path, old, new}",
+        "run_command" => "{command}",
+        _ => "{summary?}",
+    }
+}
+
+/// Parses a call's arguments: an object, `null` (no arguments), or a string holding a JSON object.
+fn args<T: DeserializeOwned>(tool: &str, v: &Value) -> Result<T, ToolError> {
+    let bad = |message: String| ToolError::BadArguments {
+        tool: tool.to_string(),
+        message: format!("{message} (expected {})", usage(tool)),
+    };
+    let obj = match v {
+        Value::Object(_) => v.clone(),
+        Value::Null => json!({}),
+        Value::String(s) => match serde_json::from_str::<Value>(s) {
+            Ok(o @ Value::Object(_)) => o,
+            _ => {
+                let shown: String = s.chars().take(80).collect();
+                return Err(bad(format!(
+                    "arguments must be a JSON object, got the text {shown:?}"
+                )));
+            }
+        },
+        other => {
+            return Err(bad(format!(
+                "arguments must be a JSON object, got {}",
+                match other {
+                    Value::Array(_) => "an array",
+                    Value::Number(_) => "a number",
+                    Value::Bool(_) => "a boolean",
+                    _ => "something else",
+                }
+            )))
+        }
+    };
+    serde_json::from_value(obj).map_err(|e| bad(e.to_string()))
+}
+
+fn schema(name: &str, description: &str, parameters: Value) -> ToolSchema {
+    ToolSchema {
+        name: name.to_string(),
+        description: description.to_string(),
+        parameters,
+    }
+}
+
+impl ToolBox {
+    pub fn new(workdir: WorkDir, runner: CommandRunner, profile: Profile) -> Self {
+        Self {
+            workdir,
+            runner,
+            profile,
+        }
+    }
+
+    pub fn workdir(&self) -> &WorkDir {
+        &self.workdir
+    }
+
+    pub fn runner(&self) -> &CommandRunner {
+        &self.runner
+    }
+
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    /// JSON schemas of the tools in `set`, in contract order.
+    pub fn schemas(&self, set: ToolSet) -> Vec<ToolSchema> {
+        let path_prop =
+            json!({"type": "string", "description": "Path relative to the repository root"});
+        let all = vec![
+            schema(
+                "list_files",
+                "List files in the repository (honours .gitignore, skips .git), optionally under a folder.",
+                json!({"type": "object", "properties": {"path": {"type": "string", "description": "Folder relative to the repository root (default: the root)"}}, "additionalProperties": false}),
+            ),
+            schema(
+                "read_file",
+                "Read a text file, optionally a 1-based inclusive line range. The reply starts with a header giving the range and the total line count.",
+                json!({"type": "object", "properties": {"path": path_prop, "start_line": {"type": "integer", "minimum": 1}, "end_line": {"type": "integer", "minimum": 1}}, "required": ["path"], "additionalProperties": false}),
+            ),
+            schema(
+                "search",
+                "Search file contents with a regular expression (Rust regex syntax; honours .gitignore). Replies with `path:line: text` lines.",
+                json!({"type": "object", "properties": {"pattern": {"type": "string", "description": "Regular expression"}, "path": {"type": "string", "description": "File or folder to search (default: the whole repository)"}}, "required": ["pattern"], "additionalProperties": false}),
+            ),
+            schema(
+                "write_file",
+                "Create or overwrite a file with the given full content (parent folders are created). Writing identical content is a no-op.",
+                json!({"type": "object", "properties": {"path": path_prop, "content": {"type": "string", "description": "The complete new content"}}, "required": ["path", "content"], "additionalProperties": false}),
+            ),
+            schema(
+                "edit_file",
+                "Replace one exact occurrence of `old` with `new` in a file. `old` must match exactly once (copy it from read_file, including whitespace).",
+                json!({"type": "object", "properties": {"path": path_prop, "old": {"type": "string"}, "new": {"type": "string"}}, "required": ["path", "old", "new"], "additionalProperties": false}),
+            ),
+            schema(
+                "run_command",
+                "Run a shell command in the repository root (sandboxed, with a timeout and capped output) and get its exit code and output.",
+                json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"], "additionalProperties": false}),
+            ),
+            schema(
+                "done",
+                "Finish this coding step, with a short summary of what changed.",
+                json!({"type": "object", "properties": {"summary": {"type": "string"}}, "additionalProperties": false}),
+            ),
+        ];
+        all.into_iter().filter(|s| set.contains(&s.name)).collect()
+    }
+
+    /// Executes one tool call. Unknown tool, a tool not in `set`, bad or missing arguments →
+    /// `is_error` with a clear message.
+    pub async fn call(&self, call: &ToolCall, set: ToolSet) -> ToolOutcome {
+        let name = call.name.as_str();
+        if !ALL_TOOLS.contains(&name) {
+            return ToolOutcome::err(ToolError::UnknownTool(
+                name.to_string(),
+                set.names().join(", "),
+            ));
+        }
+        if !set.contains(name) {
+            return ToolOutcome::err(ToolError::NotInSet {
+                tool: name.to_string(),
+                available: set.names().join(", "),
+            });
+        }
+        let wd = &self.workdir;
+        let a = &call.arguments;
+        let result: Result<ToolOutcome, ToolError> = match name {
+            "list_files" => args::<ListArgs>(name, a)
+                .and_then(|x| file_tools::list_files(wd, x.path.as_deref()))
+                .map(|s| ToolOutcome::ok(s, ToolEffect::None)),
+            "read_file" => args::<ReadArgs>(name, a)
+                .and_then(|x| file_tools::read_file(wd, &x.path, x.start_line, x.end_line))
+                .map(|s| ToolOutcome::ok(s, ToolEffect::None)),
+            "search" => args::<SearchArgs>(name, a)
+                .and_then(|x| file_tools::search(wd, &x.pattern, x.path.as_deref()))
+                .map(|s| ToolOutcome::ok(s, ToolEffect::None)),
+            "write_file" => args::<WriteArgs>(name, a)
+                .and_then(|x| file_tools::write_file(wd, &x.path, &x.content))
+                .map(|w| written_outcome(w, "written")),
+            "edit_file" => args::<EditArgs>(name, a)
+                .and_then(|x| file_tools::edit_file(wd, &x.path, &x.old, &x.new))
+                .map(|w| written_outcome(w, "edited")),
+            "run_command" => match args::<RunArgs>(name, a) {
+                Ok(x) => Ok(self.run_command(x.command).await),
+                Err(e) => Err(e),
+            },
+            _ => args::<DoneArgs>(name, a).map(|x| {
+                ToolOutcome::ok(
+                    json!({"done": true}).to_string(),
+                    ToolEffect::Done {
+                        summary: x.summary.filter(|s| !s.trim().is_empty()),
+                    },
+                )
+            }),
+        };
+        let outcome = result.unwrap_or_else(ToolOutcome::err);
+        tracing::debug!(tool = name, is_error = outcome.is_error, "tool call");
+        outcome
+    }
+
+    async fn run_command(&self, command: String) -> ToolOutcome {
+        if command.trim().is_empty() {
+            return ToolOutcome::err(ToolError::BadArguments {
+                tool: "run_command".into(),
+                message: "`command` is empty".into(),
+            });
+        }
+        if let PolicyDecision::Deny { reason } = check_command(self.profile, &command) {
+            return ToolOutcome {
+                content: format!(
+                    "command denied by the {} profile: {reason}",
+                    self.profile.as_str()
+                ),
+                is_error: true,
+                effect: ToolEffect::PolicyDenied { command, reason },
+            };
+        }
+        let r = self.runner.run(&command, self.workdir.root()).await;
+        let mut body = json!({
+            "exit_code": r.exit_code,
+            "timed_out": r.timed_out,
+            "stdout": r.stdout,
+            "stderr": r.stderr,
+        });
+        if r.truncated {
+            body["truncated"] = json!(true);
+        }
+        if let Some(e) = &r.spawn_error {
+            body["spawn_error"] = json!(e);
+        }
+        ToolOutcome {
+            content: body.to_string(),
+            is_error: !r.success(),
+            effect: ToolEffect::CommandRan(r),
+        }
+    }
+}
+
+fn written_outcome(w: file_tools::Written, verb: &str) -> ToolOutcome {
+    match w.hash {
+        None => ToolOutcome::ok(
+            json!({"noop": true}).to_string(),
+            ToolEffect::Noop { path: w.path },
+        ),
+        Some(hash) => ToolOutcome::ok(
+            json!({verb: w.path, "bytes": w.bytes}).to_string(),
+            ToolEffect::FileWritten { path: w.path, hash },
+        ),
+    }
+}
