@@ -106,9 +106,7 @@ impl Model for AnthropicModel {
             }
             rb
         };
-        self.transport
-            .call(request, build, parse_reply)
-            .await
+        self.transport.call(request, build, parse_reply).await
     }
 
     fn take_failed_attempts(&self) -> Vec<Usage> {

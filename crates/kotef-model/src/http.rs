@@ -168,6 +168,10 @@ impl Transport {
     }
 
     /// One model call: `build` makes each attempt's request, `parse` reads a 2xx body.
+    ///
+    /// Every attempt that failed and was followed by another one is added to the failed
+    /// ledger (prompt estimate, 0 completion). The attempt whose error is returned is not:
+    /// the caller charges a failed call itself, as it charges a reply's usage.
     pub async fn call<B, P>(
         &self,
         request: &ModelRequest,
@@ -180,7 +184,9 @@ impl Transport {
     {
         let estimate = request.estimated_prompt_tokens();
         let (build, parse) = (&build, &parse);
-        run_with_retries(&self.retry, |attempt| async move {
+        let attempts_failed: Mutex<Vec<Usage>> = Mutex::new(Vec::new());
+        let attempts_failed_ref = &attempts_failed;
+        let result = run_with_retries(&self.retry, |attempt| async move {
             let started = Instant::now();
             let (status, result) = match self.send_once(build()).await {
                 Err(e) => (None, Err(AttemptFailure::from(e))),
@@ -219,7 +225,7 @@ impl Transport {
                         prompt_tokens: estimate,
                         completion_tokens: 0,
                     };
-                    self.failed
+                    attempts_failed_ref
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
                         .push(usage);
@@ -236,7 +242,18 @@ impl Transport {
                 }
             }
         })
-        .await
+        .await;
+        let mut retried = attempts_failed
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner());
+        if result.is_err() {
+            retried.pop();
+        }
+        self.failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(retried);
+        result
     }
 
     fn record(&self, r: CallRecord) {

@@ -76,9 +76,7 @@ impl Model for OpenAiModel {
             }
             rb
         };
-        self.transport
-            .call(request, build, parse_reply)
-            .await
+        self.transport.call(request, build, parse_reply).await
     }
 
     fn take_failed_attempts(&self) -> Vec<Usage> {

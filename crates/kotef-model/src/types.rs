@@ -192,7 +192,8 @@ pub trait Model: Send + Sync {
     async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError>;
 
     /// Calls made inside `complete` that failed before the final answer (retries), with the
-    /// tokens they are charged; drained by the caller after each `complete`.
+    /// tokens they are charged; drained by the caller after each `complete`. The attempt
+    /// whose error `complete` returns is not among them: the caller charges that call itself.
     fn take_failed_attempts(&self) -> Vec<Usage> {
         Vec::new()
     }

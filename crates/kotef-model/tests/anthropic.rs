@@ -120,7 +120,7 @@ async fn overloaded_then_success() {
 
 #[tokio::test]
 async fn rate_limit_reset_header_is_honoured() {
-    let reset = chrono::Utc::now() + chrono::Duration::milliseconds(300);
+    let reset = chrono::Utc::now() + chrono::Duration::milliseconds(1000);
     let mock = Mock::start(vec![
         Reply::json(
             429,
@@ -139,7 +139,7 @@ async fn rate_limit_reset_header_is_honoured() {
     m.complete(&tool_request()).await.unwrap();
     // Backoff alone waits at most 10 ms.
     assert!(
-        t.elapsed() >= Duration::from_millis(150),
+        t.elapsed() >= Duration::from_millis(300),
         "{:?}",
         t.elapsed()
     );
@@ -164,7 +164,7 @@ async fn bad_request_is_rejected_with_the_message() {
             message: "messages.1.content.0.tool_use.input: Input should be a valid dictionary (invalid_request_error)".into()
         }
     );
-    assert_eq!(m.take_failed_attempts().len(), 1);
+    assert!(m.take_failed_attempts().is_empty());
 }
 
 #[tokio::test]

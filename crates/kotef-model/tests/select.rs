@@ -185,7 +185,7 @@ async fn max_retries_comes_from_the_config() {
         "{err}"
     );
     assert_eq!(mock.count(), 2);
-    assert_eq!(m.take_failed_attempts().len(), 2);
+    assert_eq!(m.take_failed_attempts().len(), 1);
 }
 
 #[tokio::test]
