@@ -28,6 +28,11 @@ fn find_in_path(name: &str) -> Option<PathBuf> {
 
 fn probe() -> Result<PathBuf, String> {
     let bwrap = find_in_path("bwrap").ok_or_else(|| "bwrap is not installed".to_string())?;
+    probe_with(bwrap)
+}
+
+/// Runs `true` inside a sandbox built by the given bwrap binary.
+fn probe_with(bwrap: PathBuf) -> Result<PathBuf, String> {
     let cwd = std::env::temp_dir();
     let tmp = tempfile::tempdir().map_err(|e| format!("cannot create a temp dir: {e}"))?;
     let args = bwrap_args(&cwd, tmp.path(), "true");
@@ -104,4 +109,49 @@ pub fn bwrap_args(cwd: &Path, tmp: &Path, command: &str) -> Vec<String> {
     .collect();
     a.extend(["/bin/sh".to_string(), "-c".to_string(), command.to_string()]);
     a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn fake(dir: &Path, body: &str) -> PathBuf {
+        let p = dir.join("bwrap");
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    }
+
+    #[test]
+    fn a_broken_bwrap_is_reported_with_its_error() {
+        let t = tempfile::tempdir().unwrap();
+        let b = fake(
+            t.path(),
+            "echo 'bwrap: No permissions to create new namespace' >&2; exit 1",
+        );
+        let e = probe_with(b).unwrap_err();
+        assert!(e.contains("No permissions to create new namespace"), "{e}");
+        let missing = probe_with(t.path().join("absent")).unwrap_err();
+        assert!(missing.contains("cannot start"), "{missing}");
+    }
+
+    #[test]
+    fn a_working_bwrap_passes() {
+        let t = tempfile::tempdir().unwrap();
+        let b = fake(t.path(), "exit 0");
+        assert_eq!(probe_with(b.clone()).unwrap(), b);
+    }
+
+    #[test]
+    fn args_isolate_network_and_bind_cwd_writable() {
+        let a = bwrap_args(Path::new("/w/repo"), Path::new("/tmp/x"), "cargo test");
+        let joined = a.join(" ");
+        assert!(joined.contains("--ro-bind / /"));
+        assert!(joined.contains("--bind /tmp/x /tmp"));
+        assert!(joined.contains("--bind /w/repo /w/repo"));
+        assert!(joined.contains("--unshare-net"));
+        assert!(joined.contains("--die-with-parent"));
+        assert_eq!(&a[a.len() - 3..], ["/bin/sh", "-c", "cargo test"]);
+    }
 }
