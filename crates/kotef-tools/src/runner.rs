@@ -163,22 +163,24 @@ impl CommandRunner {
                 return r;
             }
         };
-        let use_bwrap = match (self.cfg.sandbox, bwrap_status()) {
-            (SandboxMode::None, _) => None,
-            (_, Ok(path)) => Some(path.clone()),
-            (SandboxMode::Bwrap, Err(why)) => {
-                r.spawn_error = Some(format!(
-                    "sandbox `bwrap` is required but no working bwrap is available: {why}"
-                ));
-                return r;
-            }
-            (SandboxMode::Auto, Err(why)) => {
-                static WARNED: AtomicBool = AtomicBool::new(false);
-                if !WARNED.swap(true, Ordering::Relaxed) {
-                    tracing::warn!(reason = %why, "no working bwrap; commands run without a sandbox");
+        let use_bwrap = match self.cfg.sandbox {
+            SandboxMode::None => None,
+            mode => match (mode, bwrap_status()) {
+                (_, Ok(path)) => Some(path.clone()),
+                (SandboxMode::Bwrap, Err(why)) => {
+                    r.spawn_error = Some(format!(
+                        "sandbox `bwrap` is required but no working bwrap is available: {why}"
+                    ));
+                    return r;
                 }
-                None
-            }
+                (_, Err(why)) => {
+                    static WARNED: AtomicBool = AtomicBool::new(false);
+                    if !WARNED.swap(true, Ordering::Relaxed) {
+                        tracing::warn!(reason = %why, "no working bwrap; commands run without a sandbox");
+                    }
+                    None
+                }
+            },
         };
         // The fresh temp dir lives until the command has finished.
         let (program, args, _tmp): (PathBuf, Vec<String>, Option<tempfile::TempDir>) =

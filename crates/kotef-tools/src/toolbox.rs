@@ -279,29 +279,13 @@ impl ToolBox {
                 available: set.names().join(", "),
             });
         }
-        let wd = &self.workdir;
         let a = &call.arguments;
         let result: Result<ToolOutcome, ToolError> = match name {
-            "list_files" => args::<ListArgs>(name, a)
-                .and_then(|x| file_tools::list_files(wd, x.path.as_deref()))
-                .map(|s| ToolOutcome::ok(s, ToolEffect::None)),
-            "read_file" => args::<ReadArgs>(name, a)
-                .and_then(|x| file_tools::read_file(wd, &x.path, x.start_line, x.end_line))
-                .map(|s| ToolOutcome::ok(s, ToolEffect::None)),
-            "search" => args::<SearchArgs>(name, a)
-                .and_then(|x| file_tools::search(wd, &x.pattern, x.path.as_deref()))
-                .map(|s| ToolOutcome::ok(s, ToolEffect::None)),
-            "write_file" => args::<WriteArgs>(name, a)
-                .and_then(|x| file_tools::write_file(wd, &x.path, &x.content))
-                .map(|w| written_outcome(w, "written")),
-            "edit_file" => args::<EditArgs>(name, a)
-                .and_then(|x| file_tools::edit_file(wd, &x.path, &x.old, &x.new))
-                .map(|w| written_outcome(w, "edited")),
             "run_command" => match args::<RunArgs>(name, a) {
                 Ok(x) => Ok(self.run_command(x.command).await),
                 Err(e) => Err(e),
             },
-            _ => args::<DoneArgs>(name, a).map(|x| {
+            "done" => args::<DoneArgs>(name, a).map(|x| {
                 ToolOutcome::ok(
                     json!({"done": true}).to_string(),
                     ToolEffect::Done {
@@ -309,6 +293,20 @@ impl ToolBox {
                     },
                 )
             }),
+            _ => {
+                // File tools touch the disk synchronously: keep them off the async workers.
+                let wd = self.workdir.clone();
+                let (name_owned, a) = (name.to_string(), a.clone());
+                tokio::task::spawn_blocking(move || file_tool(&wd, &name_owned, &a))
+                    .await
+                    .unwrap_or_else(|e| {
+                        Err(ToolError::Io {
+                            op: "running",
+                            path: name.to_string(),
+                            message: format!("the tool failed internally: {e}"),
+                        })
+                    })
+            }
         };
         let outcome = result.unwrap_or_else(ToolOutcome::err);
         tracing::debug!(tool = name, is_error = outcome.is_error, "tool call");
@@ -350,6 +348,31 @@ impl ToolBox {
             is_error: !r.success(),
             effect: ToolEffect::CommandRan(r),
         }
+    }
+}
+
+/// The synchronous file tools.
+fn file_tool(wd: &WorkDir, name: &str, a: &Value) -> Result<ToolOutcome, ToolError> {
+    match name {
+        "list_files" => args::<ListArgs>(name, a)
+            .and_then(|x| file_tools::list_files(wd, x.path.as_deref()))
+            .map(|s| ToolOutcome::ok(s, ToolEffect::None)),
+        "read_file" => args::<ReadArgs>(name, a)
+            .and_then(|x| file_tools::read_file(wd, &x.path, x.start_line, x.end_line))
+            .map(|s| ToolOutcome::ok(s, ToolEffect::None)),
+        "search" => args::<SearchArgs>(name, a)
+            .and_then(|x| file_tools::search(wd, &x.pattern, x.path.as_deref()))
+            .map(|s| ToolOutcome::ok(s, ToolEffect::None)),
+        "write_file" => args::<WriteArgs>(name, a)
+            .and_then(|x| file_tools::write_file(wd, &x.path, &x.content))
+            .map(|w| written_outcome(w, "written")),
+        "edit_file" => args::<EditArgs>(name, a)
+            .and_then(|x| file_tools::edit_file(wd, &x.path, &x.old, &x.new))
+            .map(|w| written_outcome(w, "edited")),
+        other => Err(ToolError::UnknownTool(
+            other.to_string(),
+            ALL_TOOLS.join(", "),
+        )),
     }
 }
 

@@ -613,3 +613,21 @@ async fn run_command_goes_through_policy_then_runner() {
         "[core]\n"
     );
 }
+
+#[tokio::test]
+async fn futures_are_send_and_types_are_shareable() {
+    fn send<T: Send>(_: &T) {}
+    fn sync<T: Send + Sync + Clone>() {}
+    sync::<ToolBox>();
+    sync::<CommandRunner>();
+    sync::<WorkDir>();
+    let f = fixture(Profile::Strict);
+    let c = call("list_files", json!({}));
+    let fut = f.tb.call(&c, ToolSet::Coder);
+    send(&fut);
+    assert!(!fut.await.is_error);
+    let r = f.tb.runner().clone();
+    let run = r.run("true", &f.root);
+    send(&run);
+    assert!(run.await.success());
+}
