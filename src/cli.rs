@@ -17,7 +17,11 @@ use std::sync::Arc;
 pub const EXAMPLE_SCENARIO: &str = include_str!("../examples/hello-fix.json");
 
 #[derive(Debug, Parser)]
-#[command(name = "kotef", version, about = "A bounded coding agent for GitHub issues and pull requests")]
+#[command(
+    name = "kotef",
+    version,
+    about = "A bounded coding agent for GitHub issues and pull requests"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -146,7 +150,13 @@ pub async fn main_with(cli: Cli) -> i32 {
         },
         Command::Scenario(args) => cmd_scenario(&args.file, None, args.json, args.keep).await,
         Command::Example(args) => {
-            cmd_scenario(Path::new("examples/hello-fix.json"), Some(EXAMPLE_SCENARIO), args.json, args.keep).await
+            cmd_scenario(
+                Path::new("examples/hello-fix.json"),
+                Some(EXAMPLE_SCENARIO),
+                args.json,
+                args.keep,
+            )
+            .await
         }
     }
 }
@@ -183,17 +193,24 @@ async fn cmd_run(args: RunArgs) -> anyhow::Result<i32> {
         bail!("--repo {}: no such directory", args.repo.display());
     }
     if !args.repo.join(".git").exists() {
-        bail!("--repo {}: not a git work tree (run `git init` first)", args.repo.display());
+        bail!(
+            "--repo {}: not a git work tree (run `git init` first)",
+            args.repo.display()
+        );
     }
     let config = match &args.config {
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
             KotefConfig::parse(&text, p)?
         }
         None => KotefConfig::load_from_repo(&args.repo)?.0,
     };
     let profile = match &args.profile {
-        Some(p) => Some(Profile::parse(p).with_context(|| format!("--profile {p:?}: expected strict or yolo"))?),
+        Some(p) => Some(
+            Profile::parse(p)
+                .with_context(|| format!("--profile {p:?}: expected strict or yolo"))?,
+        ),
         None => None,
     };
     let spec = args
@@ -204,7 +221,7 @@ async fn cmd_run(args: RunArgs) -> anyhow::Result<i32> {
     let model = resolve_model(&spec, &config)?;
     let model_cfg = config.model.clone();
     let model_name = model.name();
-    let cost: Arc<dyn Fn(u64, u64) -> Option<f64> + Send + Sync> = Arc::new(move |p, c| {
+    let cost: run::CostFn = Arc::new(move |p, c| {
         kotef_model::cost_usd(
             kotef_model::Usage {
                 prompt_tokens: p,
@@ -240,11 +257,16 @@ fn print_outcome(outcome: &RunOutcome, json: bool) {
         return;
     }
     println!("{} {}", s.terminal_status.emoji(), s.terminal_status);
-    println!("stop rule:   {}", s.stop_rule.map(|r| r.as_str()).unwrap_or("none"));
+    println!(
+        "stop rule:   {}",
+        s.stop_rule.map(|r| r.as_str()).unwrap_or("none")
+    );
     println!("stop reason: {}", s.stop_reason);
     println!(
         "loop counters: planner_to_researcher {}, planner_to_coder {}, planner_to_verifier {}",
-        s.loop_counters.planner_to_researcher, s.loop_counters.planner_to_coder, s.loop_counters.planner_to_verifier
+        s.loop_counters.planner_to_researcher,
+        s.loop_counters.planner_to_coder,
+        s.loop_counters.planner_to_verifier
     );
     println!(
         "steps {}, model calls {}, tokens {} prompt + {} completion, fix attempts {}",
@@ -256,7 +278,12 @@ fn print_outcome(outcome: &RunOutcome, json: bool) {
     println!("report: {}", s.report_path);
 }
 
-async fn cmd_scenario(file: &Path, embedded: Option<&str>, json: bool, keep: Option<PathBuf>) -> i32 {
+async fn cmd_scenario(
+    file: &Path,
+    embedded: Option<&str>,
+    json: bool,
+    keep: Option<PathBuf>,
+) -> i32 {
     let parsed = match embedded {
         Some(text) => scenario::parse(text, file),
         None => scenario::load(file),
@@ -272,7 +299,11 @@ async fn cmd_scenario(file: &Path, embedded: Option<&str>, json: bool, keep: Opt
     let scenario_dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
     let (workdir, _guard) = match keep {
         Some(dir) => {
-            if dir.exists() && std::fs::read_dir(&dir).map(|mut d| d.next().is_some()).unwrap_or(true) {
+            if dir.exists()
+                && std::fs::read_dir(&dir)
+                    .map(|mut d| d.next().is_some())
+                    .unwrap_or(true)
+            {
                 eprintln!("kotef: --keep {}: must be absent or empty", dir.display());
                 return 1;
             }
@@ -306,7 +337,10 @@ async fn cmd_scenario(file: &Path, embedded: Option<&str>, json: bool, keep: Opt
         let s = &result.summary;
         println!("scenario {name}");
         println!("{} {}", s.terminal_status.emoji(), s.terminal_status);
-        println!("stop rule:   {}", s.stop_rule.map(|r| r.as_str()).unwrap_or("none"));
+        println!(
+            "stop rule:   {}",
+            s.stop_rule.map(|r| r.as_str()).unwrap_or("none")
+        );
         println!("stop reason: {}", s.stop_reason);
         println!(
             "steps {}, model calls {}, tokens {} prompt + {} completion, fix attempts {}",
@@ -315,7 +349,11 @@ async fn cmd_scenario(file: &Path, embedded: Option<&str>, json: bool, keep: Opt
         println!("report: {}", s.report_path);
         println!(
             "expectations: {}",
-            if result.failed_expectations.is_empty() { "all met" } else { "FAILED" }
+            if result.failed_expectations.is_empty() {
+                "all met"
+            } else {
+                "FAILED"
+            }
         );
     }
     i32::from(!result.failed_expectations.is_empty())

@@ -6,6 +6,7 @@ use clap::Parser as _;
 async fn main() {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("KOTEF_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),

@@ -16,6 +16,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
+/// Estimated USD cost of (prompt tokens, completion tokens), when prices are known.
+pub type CostFn = Arc<dyn Fn(u64, u64) -> Option<f64> + Send + Sync>;
+
 /// Everything needed to run the graph once.
 pub struct RunSetup {
     pub run_id: RunId,
@@ -33,7 +36,7 @@ pub struct RunSetup {
     pub progress: Option<UnboundedSender<StepProgress>>,
     pub redactor: Redactor,
     /// Prices for the cost estimate: (prompt, completion) USD per million tokens.
-    pub cost: Option<Arc<dyn Fn(u64, u64) -> Option<f64> + Send + Sync>>,
+    pub cost: Option<CostFn>,
 }
 
 impl RunSetup {
@@ -106,7 +109,12 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
             .unwrap_or_else(|_| p.display().to_string())
     };
     let failure_summary = state.test.as_ref().filter(|t| !t.passed).map(|t| {
-        format!("`{}` failed ({}): {}", t.command, t.kind.map(|k| k.as_str()).unwrap_or("unknown"), t.summary)
+        format!(
+            "`{}` failed ({}): {}",
+            t.command,
+            t.kind.map(|k| k.as_str()).unwrap_or("unknown"),
+            t.summary
+        )
     });
     Ok(RunOutcome {
         run_id: setup.run_id,

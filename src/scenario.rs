@@ -82,7 +82,9 @@ pub fn parse(text: &str, path: &Path) -> Result<Scenario, MalformedScenario> {
     }
     for p in scenario.files.keys() {
         if !is_safe_relative(p) {
-            return Err(bad(format!("files: {p:?} must be a relative path inside the repository")));
+            return Err(bad(format!(
+                "files: {p:?} must be a relative path inside the repository"
+            )));
         }
     }
     for p in scenario.expect.files.keys() {
@@ -160,7 +162,11 @@ fn git(dir: &Path, args: &[&str]) -> anyhow::Result<()> {
         .output()
         .context("running git")?;
     if !out.status.success() {
-        bail!("git {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "git {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     Ok(())
 }
@@ -197,7 +203,10 @@ pub fn check(expect: &Expect, summary: &RunSummary, workdir: &Path) -> Vec<Strin
     let mut failed = Vec::new();
     if let Some(want) = &expect.terminal_status {
         if summary.terminal_status.as_str() != want {
-            failed.push(format!("terminal_status: expected {want}, got {}", summary.terminal_status));
+            failed.push(format!(
+                "terminal_status: expected {want}, got {}",
+                summary.terminal_status
+            ));
         }
     }
     if let Some(want) = &expect.stop_rule {
@@ -218,7 +227,10 @@ pub fn check(expect: &Expect, summary: &RunSummary, workdir: &Path) -> Vec<Strin
     }
     if let Some(max) = expect.max_model_calls {
         if summary.model_calls > max {
-            failed.push(format!("max_model_calls: {} calls > {max}", summary.model_calls));
+            failed.push(format!(
+                "max_model_calls: {} calls > {max}",
+                summary.model_calls
+            ));
         }
     }
     for (rel, want) in &expect.files {
@@ -235,7 +247,9 @@ pub fn check(expect: &Expect, summary: &RunSummary, workdir: &Path) -> Vec<Strin
         let text = std::fs::read_to_string(&summary.issues_md_path).unwrap_or_default();
         for want in &expect.issues_md_contains {
             if !text.contains(want.as_str()) {
-                failed.push(format!("issues_md_contains: {want:?} not found in .sdd/issues.md"));
+                failed.push(format!(
+                    "issues_md_contains: {want:?} not found in .sdd/issues.md"
+                ));
             }
         }
     }
@@ -243,7 +257,9 @@ pub fn check(expect: &Expect, summary: &RunSummary, workdir: &Path) -> Vec<Strin
         let text = std::fs::read_to_string(&summary.report_path).unwrap_or_default();
         for want in &expect.report_contains {
             if !text.contains(want.as_str()) {
-                failed.push(format!("report_contains: {want:?} not found in the run report"));
+                failed.push(format!(
+                    "report_contains: {want:?} not found in the run report"
+                ));
             }
         }
     }
@@ -251,11 +267,19 @@ pub fn check(expect: &Expect, summary: &RunSummary, workdir: &Path) -> Vec<Strin
 }
 
 /// Runs a parsed scenario in `workdir` (which must exist and be empty).
-pub async fn run_in(s: &Scenario, scenario_dir: &Path, workdir: &Path) -> anyhow::Result<ScenarioResult> {
+pub async fn run_in(
+    s: &Scenario,
+    scenario_dir: &Path,
+    workdir: &Path,
+) -> anyhow::Result<ScenarioResult> {
     prepare_workspace(s, scenario_dir, workdir)?;
-    let model = ScriptedModel::from_model_value(if s.model.is_null() { &Value::Null } else { &s.model })
-        .or_else(|_| ScriptedModel::new(BTreeMap::new()))
-        .map_err(|e| anyhow::anyhow!(e))?;
+    let model = ScriptedModel::from_model_value(if s.model.is_null() {
+        &Value::Null
+    } else {
+        &s.model
+    })
+    .or_else(|_| ScriptedModel::new(BTreeMap::new()))
+    .map_err(|e| anyhow::anyhow!(e))?;
     let outcome = run::execute(RunSetup {
         run_id: RunId::generate(),
         workdir: workdir.to_path_buf(),
@@ -292,10 +316,19 @@ pub fn load(path: &Path) -> Result<Scenario, MalformedScenario> {
 pub fn summary_json(r: &ScenarioResult) -> Value {
     let mut v = serde_json::to_value(&r.summary).unwrap_or(Value::Null);
     if let Value::Object(m) = &mut v {
-        m.insert("expectations_met".into(), Value::Bool(r.failed_expectations.is_empty()));
+        m.insert(
+            "expectations_met".into(),
+            Value::Bool(r.failed_expectations.is_empty()),
+        );
         m.insert(
             "failed_expectations".into(),
-            Value::Array(r.failed_expectations.iter().cloned().map(Value::String).collect()),
+            Value::Array(
+                r.failed_expectations
+                    .iter()
+                    .cloned()
+                    .map(Value::String)
+                    .collect(),
+            ),
         );
     }
     v
@@ -314,11 +347,23 @@ mod tests {
             ("{\"goal\": \" \"}", "goal"),
             ("{\"goal\": \"g\", \"profile\": \"wild\"}", "wild"),
             ("{\"goal\": \"g\", \"files\": {\"../x\": \"\"}}", "files"),
-            ("{\"goal\": \"g\", \"limits\": {\"max_stepz\": 1}}", "max_stepz"),
-            ("{\"goal\": \"g\", \"expect\": {\"terminal_status\": \"fine\"}}", "expect.terminal_status"),
-            ("{\"goal\": \"g\", \"expect\": {\"stop_rule\": \"loop\"}}", "expect.stop_rule"),
+            (
+                "{\"goal\": \"g\", \"limits\": {\"max_stepz\": 1}}",
+                "max_stepz",
+            ),
+            (
+                "{\"goal\": \"g\", \"expect\": {\"terminal_status\": \"fine\"}}",
+                "expect.terminal_status",
+            ),
+            (
+                "{\"goal\": \"g\", \"expect\": {\"stop_rule\": \"loop\"}}",
+                "expect.stop_rule",
+            ),
             ("{\"goal\": \"g\", \"expect\": {\"colour\": 1}}", "colour"),
-            ("{\"goal\": \"g\", \"model\": {\"planner\": [{}]}}", "model.planner[0]"),
+            (
+                "{\"goal\": \"g\", \"model\": {\"planner\": [{}]}}",
+                "model.planner[0]",
+            ),
         ];
         for (text, needle) in cases {
             let err = parse(text, p).unwrap_err().to_string();
@@ -328,7 +373,11 @@ mod tests {
 
     #[test]
     fn null_stop_rule_differs_from_absent() {
-        let s = parse("{\"goal\": \"g\", \"expect\": {\"stop_rule\": null}}", Path::new("s")).unwrap();
+        let s = parse(
+            "{\"goal\": \"g\", \"expect\": {\"stop_rule\": null}}",
+            Path::new("s"),
+        )
+        .unwrap();
         assert_eq!(s.expect.stop_rule, Some(Value::Null));
         let s = parse("{\"goal\": \"g\"}", Path::new("s")).unwrap();
         assert_eq!(s.expect.stop_rule, None);

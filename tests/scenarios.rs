@@ -45,7 +45,10 @@ fn run_scenario(file: &Path) -> (i32, Value, tempfile::TempDir) {
 #[test]
 fn every_example_scenario_meets_its_expectations() {
     let files = examples();
-    assert!(files.len() >= 10, "expected the bundled scenarios, found {files:?}");
+    assert!(
+        files.len() >= 10,
+        "expected the bundled scenarios, found {files:?}"
+    );
     let mut failures = Vec::new();
     for file in &files {
         let (code, s, _keep) = run_scenario(file);
@@ -59,7 +62,11 @@ fn every_example_scenario_meets_its_expectations() {
             s["model_calls"]
         );
         if code != 0 || s["expectations_met"] != Value::Bool(true) {
-            failures.push(format!("{}: exit {code}, {}", file.display(), s["failed_expectations"]));
+            failures.push(format!(
+                "{}: exit {code}, {}",
+                file.display(),
+                s["failed_expectations"]
+            ));
         }
         // The contract's fields are all there, and the report files exist.
         for k in [
@@ -79,11 +86,19 @@ fn every_example_scenario_meets_its_expectations() {
             assert!(s.get(k).is_some(), "{}: summary lacks {k}", file.display());
         }
         let report = PathBuf::from(s["report_path"].as_str().unwrap());
-        assert!(report.is_absolute() && report.exists(), "{}", report.display());
+        assert!(
+            report.is_absolute() && report.exists(),
+            "{}",
+            report.display()
+        );
         let json_twin: Value =
-            serde_json::from_str(&std::fs::read_to_string(report.with_extension("json")).unwrap()).unwrap();
+            serde_json::from_str(&std::fs::read_to_string(report.with_extension("json")).unwrap())
+                .unwrap();
         assert_eq!(json_twin["terminal_status"], s["terminal_status"]);
-        assert_eq!(json_twin["calls"].as_array().unwrap().len() as u64, s["model_calls"].as_u64().unwrap());
+        assert_eq!(
+            json_twin["calls"].as_array().unwrap().len() as u64,
+            s["model_calls"].as_u64().unwrap()
+        );
         assert!(!s["stop_reason"].as_str().unwrap().is_empty());
     }
     assert!(failures.is_empty(), "{failures:#?}");
@@ -92,12 +107,18 @@ fn every_example_scenario_meets_its_expectations() {
 #[test]
 fn fix_attempt_counts_match_the_profile() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    for (file, attempts) in [("fix-attempts-strict.json", 5), ("fix-attempts-yolo.json", 3)] {
+    for (file, attempts) in [
+        ("fix-attempts-strict.json", 5),
+        ("fix-attempts-yolo.json", 3),
+    ] {
         let (_, s, keep) = run_scenario(&dir.join(file));
         assert_eq!(s["stop_rule"], "fix_attempts", "{file}");
         assert_eq!(s["fix_attempts"], attempts, "{file}");
         let twin: Value = serde_json::from_str(
-            &std::fs::read_to_string(PathBuf::from(s["report_path"].as_str().unwrap()).with_extension("json")).unwrap(),
+            &std::fs::read_to_string(
+                PathBuf::from(s["report_path"].as_str().unwrap()).with_extension("json"),
+            )
+            .unwrap(),
         )
         .unwrap();
         assert_eq!(twin["failure_history"]["attempts"], attempts, "{file}");
@@ -118,7 +139,11 @@ fn failed_expectation_exits_1_and_names_it() {
             "expect": {"terminal_status": "aborted_stuck", "files": {"a.txt": "b", "gone.txt": null}}}"#,
     )
     .unwrap();
-    let out = kotef().args(["scenario", "--json"]).arg(&file).output().unwrap();
+    let out = kotef()
+        .args(["scenario", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let s: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(s["terminal_status"], "done_success");
@@ -140,8 +165,17 @@ fn malformed_scenario_exits_2_naming_the_field() {
 
 #[test]
 fn bundled_example_runs_offline() {
-    let out = kotef().args(["example", "--json"]).env_remove("OPENAI_API_KEY").output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = kotef()
+        .args(["example", "--json"])
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(s["terminal_status"], "done_success");
     assert_eq!(s["stop_rule"], Value::Null);
@@ -151,7 +185,15 @@ fn bundled_example_runs_offline() {
 fn run_command_exit_codes_and_errors() {
     // A missing repository is an error before the graph runs: exit 1 with a clear message.
     let out = kotef()
-        .args(["run", "--repo", "/nonexistent/kotef", "--goal", "x", "--model", "scripted:/x.json"])
+        .args([
+            "run",
+            "--repo",
+            "/nonexistent/kotef",
+            "--goal",
+            "x",
+            "--model",
+            "scripted:/x.json",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -162,7 +204,12 @@ fn run_command_exit_codes_and_errors() {
     let repo = dir.path().join("repo");
     std::fs::create_dir(&repo).unwrap();
     std::fs::write(repo.join("a.txt"), "x\n").unwrap();
-    assert!(Command::new("git").args(["init", "-q"]).current_dir(&repo).status().unwrap().success());
+    assert!(Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status()
+        .unwrap()
+        .success());
     // No model configured at all: exit 1.
     let out = kotef()
         .args(["run", "--repo"])
@@ -187,7 +234,12 @@ fn run_command_exit_codes_and_errors() {
         .arg(format!("scripted:{}", script.display()))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(s["terminal_status"], "done_partial");
     assert!(repo.join(".sdd/issues.md").exists());

@@ -78,7 +78,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             match budget_review(review_streak, !written.is_empty(), last_turn_changed) {
                 Review::EndStep => {
                     forced_no_progress = true;
-                    notes.push(format!("budget review {review_streak}: hard cap, step ended"));
+                    notes.push(format!(
+                        "budget review {review_streak}: hard cap, step ended"
+                    ));
                     break;
                 }
                 Review::AskForDone => {
@@ -96,10 +98,12 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             }
         }
         let snapshot = kotef_tools::snapshot(&root, context::SNAPSHOT_FILES);
+        // Refreshed so "files changed in this run" includes this step's writes.
+        state.file_hashes = super::workspace_hashes(&root);
         let mut user = format!(
             "# Goal\n{}\n\n# Your task\n{task}\n\n{}{}",
             state.goal,
-            context::repo_state(&snapshot, state_with(state, &root)),
+            context::repo_state(&snapshot, state),
             context::test_summary(state)
         );
         if !state.plan.is_empty() {
@@ -156,9 +160,15 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                 ToolEffect::FileWritten { path, hash } => {
                     written.insert(path.clone());
                     last_turn_changed = true;
-                    format!("{} {path} → written ({})", call.name, &hash[..hash.len().min(8)])
+                    format!(
+                        "{} {path} → written ({})",
+                        call.name,
+                        &hash[..hash.len().min(8)]
+                    )
                 }
-                ToolEffect::Noop { path } => format!("{} {path} → no-op (identical content)", call.name),
+                ToolEffect::Noop { path } => {
+                    format!("{} {path} → no-op (identical content)", call.name)
+                }
                 ToolEffect::Done { summary } => {
                     done = true;
                     state.coder_summary = summary.clone();
@@ -212,7 +222,11 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         state.coder_noop_count += 1;
     }
     if state.ending.is_some() {
-        let reason = state.ending.as_ref().map(|e| e.reason.clone()).unwrap_or_default();
+        let reason = state
+            .ending
+            .as_ref()
+            .map(|e| e.reason.clone())
+            .unwrap_or_default();
         return StepResult::to(NodeName::Snitch, "stop".into(), reason, progress);
     }
     let reason = match (changed, done) {
@@ -223,13 +237,6 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     StepResult::to(NodeName::Verifier, "code".into(), reason, progress)
 }
 
-/// The run state as the coder sees it mid-step: file hashes refreshed from disk so "files
-/// changed in this run" includes this step's writes.
-fn state_with<'a>(state: &'a mut RunState, root: &std::path::Path) -> &'a RunState {
-    state.file_hashes = super::workspace_hashes(root);
-    state
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,9 +244,18 @@ mod tests {
     #[test]
     fn review_asks_for_done_only_when_work_settled() {
         assert_eq!(budget_review(1, true, false), Review::AskForDone);
-        assert_eq!(budget_review(1, true, true), Review::Continue { warn: false });
-        assert_eq!(budget_review(1, false, false), Review::Continue { warn: false });
-        assert_eq!(budget_review(3, false, false), Review::Continue { warn: true });
+        assert_eq!(
+            budget_review(1, true, true),
+            Review::Continue { warn: false }
+        );
+        assert_eq!(
+            budget_review(1, false, false),
+            Review::Continue { warn: false }
+        );
+        assert_eq!(
+            budget_review(3, false, false),
+            Review::Continue { warn: true }
+        );
         assert_eq!(budget_review(6, true, false), Review::EndStep);
     }
 }

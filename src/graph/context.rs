@@ -26,7 +26,10 @@ pub fn clip(text: &str, max: usize) -> String {
     }
     let head: String = text.chars().take(max * 2 / 3).collect();
     let tail: String = text.chars().skip(n - max / 3).collect();
-    format!("{head}\n[... {} characters cut ...]\n{tail}", n - head.chars().count() - tail.chars().count())
+    format!(
+        "{head}\n[... {} characters cut ...]\n{tail}",
+        n - head.chars().count() - tail.chars().count()
+    )
 }
 
 /// The repository part of the state: files with short hashes and sizes.
@@ -138,7 +141,9 @@ mod tests {
 
     #[test]
     fn clip_keeps_head_and_tail() {
-        let text: String = (0..100).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        let text: String = (0..100)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
         let c = clip(&text, 30);
         assert!(c.starts_with(&text[..20]));
         assert!(c.ends_with(&text[90..]));

@@ -59,7 +59,13 @@ pub fn is_build_artifact(path: &str) -> bool {
     path.split('/').any(|c| {
         matches!(
             c,
-            "__pycache__" | ".pytest_cache" | "target" | "node_modules" | ".mypy_cache" | ".ruff_cache" | ".venv"
+            "__pycache__"
+                | ".pytest_cache"
+                | "target"
+                | "node_modules"
+                | ".mypy_cache"
+                | ".ruff_cache"
+                | ".venv"
         )
     }) || path.ends_with(".pyc")
 }
@@ -90,7 +96,11 @@ pub async fn run_graph(ctx: &GraphContext, mut state: RunState) -> RunState {
         if next == NodeName::Done {
             // The planner ended the run (success handled above); make sure it is recorded.
             if state.ending.is_none() {
-                state.end(TerminalStatus::DonePartial, None, "The run ended without a verdict.");
+                state.end(
+                    TerminalStatus::DonePartial,
+                    None,
+                    "The run ended without a verdict.",
+                );
             }
             continue;
         }
@@ -151,13 +161,18 @@ pub async fn run_graph(ctx: &GraphContext, mut state: RunState) -> RunState {
         if node == NodeName::Snitch {
             break;
         }
-        if next == NodeName::Done && state.ending.as_ref().map(|e| e.status) == Some(TerminalStatus::DoneSuccess) {
+        if next == NodeName::Done
+            && state.ending.as_ref().map(|e| e.status) == Some(TerminalStatus::DoneSuccess)
+        {
             *state.path_edges.entry((node, NodeName::Done)).or_insert(0) += 1;
             break;
         }
     }
     if prev == Some(NodeName::Snitch) {
-        *state.path_edges.entry((NodeName::Snitch, NodeName::Done)).or_insert(0) += 1;
+        *state
+            .path_edges
+            .entry((NodeName::Snitch, NodeName::Done))
+            .or_insert(0) += 1;
     }
     state
 }

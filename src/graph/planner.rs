@@ -86,7 +86,12 @@ pub fn extract_json_object(text: &str) -> Option<&str> {
 pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     if let Some(f) = rules::pre_decision(state, &ctx.limits) {
         state.stop(f.rule, f.reason.clone());
-        return StepResult::to(NodeName::Snitch, format!("stop: {}", f.rule), f.reason, false);
+        return StepResult::to(
+            NodeName::Snitch,
+            format!("stop: {}", f.rule),
+            f.reason,
+            false,
+        );
     }
     let snapshot = kotef_tools::snapshot(ctx.tools.workdir().root(), context::SNAPSHOT_FILES);
     let user = format!(
@@ -108,11 +113,16 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         };
         match llm::call(ctx, state, NodeName::Planner, request).await {
             Err(CallFailure::Stopped) => {
-                let reason = state.ending.as_ref().map(|e| e.reason.clone()).unwrap_or_default();
+                let reason = state
+                    .ending
+                    .as_ref()
+                    .map(|e| e.reason.clone())
+                    .unwrap_or_default();
                 return StepResult::to(NodeName::Snitch, "stop".into(), reason, false);
             }
             Err(CallFailure::Failed(e)) => {
-                last_problem = format!("model call failed: {}", ctx.redactor.redact(&e.to_string()));
+                last_problem =
+                    format!("model call failed: {}", ctx.redactor.redact(&e.to_string()));
             }
             Ok(reply) => match parse_decision(&reply.content) {
                 Ok(d) => {
@@ -158,7 +168,9 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
             } else {
                 let why = match &state.test {
                     None => "no verification ran".to_string(),
-                    Some(t) if !t.passed => format!("the last verification (`{}`) failed", t.command),
+                    Some(t) if !t.passed => {
+                        format!("the last verification (`{}`) failed", t.command)
+                    }
                     Some(_) => "files changed after the last passing verification".to_string(),
                 };
                 state.end(
@@ -180,7 +192,12 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
         }
         next => {
             let Some(edge) = next.edge() else {
-                return StepResult::to(NodeName::Planner, "malformed".into(), "impossible next node".into(), false);
+                return StepResult::to(
+                    NodeName::Planner,
+                    "malformed".into(),
+                    "impossible next node".into(),
+                    false,
+                );
             };
             let mut d = d;
             // Fill what an edge needs so the node never runs blind.
@@ -188,11 +205,21 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
                 d.query = Some(state.goal.clone());
             }
             if next == NodeName::Coder && d.task.is_none() {
-                d.task = Some(state.plan.first().cloned().unwrap_or_else(|| state.goal.clone()));
+                d.task = Some(
+                    state
+                        .plan
+                        .first()
+                        .cloned()
+                        .unwrap_or_else(|| state.goal.clone()),
+                );
             }
             *state.loop_counters.get_mut(edge) += 1;
             state.routing.push(edge, &reason);
-            let key = format!("{}|{}", rules::state_fingerprint(state), rules::decision_key(&d));
+            let key = format!(
+                "{}|{}",
+                rules::state_fingerprint(state),
+                rules::decision_key(&d)
+            );
             let repeats = {
                 let n = state.decision_repeats.entry(key).or_insert(0);
                 *n += 1;
@@ -209,7 +236,12 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
             match fired {
                 Some(f) => {
                     state.stop(f.rule, f.reason.clone());
-                    StepResult::to(NodeName::Snitch, format!("{next} (refused: {})", f.rule), f.reason, false)
+                    StepResult::to(
+                        NodeName::Snitch,
+                        format!("{next} (refused: {})", f.rule),
+                        f.reason,
+                        false,
+                    )
                 }
                 None => StepResult::to(next, next.as_str().into(), reason, false),
             }
@@ -223,10 +255,12 @@ mod tests {
 
     #[test]
     fn parses_plain_fenced_and_wrapped_json() {
-        let d = parse_decision(r#"{"next":"coder","reason":"fix","plan":["a"],"task":"do it"}"#).unwrap();
+        let d = parse_decision(r#"{"next":"coder","reason":"fix","plan":["a"],"task":"do it"}"#)
+            .unwrap();
         assert_eq!(d.next, NodeName::Coder);
         assert_eq!(d.task.as_deref(), Some("do it"));
-        let d = parse_decision("```json\n{\"next\": \"done\", \"reason\": \"ok {x}\"}\n```").unwrap();
+        let d =
+            parse_decision("```json\n{\"next\": \"done\", \"reason\": \"ok {x}\"}\n```").unwrap();
         assert_eq!(d.next, NodeName::Done);
         assert_eq!(d.reason, "ok {x}");
         let d = parse_decision("Sure! {\"next\":\"researcher\",\"query\":\"  \"} thanks").unwrap();

@@ -26,7 +26,11 @@ pub fn parse_findings(text: &str) -> Option<(String, f64)> {
         other => other.to_string(),
     };
     let quality = v.get("quality").and_then(Value::as_f64).unwrap_or(0.0);
-    let quality = if quality.is_finite() { quality.clamp(0.0, 1.0) } else { 0.0 };
+    let quality = if quality.is_finite() {
+        quality.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     Some((findings, quality))
 }
 
@@ -68,7 +72,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             }
         }
         let mut messages = vec![Message::system(RESEARCHER_PROMPT), Message::user(user)];
-        messages.extend(current.drain(..));
+        messages.append(&mut current);
         let request = ModelRequest {
             node: NodeName::Researcher.as_str().into(),
             messages,
@@ -77,7 +81,11 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         };
         let reply = match llm::call(ctx, state, NodeName::Researcher, request).await {
             Err(CallFailure::Stopped) => {
-                let reason = state.ending.as_ref().map(|e| e.reason.clone()).unwrap_or_default();
+                let reason = state
+                    .ending
+                    .as_ref()
+                    .map(|e| e.reason.clone())
+                    .unwrap_or_default();
                 return StepResult::to(NodeName::Snitch, "stop".into(), reason, false);
             }
             Err(CallFailure::Failed(_)) => continue,
@@ -127,12 +135,16 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     r.attempts += 1;
     r.last_query = Some(query.clone());
     r.quality = quality;
-    r.results_hash = (!findings.is_empty()).then(|| hex::encode(Sha256::digest(findings.as_bytes())));
+    r.results_hash =
+        (!findings.is_empty()).then(|| hex::encode(Sha256::digest(findings.as_bytes())));
     r.findings = findings;
     let progress = rules::research_progress(&before, &state.research);
     state.research.fingerprint_at_last_query = Some(rules::state_fingerprint(state));
     let reason = if progress {
-        format!("new findings for \"{}\" (quality {quality:.2})", context::clip(&query, 80))
+        format!(
+            "new findings for \"{}\" (quality {quality:.2})",
+            context::clip(&query, 80)
+        )
     } else {
         format!("nothing new for \"{}\"", context::clip(&query, 80))
     };
@@ -149,7 +161,10 @@ mod tests {
             parse_findings(r#"{"findings": "a.rs:3", "quality": 1.5}"#),
             Some(("a.rs:3".into(), 1.0))
         );
-        assert_eq!(parse_findings(r#"{"findings": ["x"]}"#), Some(("[\"x\"]".into(), 0.0)));
+        assert_eq!(
+            parse_findings(r#"{"findings": ["x"]}"#),
+            Some(("[\"x\"]".into(), 0.0))
+        );
         assert_eq!(parse_findings("nothing"), None);
         assert_eq!(parse_findings(r#"{"quality": 1}"#), None);
     }

@@ -74,7 +74,14 @@ pub fn state_fingerprint(state: &RunState) -> String {
         h.update(t.error_signature.as_deref().unwrap_or_default().as_bytes());
     }
     h.update([2]);
-    h.update(state.research.results_hash.as_deref().unwrap_or_default().as_bytes());
+    h.update(
+        state
+            .research
+            .results_hash
+            .as_deref()
+            .unwrap_or_default()
+            .as_bytes(),
+    );
     hex::encode(&h.finalize()[..12])
 }
 
@@ -269,9 +276,18 @@ mod tests {
     #[test]
     fn test_progress_on_flip_or_new_signature() {
         assert!(test_progress(None, Some(&test(false, "x"))));
-        assert!(!test_progress(Some(&test(false, "x")), Some(&test(false, "x"))));
-        assert!(test_progress(Some(&test(false, "x")), Some(&test(false, "y"))));
-        assert!(test_progress(Some(&test(false, "x")), Some(&test(true, ""))));
+        assert!(!test_progress(
+            Some(&test(false, "x")),
+            Some(&test(false, "x"))
+        ));
+        assert!(test_progress(
+            Some(&test(false, "x")),
+            Some(&test(false, "y"))
+        ));
+        assert!(test_progress(
+            Some(&test(false, "x")),
+            Some(&test(true, ""))
+        ));
         assert!(!test_progress(Some(&test(true, "")), Some(&test(true, ""))));
         assert!(!test_progress(Some(&test(true, "")), None));
     }
@@ -299,39 +315,59 @@ mod tests {
         s.last_progress_step = 5;
         assert_eq!(pre_decision(&s, &limits()), None);
         s.total_steps = 15;
-        assert_eq!(pre_decision(&s, &limits()).unwrap().rule, StopRule::NoProgress);
+        assert_eq!(
+            pre_decision(&s, &limits()).unwrap().rule,
+            StopRule::NoProgress
+        );
     }
 
     #[test]
     fn model_failures_fire_model_error() {
         let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
         s.consecutive_model_failures = MODEL_FAILURE_LIMIT;
-        assert_eq!(pre_decision(&s, &limits()).unwrap().rule, StopRule::ModelError);
+        assert_eq!(
+            pre_decision(&s, &limits()).unwrap().rule,
+            StopRule::ModelError
+        );
     }
 
     #[test]
     fn edge_limits_fire_after_the_allowed_hops() {
         let l = limits();
-        let mut c = LoopCounters::default();
-        c.planner_to_researcher = 5;
-        assert_eq!(clamp_decision(&decision(NodeName::Researcher), &c, 1, 0, &l), None);
+        let mut c = LoopCounters {
+            planner_to_researcher: 5,
+            ..Default::default()
+        };
+        assert_eq!(
+            clamp_decision(&decision(NodeName::Researcher), &c, 1, 0, &l),
+            None
+        );
         c.planner_to_researcher = 6;
         assert_eq!(
-            clamp_decision(&decision(NodeName::Researcher), &c, 1, 0, &l).unwrap().rule,
+            clamp_decision(&decision(NodeName::Researcher), &c, 1, 0, &l)
+                .unwrap()
+                .rule,
             StopRule::PlannerToResearcher
         );
         c.planner_to_verifier = 4;
         assert_eq!(
-            clamp_decision(&decision(NodeName::Verifier), &c, 1, 0, &l).unwrap().rule,
+            clamp_decision(&decision(NodeName::Verifier), &c, 1, 0, &l)
+                .unwrap()
+                .rule,
             StopRule::PlannerToVerifier
         );
         c.planner_to_coder = 6;
         assert_eq!(
-            clamp_decision(&decision(NodeName::Coder), &c, 1, 0, &l).unwrap().rule,
+            clamp_decision(&decision(NodeName::Coder), &c, 1, 0, &l)
+                .unwrap()
+                .rule,
             StopRule::PlannerToCoder
         );
         // done and snitch have no edge counter.
-        assert_eq!(clamp_decision(&decision(NodeName::Done), &c, 9, 9, &l), None);
+        assert_eq!(
+            clamp_decision(&decision(NodeName::Done), &c, 9, 9, &l),
+            None
+        );
     }
 
     #[test]
@@ -341,7 +377,10 @@ mod tests {
             planner_to_verifier: 1,
             ..Default::default()
         };
-        assert_eq!(clamp_decision(&decision(NodeName::Verifier), &c, 2, 0, &l), None);
+        assert_eq!(
+            clamp_decision(&decision(NodeName::Verifier), &c, 2, 0, &l),
+            None
+        );
         let f = clamp_decision(&decision(NodeName::Verifier), &c, 3, 0, &l).unwrap();
         assert_eq!(f.rule, StopRule::PlannerToVerifier);
         assert!(f.reason.contains("same request"));
@@ -354,12 +393,20 @@ mod tests {
             planner_to_coder: 1,
             ..Default::default()
         };
-        assert_eq!(clamp_decision(&decision(NodeName::Coder), &c, 1, 2, &l), None);
         assert_eq!(
-            clamp_decision(&decision(NodeName::Coder), &c, 1, 3, &l).unwrap().rule,
+            clamp_decision(&decision(NodeName::Coder), &c, 1, 2, &l),
+            None
+        );
+        assert_eq!(
+            clamp_decision(&decision(NodeName::Coder), &c, 1, 3, &l)
+                .unwrap()
+                .rule,
             StopRule::PlannerToCoder
         );
-        assert_eq!(clamp_decision(&decision(NodeName::Verifier), &c, 1, 3, &l), None);
+        assert_eq!(
+            clamp_decision(&decision(NodeName::Verifier), &c, 1, 3, &l),
+            None
+        );
     }
 
     #[test]

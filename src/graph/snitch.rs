@@ -14,7 +14,10 @@ pub fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         );
     }
     let entry = crate::sdd::issues::render_entry(state, &ctx.run_id, chrono::Utc::now());
-    let reason = match crate::sdd::issues::append(ctx.tools.workdir().root(), &ctx.redactor.redact(&entry)) {
+    let reason = match crate::sdd::issues::append(
+        ctx.tools.workdir().root(),
+        &ctx.redactor.redact(&entry),
+    ) {
         Ok(()) => "wrote .sdd/issues.md".to_string(),
         Err(e) => format!("could not write .sdd/issues.md: {e}"),
     };

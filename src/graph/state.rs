@@ -212,7 +212,12 @@ impl RunState {
     }
 
     /// Ends the run (first ending wins: a later rule never overwrites the cause).
-    pub fn end(&mut self, status: TerminalStatus, rule: Option<StopRule>, reason: impl Into<String>) {
+    pub fn end(
+        &mut self,
+        status: TerminalStatus,
+        rule: Option<StopRule>,
+        reason: impl Into<String>,
+    ) {
         if self.ending.is_none() {
             self.ending = Some(Ending {
                 status,

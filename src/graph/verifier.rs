@@ -26,7 +26,9 @@ pub fn record_result(state: &mut RunState, r: &CommandResult, step: u32) -> bool
         )
     };
     let same_error_count = match (&state.test, &signature) {
-        (Some(prev), Some(sig)) if prev.error_signature.as_ref() == Some(sig) => prev.same_error_count + 1,
+        (Some(prev), Some(sig)) if prev.error_signature.as_ref() == Some(sig) => {
+            prev.same_error_count + 1
+        }
         (_, Some(_)) => 1,
         _ => 0,
     };
@@ -92,7 +94,10 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         }
     };
     let progress = record_result(state, &result, step_no);
-    let t = state.test.as_ref().expect("record_result always sets the test result");
+    let t = state
+        .test
+        .as_ref()
+        .expect("record_result always sets the test result");
     let reason = if t.passed {
         format!("`{}` passed", t.command)
     } else {

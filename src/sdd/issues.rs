@@ -19,7 +19,11 @@ pub fn render_entry(state: &RunState, run_id: &RunId, now: DateTime<Utc>) -> Str
         ),
         None => ("aborted_stuck", "none", "no cause recorded"),
     };
-    let _ = writeln!(s, "\n## {} — run {run_id}: {status}\n", now.format("%Y-%m-%d %H:%M:%S UTC"));
+    let _ = writeln!(
+        s,
+        "\n## {} — run {run_id}: {status}\n",
+        now.format("%Y-%m-%d %H:%M:%S UTC")
+    );
     let _ = writeln!(s, "- **Goal:** {}", one_line(&state.goal, 300));
     let _ = writeln!(s, "- **Terminal status:** `{status}`");
     let _ = writeln!(s, "- **Stop rule:** `{rule}`");
@@ -34,7 +38,11 @@ pub fn render_entry(state: &RunState, run_id: &RunId, now: DateTime<Utc>) -> Str
     let _ = writeln!(
         s,
         "- **Last planner reason:** {}",
-        if state.last_planner_reason.is_empty() { "(none)".to_string() } else { one_line(&state.last_planner_reason, 300) }
+        if state.last_planner_reason.is_empty() {
+            "(none)".to_string()
+        } else {
+            one_line(&state.last_planner_reason, 300)
+        }
     );
     match state.failures.entries.last() {
         Some(f) => {
@@ -42,7 +50,9 @@ pub fn render_entry(state: &RunState, run_id: &RunId, now: DateTime<Utc>) -> Str
                 s,
                 "- **Last failing command:** `{}` (exit {})",
                 f.command,
-                f.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "none".into())
+                f.exit_code
+                    .map(|c| c.to_string())
+                    .unwrap_or_else(|| "none".into())
             );
         }
         None => {
@@ -53,7 +63,13 @@ pub fn render_entry(state: &RunState, run_id: &RunId, now: DateTime<Utc>) -> Str
         s.push_str("- **Errors:**\n");
         let skip = state.failures.entries.len().saturating_sub(5);
         for f in state.failures.entries.iter().skip(skip) {
-            let _ = writeln!(s, "  - step {} `{}`: {}", f.step, f.kind.as_str(), one_line(&f.summary, 240));
+            let _ = writeln!(
+                s,
+                "  - step {} `{}`: {}",
+                f.step,
+                f.kind.as_str(),
+                one_line(&f.summary, 240)
+            );
         }
     }
     if !state.plan.is_empty() {
@@ -66,7 +82,11 @@ pub fn render_entry(state: &RunState, run_id: &RunId, now: DateTime<Utc>) -> Str
     let _ = writeln!(
         s,
         "- **Files changed (kept on the branch):** {}",
-        if changed.is_empty() { "none".to_string() } else { changed.join(", ") }
+        if changed.is_empty() {
+            "none".to_string()
+        } else {
+            changed.join(", ")
+        }
     );
     let _ = writeln!(s, "- **Suggested follow-up:** {}", follow_up(state));
     s
@@ -124,7 +144,10 @@ pub fn append(root: &Path, entry: &str) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     let new = !path.exists();
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)?;
     if new {
         f.write_all(b"# Issues reported by kotef\n\nEach section is one run that did not end in `done_success`.\n")?;
     }

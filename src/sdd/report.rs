@@ -51,7 +51,11 @@ pub struct ReportJson<'a> {
 
 /// File stem `<UTC timestamp>-<run id>`.
 pub fn report_stem(meta: &ReportMeta) -> String {
-    format!("{}-{}", meta.started_at.format("%Y%m%dT%H%M%SZ"), meta.run_id)
+    format!(
+        "{}-{}",
+        meta.started_at.format("%Y%m%dT%H%M%SZ"),
+        meta.run_id
+    )
 }
 
 /// The contract summary of a finished state.
@@ -91,48 +95,121 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
     let _ = writeln!(s, "**Goal:** {}\n", state.goal.trim());
     let _ = writeln!(s, "## Status\n");
     let _ = writeln!(s, "- Terminal status: {} `{status}`", status.emoji());
-    let _ = writeln!(s, "- Stop rule: `{}`", rule.map(|r| r.as_str()).unwrap_or("none"));
+    let _ = writeln!(
+        s,
+        "- Stop rule: `{}`",
+        rule.map(|r| r.as_str()).unwrap_or("none")
+    );
     let _ = writeln!(s, "- Stop reason: {reason}");
-    let _ = writeln!(s, "- Profile: `{}`; model: `{}`; sandbox: `{}`", state.profile.as_str(), meta.model, meta.sandbox);
-    let _ = writeln!(s, "- Started: {}; duration: {:.1} s\n", meta.started_at.format("%Y-%m-%d %H:%M:%S UTC"), meta.duration_ms as f64 / 1000.0);
+    let _ = writeln!(
+        s,
+        "- Profile: `{}`; model: `{}`; sandbox: `{}`",
+        state.profile.as_str(),
+        meta.model,
+        meta.sandbox
+    );
+    let _ = writeln!(
+        s,
+        "- Started: {}; duration: {:.1} s\n",
+        meta.started_at.format("%Y-%m-%d %H:%M:%S UTC"),
+        meta.duration_ms as f64 / 1000.0
+    );
 
-    let _ = writeln!(s, "## Loop counters\n\n| edge | hops since progress | limit |\n|---|---|---|");
+    let _ = writeln!(
+        s,
+        "## Loop counters\n\n| edge | hops since progress | limit |\n|---|---|---|"
+    );
     let c = &state.loop_counters;
     let l = &meta.limits;
-    let _ = writeln!(s, "| planner_to_researcher | {} | {} |", c.planner_to_researcher, l.edge_limit_researcher);
-    let _ = writeln!(s, "| planner_to_coder | {} | {} |", c.planner_to_coder, l.edge_limit_coder);
-    let _ = writeln!(s, "| planner_to_verifier | {} | {} |\n", c.planner_to_verifier, l.edge_limit_verifier);
+    let _ = writeln!(
+        s,
+        "| planner_to_researcher | {} | {} |",
+        c.planner_to_researcher, l.edge_limit_researcher
+    );
+    let _ = writeln!(
+        s,
+        "| planner_to_coder | {} | {} |",
+        c.planner_to_coder, l.edge_limit_coder
+    );
+    let _ = writeln!(
+        s,
+        "| planner_to_verifier | {} | {} |\n",
+        c.planner_to_verifier, l.edge_limit_verifier
+    );
 
-    let _ = writeln!(s, "## Budgets\n\n| budget | used | allowed |\n|---|---|---|");
+    let _ = writeln!(
+        s,
+        "## Budgets\n\n| budget | used | allowed |\n|---|---|---|"
+    );
     let _ = writeln!(s, "| steps | {} | {} |", state.total_steps, l.max_steps);
-    let _ = writeln!(s, "| tokens (prompt + completion) | {} ({} + {}) | {} |", state.tokens_used(), state.prompt_tokens, state.completion_tokens, l.token_budget);
-    let _ = writeln!(s, "| time (s) | {:.1} | {} |", meta.duration_ms as f64 / 1000.0, l.time_budget_s);
-    let _ = writeln!(s, "| fix attempts | {} | {} |", state.failures.attempts, l.fix_attempts);
-    let _ = writeln!(s, "| steps without progress | {} | {} |", state.total_steps.saturating_sub(state.last_progress_step), l.no_progress_steps);
+    let _ = writeln!(
+        s,
+        "| tokens (prompt + completion) | {} ({} + {}) | {} |",
+        state.tokens_used(),
+        state.prompt_tokens,
+        state.completion_tokens,
+        l.token_budget
+    );
+    let _ = writeln!(
+        s,
+        "| time (s) | {:.1} | {} |",
+        meta.duration_ms as f64 / 1000.0,
+        l.time_budget_s
+    );
+    let _ = writeln!(
+        s,
+        "| fix attempts | {} | {} |",
+        state.failures.attempts, l.fix_attempts
+    );
+    let _ = writeln!(
+        s,
+        "| steps without progress | {} | {} |",
+        state.total_steps.saturating_sub(state.last_progress_step),
+        l.no_progress_steps
+    );
     let _ = writeln!(
         s,
         "| model calls | {} | — |{}\n",
         state.model_calls,
-        meta.cost_usd.map(|c| format!("\n| estimated cost (USD) | {c:.4} | — |")).unwrap_or_default()
+        meta.cost_usd
+            .map(|c| format!("\n| estimated cost (USD) | {c:.4} | — |"))
+            .unwrap_or_default()
     );
 
-    let _ = writeln!(s, "## Timeline\n\n| step | node | decision | reason | progress |\n|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "## Timeline\n\n| step | node | decision | reason | progress |\n|---|---|---|---|---|"
+    );
     for t in &state.timeline {
-        let _ = writeln!(s, "| {} | {} | {} | {} | {} |", t.step, t.node, cell(&t.decision), cell(&t.reason), if t.progress { "yes" } else { "no" });
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} |",
+            t.step,
+            t.node,
+            cell(&t.decision),
+            cell(&t.reason),
+            if t.progress { "yes" } else { "no" }
+        );
     }
 
     let _ = writeln!(s, "\n## Failure history\n");
     if state.failures.entries.is_empty() {
         s.push_str("No failing commands.\n");
     } else {
-        let _ = writeln!(s, "Fix attempts: {}\n\n| step | command | exit | kind | summary |\n|---|---|---|---|---|", state.failures.attempts);
+        let _ = writeln!(
+            s,
+            "Fix attempts: {}\n\n| step | command | exit | kind | summary |\n|---|---|---|---|---|",
+            state.failures.attempts
+        );
         for f in &state.failures.entries {
             let _ = writeln!(
                 s,
                 "| {} | `{}` | {} | {} | {} |",
                 f.step,
                 cell(&f.command),
-                f.exit_code.map(|c| c.to_string()).unwrap_or_else(|| "—".into()),
+                f.exit_code
+                    .map(|c| c.to_string())
+                    .unwrap_or_else(|| "—".into()),
                 f.kind.as_str(),
                 cell(&f.summary)
             );
@@ -148,18 +225,37 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
         let _ = writeln!(s, "- `{p}`");
     }
 
-    let _ = writeln!(s, "\n## Model calls\n\n| # | node | prompt tokens | completion tokens |\n|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "\n## Model calls\n\n| # | node | prompt tokens | completion tokens |\n|---|---|---|---|"
+    );
     for (i, c) in state.calls.iter().enumerate() {
-        let _ = writeln!(s, "| {} | {}{} | {} | {} |", i + 1, c.node, if c.failed { " (failed)" } else { "" }, c.prompt_tokens, c.completion_tokens);
+        let _ = writeln!(
+            s,
+            "| {} | {}{} | {} | {} |",
+            i + 1,
+            c.node,
+            if c.failed { " (failed)" } else { "" },
+            c.prompt_tokens,
+            c.completion_tokens
+        );
     }
-    let _ = writeln!(s, "\nTotal: {} calls, {} prompt + {} completion tokens.", state.model_calls, state.prompt_tokens, state.completion_tokens);
+    let _ = writeln!(
+        s,
+        "\nTotal: {} calls, {} prompt + {} completion tokens.",
+        state.model_calls, state.prompt_tokens, state.completion_tokens
+    );
 
     let _ = writeln!(s, "\n## Path\n\n```mermaid\n{}```", mermaid);
     s
 }
 
 fn cell(text: &str) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ").replace('|', "\\|");
+    let flat = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('|', "\\|");
     if flat.chars().count() > 200 {
         format!("{}…", flat.chars().take(200).collect::<String>())
     } else {
@@ -168,7 +264,13 @@ fn cell(text: &str) -> String {
 }
 
 /// Renders the JSON twin (pure).
-pub fn render_json(state: &RunState, meta: &ReportMeta, mermaid: &str, report_path: &Path, issues_md_path: &Path) -> serde_json::Value {
+pub fn render_json(
+    state: &RunState,
+    meta: &ReportMeta,
+    mermaid: &str,
+    report_path: &Path,
+    issues_md_path: &Path,
+) -> serde_json::Value {
     let (status, rule, reason) = ending_parts(state);
     let json = ReportJson {
         run_id: &meta.run_id.0,
@@ -208,7 +310,12 @@ pub struct WrittenReport {
 }
 
 /// Writes both report files under `<root>/.sdd/runs/`.
-pub fn write(root: &Path, state: &RunState, meta: &ReportMeta, redact: &dyn Fn(&str) -> String) -> std::io::Result<WrittenReport> {
+pub fn write(
+    root: &Path,
+    state: &RunState,
+    meta: &ReportMeta,
+    redact: &dyn Fn(&str) -> String,
+) -> std::io::Result<WrittenReport> {
     let dir = root.join(super::RUNS_DIR);
     std::fs::create_dir_all(&dir)?;
     let stem = report_stem(meta);
@@ -220,5 +327,9 @@ pub fn write(root: &Path, state: &RunState, meta: &ReportMeta, redact: &dyn Fn(&
     let value = render_json(state, meta, &mermaid, &markdown, &issues_md);
     let text = serde_json::to_string_pretty(&value).map_err(std::io::Error::other)?;
     std::fs::write(&json, redact(&text))?;
-    Ok(WrittenReport { markdown, json, issues_md })
+    Ok(WrittenReport {
+        markdown,
+        json,
+        issues_md,
+    })
 }
