@@ -138,7 +138,7 @@ fn roles(command: &str) -> Vec<Role> {
 
 static TOOLING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?m)command not found|^\S*sh: \d+: \S+: not found|: No such file or directory$|error: no such command|No module named '?(pytest|mypy|ruff|black|flake8|pylint)'?$|npm (ERR!|error) Missing script|could not find `Cargo.toml`|go: cannot find main module|No rule to make target|Permission denied$|^error: could not lock config",
+        r"(?m)command not found|^\S*sh: \d+: \S+: not found|^\S*sh: \d+: \S+: No such file or directory$|^\S*sh: \d+: cannot open |error: no such command|No module named '?(pytest|mypy|ruff|black|flake8|pylint)'?$|npm (ERR!|error) Missing script|could not find `Cargo.toml`|go: cannot find main module|No rule to make target|^error: could not lock config",
     )
     .expect("static regex")
 });
@@ -493,6 +493,8 @@ FAILED tests/test_calc.py::test_add - assert 4 == 5
             (res("npm test", Some(1), "", "npm error Missing script: \"test\""), FailureKind::ToolingError),
             (res("make test", Some(2), "", "make: *** No rule to make target 'test'.  Stop."), FailureKind::ToolingError),
             (res("make build", Some(2), "", "something broke"), FailureKind::Unknown),
+            (res("make test", Some(2), "", "cat: data.txt: No such file or directory\nPermission denied"), FailureKind::TestFailure),
+            (res("sh ./missing.sh", Some(2), "", "sh: 0: cannot open ./missing.sh: No such file"), FailureKind::ToolingError),
             (res("true", Some(0), "", ""), FailureKind::Unknown),
         ];
         for (r, want) in table {
