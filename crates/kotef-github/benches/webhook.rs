@@ -14,7 +14,10 @@ const SECRET: &str = "bench-secret";
 const REPO: &str = "bench/repo";
 
 fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -56,7 +59,9 @@ async fn main() -> anyhow::Result<()> {
     let exec = Arc::new(FakeExecutor::new(FakeBehavior::Succeed));
     let server = kotef_github::start(cfg, exec.clone()).await?;
     let url = format!("http://{}/webhook", server.addr());
-    let client = reqwest::Client::builder().pool_max_idle_per_host(concurrency).build()?;
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(concurrency)
+        .build()?;
 
     // 1. Acknowledgement: every delivery is verified, decided and stored durably before its
     // 202. The sender is read-only, so workers drop the jobs after the permission check and
@@ -73,7 +78,8 @@ async fn main() -> anyhow::Result<()> {
     let started = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..concurrency {
-        let (client, url, bodies, next) = (client.clone(), url.clone(), bodies.clone(), next.clone());
+        let (client, url, bodies, next) =
+            (client.clone(), url.clone(), bodies.clone(), next.clone());
         tasks.push(tokio::spawn(async move {
             let mut lat = Vec::new();
             let mut non_2xx = 0usize;
@@ -83,7 +89,15 @@ async fn main() -> anyhow::Result<()> {
                     break;
                 }
                 let t = Instant::now();
-                let r = testing::send_webhook(&client, &url, SECRET, "issues", &format!("bench-{i}"), &bodies[i]).await;
+                let r = testing::send_webhook(
+                    &client,
+                    &url,
+                    SECRET,
+                    "issues",
+                    &format!("bench-{i}"),
+                    &bodies[i],
+                )
+                .await;
                 lat.push(t.elapsed());
                 if !r.map(|r| r.status().is_success()).unwrap_or(false) {
                     non_2xx += 1;
@@ -102,8 +116,18 @@ async fn main() -> anyhow::Result<()> {
     let wall = started.elapsed();
     lat.sort();
     println!("== webhook acknowledgement ({deliveries} signed issues.labeled deliveries, {concurrency} concurrent clients, loopback)");
-    println!("throughput: {:.0} deliveries/s (wall {:.2} s)", deliveries as f64 / wall.as_secs_f64(), wall.as_secs_f64());
-    println!("ack latency: p50 {}  p90 {}  p99 {}  max {}", ms(percentile(&lat, 0.5)), ms(percentile(&lat, 0.9)), ms(percentile(&lat, 0.99)), ms(*lat.last().unwrap_or(&Duration::ZERO)));
+    println!(
+        "throughput: {:.0} deliveries/s (wall {:.2} s)",
+        deliveries as f64 / wall.as_secs_f64(),
+        wall.as_secs_f64()
+    );
+    println!(
+        "ack latency: p50 {}  p90 {}  p99 {}  max {}",
+        ms(percentile(&lat, 0.5)),
+        ms(percentile(&lat, 0.9)),
+        ms(percentile(&lat, 0.99)),
+        ms(*lat.last().unwrap_or(&Duration::ZERO))
+    );
     println!("non-2xx answers: {failures}");
 
     // Let the workers drain the queue before timing real runs.
@@ -111,7 +135,10 @@ async fn main() -> anyhow::Result<()> {
     while server.store().queue_depth().await? > 0 || server.store().running().await? > 0 {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    println!("queue drained (permission-refused jobs) in {:.2} s", drain.elapsed().as_secs_f64());
+    println!(
+        "queue drained (permission-refused jobs) in {:.2} s",
+        drain.elapsed().as_secs_f64()
+    );
 
     // 2. Real runs, one at a time: delivery → 👀 + first (status) comment, and → final comment
     // (clone, fake executor, commit, push, draft PR, final edit).
@@ -121,18 +148,35 @@ async fn main() -> anyhow::Result<()> {
         let n = gh.add_issue(REPO, "Run", "run");
         let body = testing::issues_labeled(REPO, n, "Run", "run", "kotef", "maintainer");
         let t = Instant::now();
-        let r = testing::send_webhook(&client, &url, SECRET, "issues", &format!("run-{i}"), &body).await?;
-        anyhow::ensure!(r.status().as_u16() == 202, "run delivery answered {}", r.status());
-        gh.wait_until(Duration::from_secs(30), |g| !g.kotef_comments(REPO, n).is_empty()).await;
+        let r = testing::send_webhook(&client, &url, SECRET, "issues", &format!("run-{i}"), &body)
+            .await?;
+        anyhow::ensure!(
+            r.status().as_u16() == 202,
+            "run delivery answered {}",
+            r.status()
+        );
+        gh.wait_until(Duration::from_secs(30), |g| {
+            !g.kotef_comments(REPO, n).is_empty()
+        })
+        .await;
         first.push(t.elapsed());
-        gh.wait_final_comment(REPO, n, Duration::from_secs(60)).await;
+        gh.wait_final_comment(REPO, n, Duration::from_secs(60))
+            .await;
         fin.push(t.elapsed());
     }
     first.sort();
     fin.sort();
     println!("== delivery to comment ({runs} sequential runs, fake executor, file:// bare repo)");
-    println!("first comment: p50 {}  p99 {}", ms(percentile(&first, 0.5)), ms(percentile(&first, 0.99)));
-    println!("final comment: p50 {}  p99 {}", ms(percentile(&fin, 0.5)), ms(percentile(&fin, 0.99)));
+    println!(
+        "first comment: p50 {}  p99 {}",
+        ms(percentile(&first, 0.5)),
+        ms(percentile(&first, 0.99))
+    );
+    println!(
+        "final comment: p50 {}  p99 {}",
+        ms(percentile(&fin, 0.5)),
+        ms(percentile(&fin, 0.99))
+    );
     println!("executor calls: {}", exec.calls());
     server.shutdown().await;
     Ok(())

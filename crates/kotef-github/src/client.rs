@@ -241,7 +241,9 @@ impl GitHub {
                 private_key,
             } => {
                 let key = octocrab::EncodingKey::from_rsa_pem(private_key.expose().as_bytes())
-                    .map_err(|_| anyhow::anyhow!("the GitHub App private key is not a valid RSA PEM key"))?;
+                    .map_err(|_| {
+                        anyhow::anyhow!("the GitHub App private key is not a valid RSA PEM key")
+                    })?;
                 Mode::App {
                     app: builder()?
                         .app(AppId(app_id), key)
@@ -362,7 +364,11 @@ impl GitHub {
                     let headers = resp.headers().clone();
                     let text = crab.body_to_string(resp).await.unwrap_or_default();
                     if (200..300).contains(&status) {
-                        let text = if text.trim().is_empty() { "null" } else { &text };
+                        let text = if text.trim().is_empty() {
+                            "null"
+                        } else {
+                            &text
+                        };
                         return serde_json::from_str(text).map_err(|e| GitHubError::Decode {
                             method: method.into(),
                             path: path.into(),
@@ -373,7 +379,14 @@ impl GitHub {
                     let now = chrono::Utc::now().timestamp().max(0) as u64;
                     match retry_delay(&policy, attempt, status, &headers, rate_hint, now) {
                         Some(d) if waited + d <= policy.max_total_wait => {
-                            tracing::warn!(method, path, attempt, status, wait_ms = d.as_millis() as u64, "GitHub call failed; retrying");
+                            tracing::warn!(
+                                method,
+                                path,
+                                attempt,
+                                status,
+                                wait_ms = d.as_millis() as u64,
+                                "GitHub call failed; retrying"
+                            );
                             d
                         }
                         _ => {
@@ -426,11 +439,16 @@ impl GitHub {
     }
 
     pub async fn repository(&self, repo: &RepoName) -> Result<RepoInfo, GitHubError> {
-        self.send(Some(repo), "GET", &Self::repo_path(repo), None).await
+        self.send(Some(repo), "GET", &Self::repo_path(repo), None)
+            .await
     }
 
     /// `login`'s role on `repo` (cached for a minute); a 404 means no access.
-    pub async fn permission(&self, repo: &RepoName, login: &str) -> Result<Permission, GitHubError> {
+    pub async fn permission(
+        &self,
+        repo: &RepoName,
+        login: &str,
+    ) -> Result<Permission, GitHubError> {
         let key = (repo.clone(), login.to_ascii_lowercase());
         if let Ok(cache) = self.inner.permissions.lock() {
             if let Some((p, at)) = cache.get(&key) {
@@ -481,7 +499,12 @@ impl GitHub {
     ) -> Result<CommentRef, GitHubError> {
         let path = format!("{}/issues/{}/comments", Self::repo_path(repo), number);
         let c: Created = self
-            .send(Some(repo), "POST", &path, Some(&serde_json::json!({ "body": body })))
+            .send(
+                Some(repo),
+                "POST",
+                &path,
+                Some(&serde_json::json!({ "body": body })),
+            )
             .await?;
         Ok(CommentRef {
             id: c.id,
@@ -568,7 +591,11 @@ impl GitHub {
         Ok(())
     }
 
-    pub async fn pull(&self, repo: &RepoName, number: IssueNumber) -> Result<PullInfo, GitHubError> {
+    pub async fn pull(
+        &self,
+        repo: &RepoName,
+        number: IssueNumber,
+    ) -> Result<PullInfo, GitHubError> {
         let path = format!("{}/pulls/{}", Self::repo_path(repo), number);
         self.send(Some(repo), "GET", &path, None).await
     }

@@ -16,7 +16,12 @@ use std::time::Duration;
 pub struct ServeArgs {
     /// Webhook secret(s) used to verify `X-Hub-Signature-256`; comma-separated to accept
     /// several during a rotation.
-    #[arg(long = "webhook-secret", env = "KOTEF_WEBHOOK_SECRET", value_delimiter = ',', hide_env_values = true)]
+    #[arg(
+        long = "webhook-secret",
+        env = "KOTEF_WEBHOOK_SECRET",
+        value_delimiter = ',',
+        hide_env_values = true
+    )]
     pub webhook_secret: Vec<Secret>,
     /// A file holding the webhook secret(s), one per line (instead of the variable).
     #[arg(long, env = "KOTEF_WEBHOOK_SECRET_FILE")]
@@ -47,7 +52,11 @@ pub struct ServeArgs {
     #[arg(long = "model", env = "KOTEF_MODEL")]
     pub model: Option<String>,
     /// GitHub REST API base URL (GitHub Enterprise: `https://HOST/api/v3`).
-    #[arg(long, env = "KOTEF_GITHUB_API_URL", default_value = "https://api.github.com")]
+    #[arg(
+        long,
+        env = "KOTEF_GITHUB_API_URL",
+        default_value = "https://api.github.com"
+    )]
     pub github_api_url: String,
     /// Base URL repositories are cloned from: `{base}/{owner}/{repo}.git`.
     #[arg(long, env = "KOTEF_GIT_BASE_URL", default_value = "https://github.com")]
@@ -68,7 +77,11 @@ pub struct ServeArgs {
     #[arg(long, env = "KOTEF_GIT_AUTHOR_NAME", default_value = "kotef[bot]")]
     pub git_author_name: String,
     /// Commit author email of kotef's commits.
-    #[arg(long, env = "KOTEF_GIT_AUTHOR_EMAIL", default_value = "kotef[bot]@users.noreply.github.com")]
+    #[arg(
+        long,
+        env = "KOTEF_GIT_AUTHOR_EMAIL",
+        default_value = "kotef[bot]@users.noreply.github.com"
+    )]
     pub git_author_email: String,
 }
 
@@ -146,7 +159,10 @@ impl ServeConfig {
             bail!("a webhook secret is required: set KOTEF_WEBHOOK_SECRET or KOTEF_WEBHOOK_SECRET_FILE");
         }
         if !self.webhook_path.starts_with('/') {
-            bail!("--webhook-path must start with `/` (got `{}`)", self.webhook_path);
+            bail!(
+                "--webhook-path must start with `/` (got `{}`)",
+                self.webhook_path
+            );
         }
         if matches!(self.webhook_path.as_str(), "/healthz" | "/metrics") {
             bail!("--webhook-path cannot be `{}`", self.webhook_path);
@@ -174,7 +190,10 @@ impl ServeArgs {
     }
 
     /// As [`Self::into_config`], reading fallback variables through `env`.
-    pub fn into_config_with(self, env: impl Fn(&str) -> Option<String>) -> anyhow::Result<ServeConfig> {
+    pub fn into_config_with(
+        self,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> anyhow::Result<ServeConfig> {
         let mut secrets: Vec<Secret> = self
             .webhook_secret
             .into_iter()
@@ -193,7 +212,9 @@ impl ServeArgs {
         let token = match (self.github_token, &self.github_token_file) {
             (Some(t), _) if !t.is_empty() => Some(t),
             (_, Some(p)) => Some(Secret::new(read_secret_file(p, "GitHub token")?)),
-            _ => env("GITHUB_TOKEN").filter(|t| !t.trim().is_empty()).map(Secret::new),
+            _ => env("GITHUB_TOKEN")
+                .filter(|t| !t.trim().is_empty())
+                .map(Secret::new),
         };
         let auth = match self.app_id {
             Some(app_id) => {
@@ -251,7 +272,12 @@ mod tests {
 
     #[test]
     fn token_falls_back_to_github_token_and_secrets_split() {
-        let a = parse(&["--webhook-secret", "old-secret,new-secret", "--workers", "3"]);
+        let a = parse(&[
+            "--webhook-secret",
+            "old-secret,new-secret",
+            "--workers",
+            "3",
+        ]);
         let cfg = a
             .into_config_with(|k| (k == "GITHUB_TOKEN").then(|| "ghp_fallback".to_string()))
             .unwrap();
@@ -261,12 +287,17 @@ mod tests {
         assert_eq!(cfg.listen.to_string(), "127.0.0.1:8080");
         assert_eq!(cfg.trigger_label, "kotef");
         let shown = format!("{cfg:?}");
-        assert!(!shown.contains("ghp_fallback") && !shown.contains("old-secret"), "{shown}");
+        assert!(
+            !shown.contains("ghp_fallback") && !shown.contains("old-secret"),
+            "{shown}"
+        );
     }
 
     #[test]
     fn missing_pieces_are_named() {
-        let err = parse(&[]).into_config_with(|_| Some("t".into())).unwrap_err();
+        let err = parse(&[])
+            .into_config_with(|_| Some("t".into()))
+            .unwrap_err();
         assert!(err.to_string().contains("KOTEF_WEBHOOK_SECRET"), "{err}");
         let err = parse(&["--webhook-secret", "s"])
             .into_config_with(|_| None)

@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-const BUCKETS_S: [f64; 10] = [1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0];
+const BUCKETS_S: [f64; 10] = [
+    1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0,
+];
 
 #[derive(Default)]
 struct State {
@@ -47,7 +49,9 @@ impl Metrics {
     /// `unauthorized`, `bad_request`.
     pub fn delivery(&self, event: &str, result: &str) {
         if let Ok(mut s) = self.state.lock() {
-            *s.deliveries.entry((label(event), label(result))).or_default() += 1;
+            *s.deliveries
+                .entry((label(event), label(result)))
+                .or_default() += 1;
         }
     }
 
@@ -122,7 +126,9 @@ mod tests {
         m.delivery("bad\"event{}", "unauthorized");
         m.job_finished("done_success", Duration::from_secs(3), 100, 20);
         let text = m.render(4, 1);
-        assert!(text.contains("kotef_webhook_deliveries_total{event=\"issues\",result=\"accepted\"} 2"));
+        assert!(
+            text.contains("kotef_webhook_deliveries_total{event=\"issues\",result=\"accepted\"} 2")
+        );
         assert!(text.contains("event=\"badevent\""));
         assert!(text.contains("kotef_runs_total{status=\"done_success\"} 1"));
         assert!(text.contains("kotef_queue_depth 4"));

@@ -227,9 +227,9 @@ pub async fn process_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor
     );
     let started = Instant::now();
     let result = run_job(ctx, job, executor).instrument(span.clone()).await;
-    span.in_scope(|| {
-        tracing::info!(status = result.status.as_str(), message = %result.message, "job ended")
-    });
+    span.in_scope(
+        || tracing::info!(status = result.status.as_str(), message = %result.message, "job ended"),
+    );
     if let Some(m) = &ctx.metrics {
         let (p, c) = result
             .outcome
@@ -257,7 +257,10 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         Err(e) => {
             return JobResult::simple(
                 JobStatus::Failed,
-                format!("permission check failed: {}", ctx.redactor.redact(&e.to_string())),
+                format!(
+                    "permission check failed: {}",
+                    ctx.redactor.redact(&e.to_string())
+                ),
             )
         }
     }
@@ -270,10 +273,9 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
                     comment_id: Some(c.id),
                     ..JobResult::simple(JobStatus::Rejected, rejection.reason.clone())
                 },
-                Err(e) => JobResult::simple(
-                    JobStatus::Failed,
-                    format!("cannot post the rejection: {e}"),
-                ),
+                Err(e) => {
+                    JobResult::simple(JobStatus::Failed, format!("cannot post the rejection: {e}"))
+                }
             };
         }
         Work::Run { trigger } => trigger,
@@ -323,7 +325,9 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
             comment_id: sticky.id,
             ..JobResult::simple(
                 JobStatus::GaveUp,
-                posted.err().unwrap_or_else(|| "gave up after restarts".into()),
+                posted
+                    .err()
+                    .unwrap_or_else(|| "gave up after restarts".into()),
             )
         };
     }
@@ -335,7 +339,11 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
                 .react_to_comment(&repo, *comment_id, Reaction::Eyes)
                 .await
         }
-        _ => ctx.github.react_to_issue(&repo, number, Reaction::Eyes).await,
+        _ => {
+            ctx.github
+                .react_to_issue(&repo, number, Reaction::Eyes)
+                .await
+        }
     };
     if let Err(e) = reaction {
         tracing::warn!(error = %e, "cannot add the reaction");
@@ -354,7 +362,15 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         }
         Ok(Resolved::Ignore(reason)) => return JobResult::simple(JobStatus::Ignored, reason),
         Err(e) => {
-            return fail(&mut sticky, &header, "looking up the branch", &e, &Links::default(), &[]).await
+            return fail(
+                &mut sticky,
+                &header,
+                "looking up the branch",
+                &e,
+                &Links::default(),
+                &[],
+            )
+            .await
         }
     };
     header.branch = work_branch.clone();
@@ -362,32 +378,68 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
     let token = match ctx.github.git_token(&repo).await {
         Ok(t) => t,
         Err(e) => {
-            return fail(&mut sticky, &header, "getting a token for git", &e.to_string(), &Links::default(), &[]).await
+            return fail(
+                &mut sticky,
+                &header,
+                "getting a token for git",
+                &e.to_string(),
+                &Links::default(),
+                &[],
+            )
+            .await
         }
     };
     redactor.add(token.expose());
     sticky.redactor = redactor.clone();
 
-    let mut ws = match Workspace::clone(&ctx.work_dir, &ctx.git, &repo, Some(&token), &clone_branch).await {
-        Ok(ws) => ws,
-        Err(e) => {
-            return fail(&mut sticky, &header, "cloning the repository", &e.to_string(), &Links::default(), &[]).await
-        }
-    };
+    let mut ws =
+        match Workspace::clone(&ctx.work_dir, &ctx.git, &repo, Some(&token), &clone_branch).await {
+            Ok(ws) => ws,
+            Err(e) => {
+                return fail(
+                    &mut sticky,
+                    &header,
+                    "cloning the repository",
+                    &e.to_string(),
+                    &Links::default(),
+                    &[],
+                )
+                .await
+            }
+        };
     if let Err(e) = ws.checkout_work_branch(&work_branch).await {
-        return fail(&mut sticky, &header, "preparing the branch", &e.to_string(), &Links::default(), &[]).await;
+        return fail(
+            &mut sticky,
+            &header,
+            "preparing the branch",
+            &e.to_string(),
+            &Links::default(),
+            &[],
+        )
+        .await;
     }
 
     let repo_config = match KotefConfig::load_from_repo(ws.path()) {
         Ok((c, _)) => c,
         Err(e) => {
-            return fail(&mut sticky, &header, "reading the repository's kotef config", &e.to_string(), &Links::default(), &[]).await
+            return fail(
+                &mut sticky,
+                &header,
+                "reading the repository's kotef config",
+                &e.to_string(),
+                &Links::default(),
+                &[],
+            )
+            .await
         }
     };
     let (config, profile, limits) = effective_config(repo_config, job, ctx.model.as_deref());
     header.profile = profile;
     header.limits = limits;
-    if let Err(e) = sticky.post(&render::status_comment(&header, &Phase::Started)).await {
+    if let Err(e) = sticky
+        .post(&render::status_comment(&header, &Phase::Started))
+        .await
+    {
         tracing::warn!(error = %e, "the start comment is missing; continuing");
     }
 
@@ -445,7 +497,11 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
     // Commit and push whatever changed, on every ending.
     let target = trigger.target();
     let mut notes = Vec::new();
-    let mut message = format!("kotef: {} (#{})\n\n", target.title.replace(['\r', '\n'], " "), number);
+    let mut message = format!(
+        "kotef: {} (#{})\n\n",
+        target.title.replace(['\r', '\n'], " "),
+        number
+    );
     match &run {
         Ok(o) => message.push_str(&format!(
             "Run {} ended {}{}.\n",
@@ -456,7 +512,10 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
                 .map(|r| format!(" (stop rule {r})"))
                 .unwrap_or_default()
         )),
-        Err(_) => message.push_str(&format!("Run {} failed before it could finish.\n", job.run_id)),
+        Err(_) => message.push_str(&format!(
+            "Run {} failed before it could finish.\n",
+            job.run_id
+        )),
     }
     message.push_str(&format!(
         "\n{}\n",
@@ -497,7 +556,19 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         pull = Some(number.0);
         links.pull = Some((number.0, format!("{web}/pull/{number}")));
     } else if let (Some(branch), Ok(outcome)) = (&pushed_branch, &run) {
-        match open_or_update_pull(ctx, &repo, &header, target.title.as_str(), branch, &clone_branch, outcome, &links, &redactor).await {
+        match open_or_update_pull(
+            ctx,
+            &repo,
+            &header,
+            target.title.as_str(),
+            branch,
+            &clone_branch,
+            outcome,
+            &links,
+            &redactor,
+        )
+        .await
+        {
             Ok((n, url)) => {
                 pull = Some(n);
                 links.pull = Some((n, url));
@@ -642,11 +713,20 @@ async fn push_work(
     message: &str,
 ) -> Result<Option<crate::workspace::Pushed>, String> {
     let committed = ws.commit_all(message).await.map_err(|e| e.to_string())?;
-    if !committed && ws.commits_ahead_of_base().await.map_err(|e| e.to_string())? == 0 {
+    if !committed
+        && ws
+            .commits_ahead_of_base()
+            .await
+            .map_err(|e| e.to_string())?
+            == 0
+    {
         return Ok(None);
     }
     let fallback = format!("{work_branch}-{run_id}");
-    ws.push(&fallback).await.map(Some).map_err(|e| e.to_string())
+    ws.push(&fallback)
+        .await
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -674,7 +754,9 @@ async fn open_or_update_pull(
             .update_pull(repo, pr.number, &title, &body)
             .await
             .map_err(|e| e.to_string())?;
-        let url = pr.html_url.unwrap_or_else(|| format!("{web}/pull/{}", pr.number));
+        let url = pr
+            .html_url
+            .unwrap_or_else(|| format!("{web}/pull/{}", pr.number));
         return Ok((pr.number, url));
     }
     let pr = ctx
@@ -682,7 +764,9 @@ async fn open_or_update_pull(
         .create_draft_pull(repo, branch, base, &title, &body)
         .await
         .map_err(|e| e.to_string())?;
-    let url = pr.html_url.unwrap_or_else(|| format!("{web}/pull/{}", pr.number));
+    let url = pr
+        .html_url
+        .unwrap_or_else(|| format!("{web}/pull/{}", pr.number));
     Ok((pr.number, url))
 }
 

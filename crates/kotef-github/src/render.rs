@@ -187,7 +187,10 @@ pub fn outcome_details(outcome: &RunOutcome, limits: &Limits) -> String {
         s.terminal_status.as_str()
     ));
     out.push_str(&format!("| **Stop rule** | {rule} |\n"));
-    out.push_str(&format!("| **Stop reason** | {} |\n", inline(&s.stop_reason)));
+    out.push_str(&format!(
+        "| **Stop reason** | {} |\n",
+        inline(&s.stop_reason)
+    ));
     out.push_str(&format!("| **Steps** | {} |\n", s.total_steps));
     out.push_str(&format!("| **Model calls** | {} |\n", s.model_calls));
     out.push_str(&format!(
@@ -211,7 +214,11 @@ pub fn outcome_details(outcome: &RunOutcome, limits: &Limits) -> String {
             limits.edge_limit(e)
         ));
     }
-    if let Some(f) = outcome.failure_summary.as_deref().filter(|f| !f.trim().is_empty()) {
+    if let Some(f) = outcome
+        .failure_summary
+        .as_deref()
+        .filter(|f| !f.trim().is_empty())
+    {
         out.push_str("\n**Failure summary**\n\n");
         out.push_str(&fenced("text", f));
     }
@@ -465,13 +472,19 @@ mod tests {
             })
             .collect();
         let text = status_comment(&header(), &Phase::Progress { steps: &steps });
-        assert!(!text.contains("| 2 |"), "only the last {PROGRESS_LINES} steps");
+        assert!(
+            !text.contains("| 2 |"),
+            "only the last {PROGRESS_LINES} steps"
+        );
         insta::assert_snapshot!(text);
     }
 
     #[test]
     fn finished_aborted_comment() {
-        let o = outcome(TerminalStatus::AbortedStuck, Some(StopRule::PlannerToResearcher));
+        let o = outcome(
+            TerminalStatus::AbortedStuck,
+            Some(StopRule::PlannerToResearcher),
+        );
         let l = links();
         insta::assert_snapshot!(status_comment(
             &header(),
@@ -532,7 +545,10 @@ mod tests {
 
     #[test]
     fn text_is_made_inline_and_safe() {
-        assert_eq!(inline("a|b\n<!-- kotef:x -->"), "a\\|b &lt;!-- kotef:x --&gt;");
+        assert_eq!(
+            inline("a|b\n<!-- kotef:x -->"),
+            "a\\|b &lt;!-- kotef:x --&gt;"
+        );
         assert_eq!(format_duration(850), "850ms");
         assert_eq!(format_duration(12_340), "12.3s");
         assert_eq!(format_duration(65_000), "1m 05s");

@@ -74,7 +74,10 @@ pub fn retry_delay(
                 let reset = header_u64(headers, "x-ratelimit-reset")?;
                 Duration::from_secs(reset.saturating_sub(now_epoch_s).max(1))
             } else if status == 429 || body_says_rate_limit {
-                policy.backoff(attempt).max(Duration::from_secs(1)).min(policy.max_delay)
+                policy
+                    .backoff(attempt)
+                    .max(Duration::from_secs(1))
+                    .min(policy.max_delay)
             } else {
                 // A plain 403 is a real "forbidden".
                 return None;
@@ -111,9 +114,18 @@ mod tests {
             max_total_wait: Duration::from_secs(1),
         };
         let h = HeaderMap::new();
-        assert_eq!(retry_delay(&p, 1, 502, &h, false, 0), Some(Duration::from_millis(100)));
-        assert_eq!(retry_delay(&p, 2, 503, &h, false, 0), Some(Duration::from_millis(200)));
-        assert_eq!(retry_delay(&p, 3, 500, &h, false, 0), Some(Duration::from_millis(250)));
+        assert_eq!(
+            retry_delay(&p, 1, 502, &h, false, 0),
+            Some(Duration::from_millis(100))
+        );
+        assert_eq!(
+            retry_delay(&p, 2, 503, &h, false, 0),
+            Some(Duration::from_millis(200))
+        );
+        assert_eq!(
+            retry_delay(&p, 3, 500, &h, false, 0),
+            Some(Duration::from_millis(250))
+        );
         assert_eq!(retry_delay(&p, 4, 500, &h, false, 0), None);
     }
 
@@ -121,10 +133,22 @@ mod tests {
     fn rate_limits_honour_retry_after_and_reset() {
         let p = RetryPolicy::default();
         let h = headers(&[("retry-after", "7")]);
-        assert_eq!(retry_delay(&p, 1, 403, &h, true, 0), Some(Duration::from_secs(7)));
-        assert_eq!(retry_delay(&p, 1, 429, &h, false, 0), Some(Duration::from_secs(7)));
-        let h = headers(&[("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1010")]);
-        assert_eq!(retry_delay(&p, 1, 403, &h, false, 1000), Some(Duration::from_secs(10)));
+        assert_eq!(
+            retry_delay(&p, 1, 403, &h, true, 0),
+            Some(Duration::from_secs(7))
+        );
+        assert_eq!(
+            retry_delay(&p, 1, 429, &h, false, 0),
+            Some(Duration::from_secs(7))
+        );
+        let h = headers(&[
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-reset", "1010"),
+        ]);
+        assert_eq!(
+            retry_delay(&p, 1, 403, &h, false, 1000),
+            Some(Duration::from_secs(10))
+        );
         // Resetting too far in the future: give up instead of blocking.
         assert_eq!(retry_delay(&p, 1, 403, &h, false, 0), None);
         let h = headers(&[("retry-after", "3600")]);

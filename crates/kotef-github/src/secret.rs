@@ -46,6 +46,13 @@ impl From<&str> for Secret {
     }
 }
 
+impl std::str::FromStr for Secret {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Self(s.to_string()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,12 +63,5 @@ mod tests {
         assert_eq!(format!("{s:?}"), "[REDACTED]");
         assert_eq!(format!("{s}"), "[REDACTED]");
         assert_eq!(s.expose(), "hunter2-very-secret");
-    }
-}
-
-impl std::str::FromStr for Secret {
-    type Err = std::convert::Infallible;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(Self(s.to_string()))
     }
 }

@@ -56,7 +56,11 @@ impl FromRequest<Arc<AppState>> for VerifiedWebhook {
         let body = Bytes::from_request(req, state)
             .await
             .map_err(IntoResponse::into_response)?;
-        if !verify(&state.secrets, header_str(&headers, SIGNATURE_HEADER), &body) {
+        if !verify(
+            &state.secrets,
+            header_str(&headers, SIGNATURE_HEADER),
+            &body,
+        ) {
             state.metrics.delivery("unverified", "unauthorized");
             return Err(StatusCode::UNAUTHORIZED.into_response());
         }
@@ -105,7 +109,11 @@ async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Resp
         Decision::Run(trigger) => Work::Run { trigger },
         Decision::Reject(rejection) => Work::Reject { rejection },
     };
-    let job = Job::new(hook.delivery.clone(), work, st.decision.trigger_label.clone());
+    let job = Job::new(
+        hook.delivery.clone(),
+        work,
+        st.decision.trigger_label.clone(),
+    );
     drop(_enter);
     match st.store.enqueue(&job).await {
         Ok(Enqueued::New(id)) => {
@@ -211,7 +219,10 @@ impl RunningServer {
 }
 
 /// Starts the server and its workers; returns once it listens.
-pub async fn start(cfg: ServeConfig, executor: Arc<dyn RunExecutor>) -> anyhow::Result<RunningServer> {
+pub async fn start(
+    cfg: ServeConfig,
+    executor: Arc<dyn RunExecutor>,
+) -> anyhow::Result<RunningServer> {
     cfg.validate()?;
     std::fs::create_dir_all(&cfg.data_dir)
         .with_context(|| format!("cannot create the data dir {}", cfg.data_dir.display()))?;
@@ -221,7 +232,10 @@ pub async fn start(cfg: ServeConfig, executor: Arc<dyn RunExecutor>) -> anyhow::
     let store = JobStore::open(&cfg.data_dir.join("jobs.sqlite3"))?;
     let requeued = store.requeue_interrupted().await?;
     if requeued > 0 {
-        tracing::warn!(requeued, "jobs interrupted by a stop were put back in the queue");
+        tracing::warn!(
+            requeued,
+            "jobs interrupted by a stop were put back in the queue"
+        );
     }
 
     let github = GitHub::new(&cfg.github_api_url, cfg.auth.clone(), cfg.retry)?;
@@ -328,7 +342,12 @@ async fn worker(
         }
         match store.claim_next().await {
             Ok(Some(job)) => {
-                tracing::info!(worker = index, job = job.id, attempt = job.attempts, "job started");
+                tracing::info!(
+                    worker = index,
+                    job = job.id,
+                    attempt = job.attempts,
+                    "job started"
+                );
                 let result = process_job(&ctx, &job, executor.as_ref()).await;
                 let line = format!("{}: {}", result.status.as_str(), result.message);
                 if let Err(e) = store.finish(job.id, &line).await {

@@ -70,7 +70,11 @@ mod tests {
     fn any_of_several_secrets_is_accepted() {
         let body = br#"{"zen":"x"}"#;
         let sig = sign("new-secret", body);
-        assert!(verify(&secrets(&["old-secret", "new-secret"]), Some(&sig), body));
+        assert!(verify(
+            &secrets(&["old-secret", "new-secret"]),
+            Some(&sig),
+            body
+        ));
         assert!(!verify(&secrets(&["old-secret"]), Some(&sig), body));
     }
 

@@ -166,9 +166,11 @@ impl JobStore {
     /// Jobs waiting in the queue.
     pub async fn queue_depth(&self) -> anyhow::Result<u64> {
         self.with(|c| {
-            Ok(c.query_row("SELECT COUNT(*) FROM jobs WHERE state = 'queued'", [], |r| {
-                r.get::<_, i64>(0)
-            })? as u64)
+            Ok(c.query_row(
+                "SELECT COUNT(*) FROM jobs WHERE state = 'queued'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )? as u64)
         })
         .await
     }
@@ -176,9 +178,11 @@ impl JobStore {
     /// Jobs being run now.
     pub async fn running(&self) -> anyhow::Result<u64> {
         self.with(|c| {
-            Ok(c.query_row("SELECT COUNT(*) FROM jobs WHERE state = 'running'", [], |r| {
-                r.get::<_, i64>(0)
-            })? as u64)
+            Ok(c.query_row(
+                "SELECT COUNT(*) FROM jobs WHERE state = 'running'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )? as u64)
         })
         .await
     }
@@ -258,7 +262,10 @@ mod tests {
     async fn redelivery_is_a_duplicate() {
         let dir = tempfile::tempdir().unwrap();
         let s = JobStore::open(&dir.path().join("jobs.db")).unwrap();
-        assert!(matches!(s.enqueue(&job("d1", 1)).await.unwrap(), Enqueued::New(_)));
+        assert!(matches!(
+            s.enqueue(&job("d1", 1)).await.unwrap(),
+            Enqueued::New(_)
+        ));
         assert_eq!(s.enqueue(&job("d1", 1)).await.unwrap(), Enqueued::Duplicate);
         assert_eq!(s.queue_depth().await.unwrap(), 1);
     }
@@ -298,6 +305,9 @@ mod tests {
         assert_eq!(s.running().await.unwrap(), 1);
         s.finish(again.id, "ok").await.unwrap();
         let row = s.job_row(again.id).await.unwrap().unwrap();
-        assert_eq!((row.state.as_str(), row.result.as_deref()), ("done", Some("ok")));
+        assert_eq!(
+            (row.state.as_str(), row.result.as_deref()),
+            ("done", Some("ok"))
+        );
     }
 }

@@ -13,8 +13,7 @@ use axum::routing::{get, patch, post};
 use axum::{Json, Router};
 use chrono::{DateTime, Utc};
 use kotef_core::{
-    LoopCounters, RunId, RunOutcome, RunRequest, RunSummary, StepProgress, StopRule,
-    TerminalStatus,
+    LoopCounters, RunId, RunOutcome, RunRequest, RunSummary, StepProgress, StopRule, TerminalStatus,
 };
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -140,7 +139,10 @@ fn err(status: StatusCode, message: &str) -> Response {
 }
 
 fn user_json(login: &str, kind: &str) -> Value {
-    let id = login.bytes().fold(1000u64, |a, b| a.wrapping_mul(31).wrapping_add(b as u64)) % 1_000_000;
+    let id = login
+        .bytes()
+        .fold(1000u64, |a, b| a.wrapping_mul(31).wrapping_add(b as u64))
+        % 1_000_000;
     json!({ "login": login, "id": id, "type": kind })
 }
 
@@ -197,7 +199,9 @@ async fn gate(State(st): State<St>, req: axum::extract::Request, next: Next) -> 
         let who = caller(req.headers(), &s);
         let idx = s.faults.iter().position(|f| {
             f.method.as_ref().is_none_or(|m| *m == method)
-                && f.path_contains.as_ref().is_none_or(|p| path.contains(p.as_str()))
+                && f.path_contains
+                    .as_ref()
+                    .is_none_or(|p| path.contains(p.as_str()))
         });
         let fault = idx.map(|i| {
             let f = &mut s.faults[i];
@@ -243,18 +247,24 @@ async fn gate(State(st): State<St>, req: axum::extract::Request, next: Next) -> 
     resp
 }
 
-fn with_repo<T>(
+/// Runs `f` on an existing repository (404 otherwise); `f` answers with a response or an error
+/// response.
+fn with_repo(
     st: &St,
     owner: &str,
     name: &str,
-    f: impl FnOnce(&mut FakeState, &str) -> Result<T, Response>,
-) -> Result<T, Response> {
+    f: impl FnOnce(&mut FakeState, &str) -> Result<Response, Box<Response>>,
+) -> Response {
     let key = format!("{owner}/{name}");
     let mut s = st.state.lock().unwrap();
     if !s.repos.contains_key(&key) {
-        return Err(err(StatusCode::NOT_FOUND, "Not Found"));
+        return err(StatusCode::NOT_FOUND, "Not Found");
     }
-    f(&mut s, &key)
+    f(&mut s, &key).unwrap_or_else(|e| *e)
+}
+
+fn not_found() -> Box<Response> {
+    Box::new(err(StatusCode::NOT_FOUND, "Not Found"))
 }
 
 fn login_of(headers: &HeaderMap, st: &St) -> String {
@@ -283,11 +293,12 @@ async fn get_repo(State(st): State<St>, Path((o, r)): Path<(String, String)>) ->
         }))
         .into_response())
     })
-    .unwrap_or_else(|e| e)
 }
 
 async fn get_installation(State(st): State<St>, Path((o, r)): Path<(String, String)>) -> Response {
-    with_repo(&st, &o, &r, |_, _| Ok(Json(json!({ "id": 77 })).into_response())).unwrap_or_else(|e| e)
+    with_repo(&st, &o, &r, |_, _| {
+        Ok(Json(json!({ "id": 77 })).into_response())
+    })
 }
 
 async fn post_access_token(State(st): State<St>, Path(id): Path<u64>) -> Response {
@@ -295,7 +306,8 @@ async fn post_access_token(State(st): State<St>, Path(id): Path<u64>) -> Respons
     s.next_id += 1;
     let token = format!("ghs_installation_{id}_{}", s.next_id);
     s.installation_tokens.push(token.clone());
-    let expires = (Utc::now() + chrono::Duration::hours(1)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let expires = (Utc::now() + chrono::Duration::hours(1))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     (
         StatusCode::CREATED,
         Json(json!({ "token": token, "expires_at": expires, "permissions": {} })),
@@ -319,10 +331,11 @@ async fn get_permission(
             other => other,
         }
         .to_string();
-        Ok(Json(json!({ "permission": permission, "role_name": role, "user": user_json(&u, "User") }))
-            .into_response())
+        Ok(Json(
+            json!({ "permission": permission, "role_name": role, "user": user_json(&u, "User") }),
+        )
+        .into_response())
     })
-    .unwrap_or_else(|e| e)
 }
 
 #[derive(serde::Deserialize)]
@@ -351,7 +364,6 @@ async fn list_comments(
             .collect();
         Ok(Json(Value::Array(list)).into_response())
     })
-    .unwrap_or_else(|e| e)
 }
 
 #[derive(serde::Deserialize)]
@@ -368,7 +380,7 @@ async fn create_comment(
     let login = login_of(&headers, &st);
     let resp = with_repo(&st, &o, &r, |s, key| {
         if !s.repos[key].issues.contains_key(&n) {
-            return Err(err(StatusCode::NOT_FOUND, "Not Found"));
+            return Err(not_found());
         }
         s.next_id += 1;
         let c = FakeComment {
@@ -377,7 +389,12 @@ async fn create_comment(
             number: n,
             history: vec![b.body.clone()],
             body: b.body,
-            user_type: if login.ends_with("[bot]") { "Bot" } else { "User" }.into(),
+            user_type: if login.ends_with("[bot]") {
+                "Bot"
+            } else {
+                "User"
+            }
+            .into(),
             login,
             created_at: Utc::now(),
             edits: 0,
@@ -385,8 +402,7 @@ async fn create_comment(
         let v = comment_json(&c);
         s.comments.push(c);
         Ok((StatusCode::CREATED, Json(v)).into_response())
-    })
-    .unwrap_or_else(|e| e);
+    });
     st.changed.notify_waiters();
     resp
 }
@@ -401,13 +417,12 @@ async fn edit_comment(
             .comments
             .iter_mut()
             .find(|c| c.id == id && c.repo == key)
-            .ok_or_else(|| err(StatusCode::NOT_FOUND, "Not Found"))?;
+            .ok_or_else(not_found)?;
         c.history.push(b.body.clone());
         c.body = b.body;
         c.edits += 1;
         Ok(Json(comment_json(c)).into_response())
-    })
-    .unwrap_or_else(|e| e);
+    });
     st.changed.notify_waiters();
     resp
 }
@@ -417,7 +432,14 @@ struct ReactionReq {
     content: String,
 }
 
-async fn react(st: &St, o: &str, r: &str, target: u64, on_comment: bool, content: String) -> Response {
+async fn react(
+    st: &St,
+    o: &str,
+    r: &str,
+    target: u64,
+    on_comment: bool,
+    content: String,
+) -> Response {
     with_repo(st, o, r, |s, key| {
         s.next_id += 1;
         let id = s.next_id;
@@ -427,9 +449,12 @@ async fn react(st: &St, o: &str, r: &str, target: u64, on_comment: bool, content
             on_comment,
             content: content.clone(),
         });
-        Ok((StatusCode::CREATED, Json(json!({ "id": id, "content": content }))).into_response())
+        Ok((
+            StatusCode::CREATED,
+            Json(json!({ "id": id, "content": content })),
+        )
+            .into_response())
     })
-    .unwrap_or_else(|e| e)
 }
 
 async fn react_issue(
@@ -478,7 +503,6 @@ async fn list_pulls(
             .collect();
         Ok(Json(Value::Array(list)).into_response())
     })
-    .unwrap_or_else(|e| e)
 }
 
 #[derive(serde::Deserialize)]
@@ -504,10 +528,10 @@ async fn create_pull(
             .flatten()
             .any(|p| p.head == b.head && p.state == "open")
         {
-            return Err(err(
+            return Err(Box::new(err(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "A pull request already exists for this head",
-            ));
+            )));
         }
         let repo = s.repos.get_mut(key).expect("checked above");
         repo.next_number += 1;
@@ -527,8 +551,7 @@ async fn create_pull(
         let v = pull_json(key, &p);
         s.pulls.entry(key.to_string()).or_default().push(p);
         Ok((StatusCode::CREATED, Json(v)).into_response())
-    })
-    .unwrap_or_else(|e| e);
+    });
     st.changed.notify_waiters();
     resp
 }
@@ -541,9 +564,8 @@ async fn get_pull(State(st): State<St>, Path((o, r, n)): Path<(String, String, u
             .flatten()
             .find(|p| p.number == n)
             .map(|p| Json(pull_json(key, p)).into_response())
-            .ok_or_else(|| err(StatusCode::NOT_FOUND, "Not Found"))
+            .ok_or_else(not_found)
     })
-    .unwrap_or_else(|e| e)
 }
 
 #[derive(serde::Deserialize)]
@@ -564,7 +586,7 @@ async fn update_pull(
             .pulls
             .get_mut(key)
             .and_then(|l| l.iter_mut().find(|p| p.number == n))
-            .ok_or_else(|| err(StatusCode::NOT_FOUND, "Not Found"))?;
+            .ok_or_else(not_found)?;
         if let Some(t) = b.title {
             p.title = t;
         }
@@ -573,14 +595,16 @@ async fn update_pull(
         }
         p.updates += 1;
         Ok(Json(pull_json(key, p)).into_response())
-    })
-    .unwrap_or_else(|e| e);
+    });
     st.changed.notify_waiters();
     resp
 }
 
 async fn fallback(uri: Uri) -> Response {
-    err(StatusCode::NOT_FOUND, &format!("the fake has no route for {uri}"))
+    err(
+        StatusCode::NOT_FOUND,
+        &format!("the fake has no route for {uri}"),
+    )
 }
 
 impl FakeGitHub {
@@ -596,14 +620,26 @@ impl FakeGitHub {
         let app = Router::new()
             .route("/user", get(get_user))
             .route("/app", get(get_app))
-            .route("/app/installations/{id}/access_tokens", post(post_access_token))
+            .route(
+                "/app/installations/{id}/access_tokens",
+                post(post_access_token),
+            )
             .route("/repos/{o}/{r}", get(get_repo))
             .route("/repos/{o}/{r}/installation", get(get_installation))
-            .route("/repos/{o}/{r}/collaborators/{u}/permission", get(get_permission))
-            .route("/repos/{o}/{r}/issues/{n}/comments", get(list_comments).post(create_comment))
+            .route(
+                "/repos/{o}/{r}/collaborators/{u}/permission",
+                get(get_permission),
+            )
+            .route(
+                "/repos/{o}/{r}/issues/{n}/comments",
+                get(list_comments).post(create_comment),
+            )
             .route("/repos/{o}/{r}/issues/comments/{id}", patch(edit_comment))
             .route("/repos/{o}/{r}/issues/{n}/reactions", post(react_issue))
-            .route("/repos/{o}/{r}/issues/comments/{id}/reactions", post(react_comment))
+            .route(
+                "/repos/{o}/{r}/issues/comments/{id}/reactions",
+                post(react_comment),
+            )
             .route("/repos/{o}/{r}/pulls", get(list_pulls).post(create_pull))
             .route("/repos/{o}/{r}/pulls/{n}", get(get_pull).patch(update_pull))
             .fallback(fallback)
@@ -645,7 +681,8 @@ impl FakeGitHub {
     pub fn set_permission(&self, repo: &str, login: &str, role: &str) {
         let mut s = self.shared.state.lock().unwrap();
         if let Some(r) = s.repos.get_mut(repo) {
-            r.permissions.insert(login.to_ascii_lowercase(), role.into());
+            r.permissions
+                .insert(login.to_ascii_lowercase(), role.into());
         }
     }
 
@@ -660,7 +697,14 @@ impl FakeGitHub {
     }
 
     /// Opens a pull request from `head` (of `head_repo`, e.g. a fork) into `base`.
-    pub fn add_pull(&self, repo: &str, title: &str, head: &str, head_repo: &str, base: &str) -> u64 {
+    pub fn add_pull(
+        &self,
+        repo: &str,
+        title: &str,
+        head: &str,
+        head_repo: &str,
+        base: &str,
+    ) -> u64 {
         let mut s = self.shared.state.lock().unwrap();
         let r = s.repos.get_mut(repo).expect("add_repo first");
         r.next_number += 1;
@@ -681,7 +725,13 @@ impl FakeGitHub {
     }
 
     /// A comment written by a person; returns (id, created_at).
-    pub fn add_comment(&self, repo: &str, number: u64, login: &str, body: &str) -> (u64, DateTime<Utc>) {
+    pub fn add_comment(
+        &self,
+        repo: &str,
+        number: u64,
+        login: &str,
+        body: &str,
+    ) -> (u64, DateTime<Utc>) {
         let mut s = self.shared.state.lock().unwrap();
         s.next_id += 1;
         let id = s.next_id;
@@ -704,7 +754,13 @@ impl FakeGitHub {
 
     /// The next `times` requests (matching `method` and a path containing `path_contains`)
     /// get this fault.
-    pub fn inject(&self, method: Option<Method>, path_contains: Option<&str>, kind: FaultKind, times: u32) {
+    pub fn inject(
+        &self,
+        method: Option<Method>,
+        path_contains: Option<&str>,
+        kind: FaultKind,
+        times: u32,
+    ) {
         if times == 0 {
             return;
         }
@@ -771,13 +827,22 @@ impl FakeGitHub {
     }
 
     /// Waits until kotef's comment on the issue shows a final state (ended or failed).
-    pub async fn wait_final_comment(&self, repo: &str, number: u64, timeout: Duration) -> Option<FakeComment> {
+    pub async fn wait_final_comment(
+        &self,
+        repo: &str,
+        number: u64,
+        timeout: Duration,
+    ) -> Option<FakeComment> {
         let done = |c: &FakeComment| {
-            c.body.contains("kotef run ended") || c.body.contains("kotef run failed") || c.body.contains("will not run here")
+            c.body.contains("kotef run ended")
+                || c.body.contains("kotef run failed")
+                || c.body.contains("will not run here")
         };
         self.wait_until(timeout, |g| g.kotef_comments(repo, number).iter().any(done))
             .await;
-        self.kotef_comments(repo, number).into_iter().find(|c| done(c))
+        self.kotef_comments(repo, number)
+            .into_iter()
+            .find(|c| done(c))
     }
 }
 
@@ -871,7 +936,14 @@ fn repo_json(full_name: &str) -> Value {
 }
 
 /// An `issues.labeled` payload.
-pub fn issues_labeled(repo: &str, number: u64, title: &str, body: &str, label: &str, sender: &str) -> Vec<u8> {
+pub fn issues_labeled(
+    repo: &str,
+    number: u64,
+    title: &str,
+    body: &str,
+    label: &str,
+    sender: &str,
+) -> Vec<u8> {
     serde_json::to_vec(&json!({
         "action": "labeled",
         "issue": { "number": number, "title": title, "body": body, "state": "open",
@@ -893,7 +965,8 @@ pub fn issue_comment_created(
     body: &str,
     sender: &str,
 ) -> Vec<u8> {
-    let mut issue = json!({ "number": number, "title": "Issue title", "body": "Issue body", "state": "open" });
+    let mut issue =
+        json!({ "number": number, "title": "Issue title", "body": "Issue body", "state": "open" });
     if on_pull {
         issue["pull_request"] = json!({ "url": "x" });
     }
@@ -910,7 +983,14 @@ pub fn issue_comment_created(
 }
 
 /// A `pull_request.labeled` payload.
-pub fn pull_request_labeled(repo: &str, number: u64, head: &str, head_repo: &str, label: &str, sender: &str) -> Vec<u8> {
+pub fn pull_request_labeled(
+    repo: &str,
+    number: u64,
+    head: &str,
+    head_repo: &str,
+    label: &str,
+    sender: &str,
+) -> Vec<u8> {
     serde_json::to_vec(&json!({
         "action": "labeled",
         "pull_request": { "number": number, "title": "PR title", "body": "PR body", "state": "open",
@@ -979,16 +1059,29 @@ impl FakeExecutor {
 }
 
 /// A plausible outcome for tests.
-pub fn sample_outcome(run_id: &RunId, status: TerminalStatus, rule: Option<StopRule>, report: &str) -> RunOutcome {
+pub fn sample_outcome(
+    run_id: &RunId,
+    status: TerminalStatus,
+    rule: Option<StopRule>,
+    report: &str,
+) -> RunOutcome {
     let (reason, counters) = match rule {
         Some(StopRule::PlannerToResearcher) => (
             "planner routed to the researcher 5 times without new findings".to_string(),
-            LoopCounters { planner_to_researcher: 5, planner_to_coder: 0, planner_to_verifier: 0 },
+            LoopCounters {
+                planner_to_researcher: 5,
+                planner_to_coder: 0,
+                planner_to_verifier: 0,
+            },
         ),
         Some(r) => (format!("stop rule {r} fired"), LoopCounters::default()),
         None => (
             "the goal is met and the tests pass".to_string(),
-            LoopCounters { planner_to_researcher: 1, planner_to_coder: 1, planner_to_verifier: 1 },
+            LoopCounters {
+                planner_to_researcher: 1,
+                planner_to_coder: 1,
+                planner_to_verifier: 1,
+            },
         ),
     };
     RunOutcome {
@@ -1032,7 +1125,8 @@ impl RunExecutor for FakeExecutor {
             let mut r = self.running.lock().unwrap();
             let n = r.entry(key.clone()).or_default();
             *n += 1;
-            self.max_concurrent_same_issue.fetch_max(*n, Ordering::SeqCst);
+            self.max_concurrent_same_issue
+                .fetch_max(*n, Ordering::SeqCst);
         }
         struct Leave<'a>(&'a Mutex<HashMap<String, u32>>, String);
         impl Drop for Leave<'_> {

@@ -424,9 +424,7 @@ fn decide_comment(
     let extra = match find_command(&clean_text(raw)) {
         Some(Command::Run { extra }) => extra,
         Some(Command::Unknown(word)) => {
-            return Ok(Decision::Ignore(format!(
-                "unknown command `/kotef {word}`"
-            )))
+            return Ok(Decision::Ignore(format!("unknown command `/kotef {word}`")))
         }
         None => return Ok(Decision::Ignore("no `/kotef run` command".into())),
     };
@@ -653,8 +651,15 @@ mod tests {
     #[test]
     fn pull_request_from_fork_is_rejected_same_repo_runs() {
         let d = decide("pull_request", &pull_labeled(Some("acme/widgets")), &cfg()).unwrap();
-        assert!(matches!(d, Decision::Run(Trigger::PullRequestLabeled { ref head_ref, .. }) if head_ref == "feature"));
-        let d = decide("pull_request", &pull_labeled(Some("mallory/widgets")), &cfg()).unwrap();
+        assert!(
+            matches!(d, Decision::Run(Trigger::PullRequestLabeled { ref head_ref, .. }) if head_ref == "feature")
+        );
+        let d = decide(
+            "pull_request",
+            &pull_labeled(Some("mallory/widgets")),
+            &cfg(),
+        )
+        .unwrap();
         let Decision::Reject(r) = d else {
             panic!("{d:?}")
         };

@@ -178,7 +178,9 @@ async fn run_git(
         step: step.clone(),
         message: redactor.redact(&message),
     };
-    let mut child = cmd.spawn().map_err(|e| fail(format!("cannot start git: {e}")))?;
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| fail(format!("cannot start git: {e}")))?;
     let cap = settings.output_cap as u64;
     let mut out = child.stdout.take().expect("stdout is piped").take(cap);
     let mut err = child.stderr.take().expect("stderr is piped").take(cap);
@@ -338,7 +340,8 @@ impl Workspace {
                 });
             }
             let start = format!("refs/remotes/origin/{branch}");
-            self.git_ok(&["checkout", "-q", "-B", branch, &start]).await?;
+            self.git_ok(&["checkout", "-q", "-B", branch, &start])
+                .await?;
         } else if exists.code == Some(2) {
             self.git_ok(&["checkout", "-q", "-b", branch]).await?;
         } else {
@@ -358,8 +361,15 @@ impl Workspace {
         if diff.ok {
             return Ok(false);
         }
-        self.git_ok(&["commit", "-q", "--no-verify", "--no-gpg-sign", "-m", message])
-            .await?;
+        self.git_ok(&[
+            "commit",
+            "-q",
+            "--no-verify",
+            "--no-gpg-sign",
+            "-m",
+            message,
+        ])
+        .await?;
         Ok(true)
     }
 
@@ -424,7 +434,10 @@ mod tests {
             clone_url("https://github.com/", &r),
             "https://github.com/acme/widgets.git"
         );
-        assert_eq!(clone_url("file:///tmp/x", &r), "file:///tmp/x/acme/widgets.git");
+        assert_eq!(
+            clone_url("file:///tmp/x", &r),
+            "file:///tmp/x/acme/widgets.git"
+        );
         assert_eq!(issue_branch(kotef_core::IssueNumber(7)), "kotef/issue-7");
         assert_eq!(
             co_author_trailer("octo", 42),
@@ -436,7 +449,9 @@ mod tests {
     fn branch_names_are_checked() {
         assert!(valid_branch_name("kotef/issue-1"));
         assert!(valid_branch_name("feature/x_y.z"));
-        for bad in ["", "-x", "a..b", "a b", "a~1", "x.lock", "a//b", "/a", "a@{1}"] {
+        for bad in [
+            "", "-x", "a..b", "a b", "a~1", "x.lock", "a//b", "/a", "a@{1}",
+        ] {
             assert!(!valid_branch_name(bad), "{bad}");
         }
     }

@@ -22,14 +22,23 @@ async fn app_auth_mints_installation_tokens_and_runs() {
     let key = rsa_key();
     let mut h = Harness::new().await;
     let mut cfg = h.config();
-    cfg.auth = GitHubAuth::App { app_id: 1234, private_key: Secret::new(key) };
+    cfg.auth = GitHubAuth::App {
+        app_id: 1234,
+        private_key: Secret::new(key),
+    };
     let exec = Arc::new(FakeExecutor::new(FakeBehavior::Succeed));
     h.start_with(cfg, exec).await;
     let (n, r) = h.label_issue("app1", "alice").await;
     assert_eq!(r.status(), 202);
-    let c = h.gh.wait_final_comment(REPO, n, WAIT).await.expect("final comment");
+    let c =
+        h.gh.wait_final_comment(REPO, n, WAIT)
+            .await
+            .expect("final comment");
     assert!(c.body.contains("`done_success`"), "{}", c.body);
-    assert_eq!(c.login, "kotef-app[bot]", "written with the installation token");
+    assert_eq!(
+        c.login, "kotef-app[bot]",
+        "written with the installation token"
+    );
     assert!(!h.gh.requests("/access_tokens").is_empty());
     assert!(!h.gh.requests("/installation").is_empty());
     h.stop().await;
@@ -39,7 +48,10 @@ async fn app_auth_mints_installation_tokens_and_runs() {
 async fn a_bad_private_key_is_a_clear_error() {
     let err = kotef_github::GitHub::new(
         "http://127.0.0.1:9",
-        GitHubAuth::App { app_id: 1, private_key: Secret::new("not a key") },
+        GitHubAuth::App {
+            app_id: 1,
+            private_key: Secret::new("not a key"),
+        },
         kotef_github::RetryPolicy::fast(),
     )
     .unwrap_err()

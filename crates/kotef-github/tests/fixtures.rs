@@ -1,8 +1,8 @@
 //! Real payloads from `@octokit/webhooks-examples` (see `fixtures/octokit-webhooks-examples`)
 //! each get the right decision.
 
-use kotef_github::trigger::{decide, Decision, DecisionConfig, Trigger};
 use kotef_core::IssueNumber;
+use kotef_github::trigger::{decide, Decision, DecisionConfig, Trigger};
 
 fn load(name: &str) -> Vec<u8> {
     let path = format!(
@@ -22,7 +22,10 @@ fn cfg(label: &str) -> DecisionConfig {
 
 #[test]
 fn ping_is_ping() {
-    assert_eq!(decide("ping", &load("ping.payload.json"), &cfg("kotef")).unwrap(), Decision::Ping);
+    assert_eq!(
+        decide("ping", &load("ping.payload.json"), &cfg("kotef")).unwrap(),
+        Decision::Ping
+    );
 }
 
 #[test]
@@ -32,7 +35,9 @@ fn issues_labeled_runs_only_with_the_trigger_label() {
         Decision::Ignore(why) => assert!(why.contains("bug"), "{why}"),
         other => panic!("{other:?}"),
     }
-    let Decision::Run(Trigger::IssueLabeled { target, label }) = decide("issues", &body, &cfg("bug")).unwrap() else {
+    let Decision::Run(Trigger::IssueLabeled { target, label }) =
+        decide("issues", &body, &cfg("bug")).unwrap()
+    else {
         panic!("expected a run")
     };
     assert_eq!(label, "bug");
@@ -54,16 +59,35 @@ fn other_issue_actions_are_ignored() {
 #[test]
 fn comments_without_the_command_or_edited_are_ignored_and_with_it_run() {
     let body = load("issue_comment.created.payload.json");
-    assert!(matches!(decide("issue_comment", &body, &cfg("kotef")).unwrap(), Decision::Ignore(_)));
     assert!(matches!(
-        decide("issue_comment", &load("issue_comment.edited.payload.json"), &cfg("kotef")).unwrap(),
+        decide("issue_comment", &body, &cfg("kotef")).unwrap(),
+        Decision::Ignore(_)
+    ));
+    assert!(matches!(
+        decide(
+            "issue_comment",
+            &load("issue_comment.edited.payload.json"),
+            &cfg("kotef")
+        )
+        .unwrap(),
         Decision::Ignore(_)
     ));
     // The same real payload with the command in the comment becomes a run.
     let mut v: serde_json::Value = serde_json::from_slice(&body).unwrap();
     v["comment"]["body"] = "Thanks!\n\n/kotef run fix the typo too".into();
-    let d = decide("issue_comment", &serde_json::to_vec(&v).unwrap(), &cfg("kotef")).unwrap();
-    let Decision::Run(Trigger::Command { extra_goal, is_pull_request, comment_id, .. }) = d else {
+    let d = decide(
+        "issue_comment",
+        &serde_json::to_vec(&v).unwrap(),
+        &cfg("kotef"),
+    )
+    .unwrap();
+    let Decision::Run(Trigger::Command {
+        extra_goal,
+        is_pull_request,
+        comment_id,
+        ..
+    }) = d
+    else {
         panic!("{d:?}")
     };
     assert_eq!(extra_goal, "fix the typo too");
@@ -74,23 +98,46 @@ fn comments_without_the_command_or_edited_are_ignored_and_with_it_run() {
 #[test]
 fn pull_request_labeled_runs_on_the_head_branch() {
     let body = load("pull_request.labeled.payload.json");
-    assert!(matches!(decide("pull_request", &body, &cfg("kotef")).unwrap(), Decision::Ignore(_)));
+    assert!(matches!(
+        decide("pull_request", &body, &cfg("kotef")).unwrap(),
+        Decision::Ignore(_)
+    ));
     let d = decide("pull_request", &body, &cfg("bug")).unwrap();
-    let Decision::Run(Trigger::PullRequestLabeled { head_ref, base_ref, target, .. }) = d else {
+    let Decision::Run(Trigger::PullRequestLabeled {
+        head_ref,
+        base_ref,
+        target,
+        ..
+    }) = d
+    else {
         panic!("{d:?}")
     };
     assert_eq!(head_ref, "changes");
     assert_eq!(base_ref, "master");
     assert_eq!(target.number, IssueNumber(2));
     assert!(matches!(
-        decide("pull_request", &load("pull_request.opened.payload.json"), &cfg("bug")).unwrap(),
+        decide(
+            "pull_request",
+            &load("pull_request.opened.payload.json"),
+            &cfg("bug")
+        )
+        .unwrap(),
         Decision::Ignore(_)
     ));
 }
 
 #[test]
 fn unhandled_events_are_ignored() {
-    for (event, file) in [("star", "star.created.payload.json"), ("push", "push.payload.json")] {
-        assert!(matches!(decide(event, &load(file), &cfg("kotef")).unwrap(), Decision::Ignore(_)), "{event}");
+    for (event, file) in [
+        ("star", "star.created.payload.json"),
+        ("push", "push.payload.json"),
+    ] {
+        assert!(
+            matches!(
+                decide(event, &load(file), &cfg("kotef")).unwrap(),
+                Decision::Ignore(_)
+            ),
+            "{event}"
+        );
     }
 }

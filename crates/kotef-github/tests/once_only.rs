@@ -21,9 +21,19 @@ async fn the_same_delivery_five_times_concurrently_runs_once() {
         .into_iter()
         .map(|r| r.status().as_u16())
         .collect();
-    assert_eq!(statuses.iter().filter(|s| **s == 202).count(), 1, "{statuses:?}");
-    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 4, "{statuses:?}");
-    h.gh.wait_final_comment(REPO, n, WAIT).await.expect("final comment");
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 202).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        4,
+        "{statuses:?}"
+    );
+    h.gh.wait_final_comment(REPO, n, WAIT)
+        .await
+        .expect("final comment");
     assert!(h.wait_jobs_done().await);
     assert_eq!(exec.calls(), 1);
     assert_eq!(h.gh.kotef_comments(REPO, n).len(), 1);
@@ -35,7 +45,8 @@ async fn the_same_delivery_five_times_concurrently_runs_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_triggers_on_one_issue_run_one_at_a_time() {
     let mut h = Harness::new().await;
-    let exec = Arc::new(FakeExecutor::new(FakeBehavior::Succeed).with_delay(Duration::from_millis(300)));
+    let exec =
+        Arc::new(FakeExecutor::new(FakeBehavior::Succeed).with_delay(Duration::from_millis(300)));
     let mut cfg = h.config();
     cfg.workers = 3;
     h.start_with(cfg, exec.clone()).await;
@@ -50,15 +61,37 @@ async fn two_triggers_on_one_issue_run_one_at_a_time() {
         h.send("issue_comment", "t2", &b),
         h.send("issues", "t3", &c)
     );
-    assert_eq!((ra.status().as_u16(), rb.status().as_u16(), rc.status().as_u16()), (202, 202, 202));
-    assert!(h.gh.wait_until(WAIT, |g| {
-        g.kotef_comments(REPO, n).iter().filter(|c| c.body.contains("kotef run ended")).count() == 2
-    }).await);
+    assert_eq!(
+        (
+            ra.status().as_u16(),
+            rb.status().as_u16(),
+            rc.status().as_u16()
+        ),
+        (202, 202, 202)
+    );
+    assert!(
+        h.gh.wait_until(WAIT, |g| {
+            g.kotef_comments(REPO, n)
+                .iter()
+                .filter(|c| c.body.contains("kotef run ended"))
+                .count()
+                == 2
+        })
+        .await
+    );
     assert!(h.wait_jobs_done().await);
     assert_eq!(exec.calls(), 3);
-    assert_eq!(exec.max_concurrent_same_issue.load(Ordering::SeqCst), 1, "never two runs on one issue");
+    assert_eq!(
+        exec.max_concurrent_same_issue.load(Ordering::SeqCst),
+        1,
+        "never two runs on one issue"
+    );
     // Both runs' work sits on the one branch.
-    let count = testing::git_output(&h.bare, &["rev-list", "--count", &format!("kotef/issue-{n}")]).unwrap();
+    let count = testing::git_output(
+        &h.bare,
+        &["rev-list", "--count", &format!("kotef/issue-{n}")],
+    )
+    .unwrap();
     assert_eq!(count.trim(), "3");
     h.stop().await;
 }

@@ -22,23 +22,53 @@ async fn signatures_are_checked_before_anything_else() {
     let body = testing::issues_labeled(REPO, 1, "t", "b", "kotef", "alice");
     let url = h.url("/webhook");
     // Missing signature.
-    let r = h.client.post(&url).header("x-github-event", "issues").header("x-github-delivery", "x1")
-        .body(body.clone()).send().await.unwrap();
+    let r = h
+        .client
+        .post(&url)
+        .header("x-github-event", "issues")
+        .header("x-github-delivery", "x1")
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 401);
     assert_eq!(r.text().await.unwrap(), "", "no detail");
     // Wrong secret.
-    let r = testing::send_webhook(&h.client, &url, "not-the-secret", "issues", "x2", &body).await.unwrap();
+    let r = testing::send_webhook(&h.client, &url, "not-the-secret", "issues", "x2", &body)
+        .await
+        .unwrap();
     assert_eq!(r.status(), 401);
     // Tampered body.
-    let r = h.client.post(&url).header("x-github-event", "issues").header("x-github-delivery", "x3")
-        .header("x-hub-signature-256", kotef_github::signature::sign(SECRET, b"{}"))
-        .body(body.clone()).send().await.unwrap();
+    let r = h
+        .client
+        .post(&url)
+        .header("x-github-event", "issues")
+        .header("x-github-delivery", "x3")
+        .header(
+            "x-hub-signature-256",
+            kotef_github::signature::sign(SECRET, b"{}"),
+        )
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 401);
     // Garbage is refused with 401 too, before any parsing.
-    let r = testing::send_webhook(&h.client, &url, "nope", "issues", "x4", b"{not json").await.unwrap();
+    let r = testing::send_webhook(&h.client, &url, "nope", "issues", "x4", b"{not json")
+        .await
+        .unwrap();
     assert_eq!(r.status(), 401);
     // The older of two rotated secrets still works.
-    let r = testing::send_webhook(&h.client, &url, "an-old-secret", "ping", "x5", b"{\"zen\":\"z\"}").await.unwrap();
+    let r = testing::send_webhook(
+        &h.client,
+        &url,
+        "an-old-secret",
+        "ping",
+        "x5",
+        b"{\"zen\":\"z\"}",
+    )
+    .await
+    .unwrap();
     assert_eq!(r.status(), 200);
     assert_eq!(r.text().await.unwrap(), "pong");
     assert_eq!(exec.calls(), 0);
@@ -56,9 +86,18 @@ async fn malformed_payloads_get_400_naming_the_field() {
     let text = r.text().await.unwrap();
     assert!(text.contains("issue.number"), "{text}");
     // A missing event header is a 400 too (after the signature).
-    let r = h.client.post(h.url("/webhook")).header("x-github-delivery", "m3")
-        .header("x-hub-signature-256", kotef_github::signature::sign(SECRET, b"{}"))
-        .body("{}").send().await.unwrap();
+    let r = h
+        .client
+        .post(h.url("/webhook"))
+        .header("x-github-delivery", "m3")
+        .header(
+            "x-hub-signature-256",
+            kotef_github::signature::sign(SECRET, b"{}"),
+        )
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 400);
 }
 
@@ -81,7 +120,12 @@ async fn a_30_mb_body_is_413() {
     sock.write_all(head.as_bytes()).await.unwrap();
     let chunk = vec![b' '; 1024 * 1024];
     for _ in 0..30 {
-        let frame = [format!("{:x}\r\n", chunk.len()).into_bytes(), chunk.clone(), b"\r\n".to_vec()].concat();
+        let frame = [
+            format!("{:x}\r\n", chunk.len()).into_bytes(),
+            chunk.clone(),
+            b"\r\n".to_vec(),
+        ]
+        .concat();
         if sock.write_all(&frame).await.is_err() {
             break; // the server already answered and closed
         }
@@ -110,18 +154,30 @@ async fn unknown_events_and_other_labels_are_ignored_with_2xx() {
 async fn a_label_by_a_read_only_user_starts_no_run() {
     let (h, exec) = harness().await;
     let (n, r) = h.label_issue("ro", "rita").await;
-    assert_eq!(r.status(), 202, "accepted, then the permission check refuses");
+    assert_eq!(
+        r.status(),
+        202,
+        "accepted, then the permission check refuses"
+    );
     assert!(h.wait_jobs_done().await);
     assert_eq!(exec.calls(), 0);
     assert!(h.gh.kotef_comments(REPO, n).is_empty());
-    assert!(testing::git_output(&h.bare, &["rev-parse", "--verify", &format!("kotef/issue-{n}")]).is_none());
+    assert!(testing::git_output(
+        &h.bare,
+        &["rev-parse", "--verify", &format!("kotef/issue-{n}")]
+    )
+    .is_none());
     // A stranger with no access at all.
     let (_, r) = h.label_issue("stranger", "mallory").await;
     assert_eq!(r.status(), 202);
     assert!(h.wait_jobs_done().await);
     assert_eq!(exec.calls(), 0);
     let rows = h.server.as_ref().unwrap().store().all_rows().await.unwrap();
-    assert!(rows.iter().all(|r| r.result.as_deref().unwrap_or("").starts_with("ignored")), "{rows:?}");
+    assert!(
+        rows.iter()
+            .all(|r| r.result.as_deref().unwrap_or("").starts_with("ignored")),
+        "{rows:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -129,18 +185,36 @@ async fn kotef_own_comment_and_bots_start_no_run() {
     let (h, exec) = harness().await;
     let n = h.gh.add_issue(REPO, "t", "b");
     // kotef's login (learned from GET /user) writing `/kotef run`.
-    let (id, at) = h.gh.add_comment(REPO, n, testing::FAKE_BOT_LOGIN, "/kotef run");
-    let body = testing::issue_comment_created(REPO, n, false, id, at, "/kotef run", testing::FAKE_BOT_LOGIN);
+    let (id, at) =
+        h.gh.add_comment(REPO, n, testing::FAKE_BOT_LOGIN, "/kotef run");
+    let body = testing::issue_comment_created(
+        REPO,
+        n,
+        false,
+        id,
+        at,
+        "/kotef run",
+        testing::FAKE_BOT_LOGIN,
+    );
     let r = h.send("issue_comment", "own", &body).await;
     assert_eq!(r.status(), 200);
     assert!(r.text().await.unwrap().contains("own"));
     // A bot account.
-    let body = testing::issue_comment_created(REPO, n, false, id + 1, at, "/kotef run", "dependabot[bot]");
+    let body =
+        testing::issue_comment_created(REPO, n, false, id + 1, at, "/kotef run", "dependabot[bot]");
     let r = h.send("issue_comment", "bot", &body).await;
     assert_eq!(r.status(), 200);
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(exec.calls(), 0);
-    assert!(h.server.as_ref().unwrap().store().all_rows().await.unwrap().is_empty());
+    assert!(h
+        .server
+        .as_ref()
+        .unwrap()
+        .store()
+        .all_rows()
+        .await
+        .unwrap()
+        .is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -149,13 +223,32 @@ async fn health_and_metrics() {
     let r = h.client.get(h.url("/healthz")).send().await.unwrap();
     assert_eq!(r.status(), 200);
     let (n, _) = h.label_issue("met", "alice").await;
-    h.gh.wait_final_comment(REPO, n, common::WAIT).await.expect("final comment");
+    h.gh.wait_final_comment(REPO, n, common::WAIT)
+        .await
+        .expect("final comment");
     let _ = h.send("star", "met2", b"{}").await;
     assert!(h.wait_jobs_done().await);
-    let text = h.client.get(h.url("/metrics")).send().await.unwrap().text().await.unwrap();
-    assert!(text.contains("kotef_webhook_deliveries_total{event=\"issues\",result=\"accepted\"} 1"), "{text}");
-    assert!(text.contains("kotef_webhook_deliveries_total{event=\"star\",result=\"ignored\"} 1"), "{text}");
-    assert!(text.contains("kotef_runs_total{status=\"done_success\"} 1"), "{text}");
+    let text = h
+        .client
+        .get(h.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.contains("kotef_webhook_deliveries_total{event=\"issues\",result=\"accepted\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("kotef_webhook_deliveries_total{event=\"star\",result=\"ignored\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("kotef_runs_total{status=\"done_success\"} 1"),
+        "{text}"
+    );
     assert!(text.contains("kotef_queue_depth 0"));
     assert!(text.contains("kotef_run_duration_seconds_count 1"));
     assert!(text.contains("kotef_tokens_total{kind=\"prompt\"} 1000"));

@@ -33,7 +33,10 @@ impl Harness {
         let bare = testing::init_bare_repo(
             git_root.path(),
             REPO,
-            &[("README.md", "# widgets\n"), ("src/lib.rs", "pub fn x() {}\n")],
+            &[
+                ("README.md", "# widgets\n"),
+                ("src/lib.rs", "pub fn x() {}\n"),
+            ],
         );
         Self {
             gh,
@@ -81,15 +84,31 @@ impl Harness {
     }
 
     pub async fn send(&self, event: &str, delivery: &str, body: &[u8]) -> reqwest::Response {
-        testing::send_webhook(&self.client, &self.url("/webhook"), SECRET, event, delivery, body)
-            .await
-            .unwrap()
+        testing::send_webhook(
+            &self.client,
+            &self.url("/webhook"),
+            SECRET,
+            event,
+            delivery,
+            body,
+        )
+        .await
+        .unwrap()
     }
 
     /// Opens an issue and labels it (as alice unless `sender` says otherwise).
     pub async fn label_issue(&self, delivery: &str, sender: &str) -> (u64, reqwest::Response) {
-        let n = self.gh.add_issue(REPO, "Add a greeting", "Please add hello.txt");
-        let body = testing::issues_labeled(REPO, n, "Add a greeting", "Please add hello.txt", "kotef", sender);
+        let n = self
+            .gh
+            .add_issue(REPO, "Add a greeting", "Please add hello.txt");
+        let body = testing::issues_labeled(
+            REPO,
+            n,
+            "Add a greeting",
+            "Please add hello.txt",
+            "kotef",
+            sender,
+        );
         (n, self.send("issues", delivery, &body).await)
     }
 
