@@ -35,6 +35,8 @@ pub enum Command {
     Scenario(ScenarioArgs),
     /// Run the bundled example offline (scripted model, no API key).
     Example(ExampleArgs),
+    /// Serve GitHub webhooks: label an issue `kotef` (or comment `/kotef run`) to start a run.
+    Serve(kotef_github::ServeArgs),
 }
 
 /// Limits given as flags (names as in the contract and the config file).
@@ -149,6 +151,13 @@ pub async fn main_with(cli: Cli) -> i32 {
             }
         },
         Command::Scenario(args) => cmd_scenario(&args.file, None, args.json, args.keep).await,
+        Command::Serve(args) => match cmd_serve(args).await {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("kotef: {}", Redactor::from_env().redact(&format!("{e:#}")));
+                1
+            }
+        },
         Command::Example(args) => {
             cmd_scenario(
                 Path::new("examples/hello-fix.json"),
@@ -159,6 +168,19 @@ pub async fn main_with(cli: Cli) -> i32 {
             .await
         }
     }
+}
+
+async fn cmd_serve(args: kotef_github::ServeArgs) -> anyhow::Result<()> {
+    let cfg = args.into_config()?;
+    if let Err(why) = kotef_tools::bwrap_status() {
+        tracing::warn!(
+            "no working bubblewrap ({why}): agent commands run WITHOUT a sandbox on this server; install the `bubblewrap` package"
+        );
+        eprintln!(
+            "kotef: warning: agent commands run without a sandbox (bubblewrap unavailable: {why})"
+        );
+    }
+    kotef_github::serve(cfg, Arc::new(crate::executor::GraphExecutor::default())).await
 }
 
 /// Chooses the model for a spec string.

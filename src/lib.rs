@@ -6,6 +6,7 @@
 //! GitHub edge in `kotef-github`.
 
 pub mod cli;
+pub mod executor;
 pub mod graph;
 pub mod run;
 pub mod scenario;

@@ -1,0 +1,192 @@
+//! The product's main path end to end with the real graph: a signed `issues.labeled` webhook →
+//! `kotef serve`'s router → clone of a bare repository → the bounded graph with a scripted
+//! model → commit and push → draft PR → one sticky comment with status, rule and counters.
+//! The fake GitHub and the real octocrab client talk over loopback HTTP.
+
+use kotef::executor::GraphExecutor;
+use kotef_github::testing::{self, FakeGitHub, FAKE_TOKEN};
+use kotef_github::{GitHubAuth, RetryPolicy, Secret, ServeConfig};
+use serde_json::json;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+const SECRET: &str = "e2e-webhook-secret";
+const REPO: &str = "acme/greeter";
+const WAIT: Duration = Duration::from_secs(60);
+
+struct World {
+    gh: FakeGitHub,
+    git_root: tempfile::TempDir,
+    data: tempfile::TempDir,
+    bare: std::path::PathBuf,
+    server: kotef_github::RunningServer,
+}
+
+fn planner(next: &str, extra: serde_json::Value) -> serde_json::Value {
+    let mut d = json!({"next": next, "reason": format!("go to {next}")});
+    d.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    json!({"content": d.to_string()})
+}
+
+async fn world(model: serde_json::Value) -> World {
+    let gh = FakeGitHub::start().await;
+    gh.add_repo(REPO, "main");
+    gh.set_permission(REPO, "alice", "admin");
+    let git_root = tempfile::tempdir().unwrap();
+    let bare = testing::init_bare_repo(
+        git_root.path(),
+        REPO,
+        &[
+            ("README.md", "# greeter\n"),
+            (
+                ".github/kotef.toml",
+                "test_command = \"grep -q hello hello.txt\"\n[limits]\nmax_steps = 40\n",
+            ),
+        ],
+    );
+    let data = tempfile::tempdir().unwrap();
+    let model_file = data.path().join("model.json");
+    std::fs::write(&model_file, json!({ "model": model }).to_string()).unwrap();
+    let mut cfg = ServeConfig::new(
+        vec![Secret::new(SECRET)],
+        GitHubAuth::Token(Secret::new(FAKE_TOKEN)),
+        gh.api_url(),
+        testing::file_base_url(git_root.path()),
+        data.path().join("state"),
+    );
+    cfg.listen = "127.0.0.1:0".parse().unwrap();
+    cfg.retry = RetryPolicy::fast();
+    cfg.progress_interval = Duration::from_millis(20);
+    cfg.poll_interval = Duration::from_millis(100);
+    cfg.model = Some(format!("scripted:{}", model_file.display()));
+    let server = kotef_github::start(cfg, Arc::new(GraphExecutor::default()))
+        .await
+        .unwrap();
+    World {
+        gh,
+        git_root,
+        data,
+        bare,
+        server,
+    }
+}
+
+async fn label(w: &World, delivery: &str) -> u64 {
+    let n =
+        w.gh.add_issue(REPO, "Add a greeting", "Please add hello.txt saying hello.");
+    let body = testing::issues_labeled(
+        REPO,
+        n,
+        "Add a greeting",
+        "Please add hello.txt saying hello.",
+        "kotef",
+        "alice",
+    );
+    let resp = testing::send_webhook(
+        &reqwest::Client::new(),
+        &format!("http://{}/webhook", w.server.addr()),
+        SECRET,
+        "issues",
+        delivery,
+        &body,
+    )
+    .await
+    .unwrap();
+    assert!(resp.status().is_success(), "{}", resp.status());
+    n
+}
+
+fn on_branch(bare: &Path, branch: &str, path: &str) -> Option<String> {
+    testing::git_output(bare, &["show", &format!("{branch}:{path}")])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn labeled_issue_is_fixed_pushed_and_reported() {
+    let model = json!({
+        "planner": [
+            planner("coder", json!({"task": "Create hello.txt containing hello", "plan": ["write hello.txt"]})),
+            planner("done", json!({}))
+        ],
+        "coder": [
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "hello.txt", "content": "hello\n"}}]},
+            {"tool_calls": [{"name": "done", "arguments": {"summary": "wrote hello.txt"}}]}
+        ]
+    });
+    let w = world(model).await;
+    let n = label(&w, "e2e-success").await;
+    let comment =
+        w.gh.wait_final_comment(REPO, n, WAIT)
+            .await
+            .expect("a final comment");
+    assert_eq!(w.gh.kotef_comments(REPO, n).len(), 1, "one sticky comment");
+    let body = &comment.body;
+    assert!(body.contains("`done_success`"), "{body}");
+    assert!(body.contains("planner_to_coder"), "{body}");
+    assert!(body.contains("```mermaid"), "{body}");
+
+    let branch = format!("kotef/issue-{n}");
+    assert_eq!(
+        on_branch(&w.bare, &branch, "hello.txt").as_deref(),
+        Some("hello\n")
+    );
+    let files = testing::git_output(&w.bare, &["ls-tree", "-r", "--name-only", &branch]).unwrap();
+    assert!(
+        files
+            .lines()
+            .any(|f| f.starts_with(".sdd/runs/") && f.ends_with(".md")),
+        "{files}"
+    );
+    assert!(
+        files
+            .lines()
+            .any(|f| f.starts_with(".sdd/runs/") && f.ends_with(".json")),
+        "{files}"
+    );
+    assert!(
+        !files.contains(".sdd/issues.md"),
+        "no snitch entry on success: {files}"
+    );
+    let pulls = w.gh.pulls(REPO);
+    assert_eq!(pulls.len(), 1);
+    assert!(pulls[0].draft);
+    assert!(
+        pulls[0].body.contains(&format!("Closes #{n}")),
+        "{}",
+        pulls[0].body
+    );
+    drop(w.data);
+    drop(w.git_root);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn looping_run_is_stopped_pushed_and_snitched() {
+    let model = json!({
+        "planner": [planner("researcher", json!({"query": "How is the greeting configured?"}))],
+        "researcher": [{"content": "{\"findings\": \"README.md only\", \"quality\": 0.9}"}]
+    });
+    let w = world(model).await;
+    let n = label(&w, "e2e-loop").await;
+    let comment =
+        w.gh.wait_final_comment(REPO, n, WAIT)
+            .await
+            .expect("a final comment");
+    let body = &comment.body;
+    assert!(body.contains("`aborted_stuck`"), "{body}");
+    assert!(body.contains("planner_to_researcher"), "{body}");
+    assert!(body.contains("Loop detected"), "{body}");
+
+    let branch = format!("kotef/issue-{n}");
+    let issues = on_branch(&w.bare, &branch, ".sdd/issues.md").expect("issues.md pushed");
+    assert!(issues.contains("planner_to_researcher"), "{issues}");
+    assert!(issues.contains("Add a greeting"), "{issues}");
+    let pulls = w.gh.pulls(REPO);
+    assert_eq!(pulls.len(), 1);
+    assert!(
+        !pulls[0].body.contains("Closes #"),
+        "only done_success closes: {}",
+        pulls[0].body
+    );
+}
