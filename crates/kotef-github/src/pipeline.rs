@@ -407,18 +407,8 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
                 .await
             }
         };
-    if let Err(e) = ws.checkout_work_branch(&work_branch).await {
-        return fail(
-            &mut sticky,
-            &header,
-            "preparing the branch",
-            &e.to_string(),
-            &Links::default(),
-            &[],
-        )
-        .await;
-    }
-
+    // The config comes from the cloned branch (the base branch for issues), read before the
+    // kotef branch, which earlier runs wrote to, is checked out.
     let repo_config = match KotefConfig::load_from_repo(ws.path()) {
         Ok((c, _)) => c,
         Err(e) => {
@@ -433,6 +423,28 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
             .await
         }
     };
+    if let Err(e) = ws.checkout_work_branch(&work_branch).await {
+        return fail(
+            &mut sticky,
+            &header,
+            "preparing the branch",
+            &e.to_string(),
+            &Links::default(),
+            &[],
+        )
+        .await;
+    }
+    if let Err(e) = ws.freeze_git_config() {
+        return fail(
+            &mut sticky,
+            &header,
+            "preparing the branch",
+            &e.to_string(),
+            &Links::default(),
+            &[],
+        )
+        .await;
+    }
     let (config, profile, limits) = effective_config(repo_config, job, ctx.model.as_deref());
     header.profile = profile;
     header.limits = limits;

@@ -203,11 +203,16 @@ impl RunningServer {
     /// start on the same data dir re-queues them.
     pub async fn shutdown(self) {
         let _ = self.stop.send(true);
-        for w in &self.workers {
-            w.abort();
-        }
-        for w in self.workers {
-            let _ = w.await;
+        // Workers cancel their job and wait for it to unwind (clone removed); a worker that
+        // does not stop in time is aborted.
+        for mut w in self.workers {
+            if tokio::time::timeout(Duration::from_secs(10), &mut w)
+                .await
+                .is_err()
+            {
+                w.abort();
+                let _ = w.await;
+            }
         }
         if tokio::time::timeout(Duration::from_secs(5), self.http)
             .await
@@ -230,6 +235,12 @@ pub async fn start(
     std::fs::create_dir_all(&work_dir)
         .with_context(|| format!("cannot create {}", work_dir.display()))?;
     let store = JobStore::open(&cfg.data_dir.join("jobs.sqlite3"))?;
+    let pruned = store
+        .prune_finished(Duration::from_secs(30 * 24 * 3600))
+        .await?;
+    if pruned > 0 {
+        tracing::info!(pruned, "old finished jobs forgotten");
+    }
     let requeued = store.requeue_interrupted().await?;
     if requeued > 0 {
         tracing::warn!(
@@ -327,6 +338,15 @@ pub async fn start(
     })
 }
 
+/// A task handle that aborts its task when dropped.
+struct AbortOnDrop<T>(JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 async fn worker(
     index: usize,
     store: JobStore,
@@ -337,7 +357,7 @@ async fn worker(
     poll: Duration,
 ) {
     loop {
-        if *stop.borrow() {
+        if *stop.borrow_and_update() {
             return;
         }
         match store.claim_next().await {
@@ -348,8 +368,30 @@ async fn worker(
                     attempt = job.attempts,
                     "job started"
                 );
-                let result = process_job(&ctx, &job, executor.as_ref()).await;
-                let line = format!("{}: {}", result.status.as_str(), result.message);
+                // Its own task, so a panic ends the job, not the worker.
+                let mut task = {
+                    let (ctx, executor, job) = (ctx.clone(), executor.clone(), job.clone());
+                    AbortOnDrop(tokio::spawn(async move {
+                        process_job(&ctx, &job, executor.as_ref()).await
+                    }))
+                };
+                let joined = tokio::select! {
+                    r = &mut task.0 => r,
+                    _ = stop.changed() => {
+                        // Stopping: cancel the run and wait until it has unwound. The job
+                        // stays `running`, so the next start re-queues it.
+                        task.0.abort();
+                        let _ = (&mut task.0).await;
+                        return;
+                    }
+                };
+                let line = match joined {
+                    Ok(result) => format!("{}: {}", result.status.as_str(), result.message),
+                    Err(e) => {
+                        tracing::error!(error = %e, "the job panicked");
+                        "failed: internal error (panic)".to_string()
+                    }
+                };
                 if let Err(e) = store.finish(job.id, &line).await {
                     tracing::error!(error = %format!("{e:#}"), "cannot mark the job finished");
                 }

@@ -163,6 +163,21 @@ impl JobStore {
         .await
     }
 
+    /// Forgets finished jobs last touched more than `age` ago (GitHub redelivers only within a
+    /// few days, so old delivery ids are no longer needed). Returns how many were removed.
+    pub async fn prune_finished(&self, age: std::time::Duration) -> anyhow::Result<usize> {
+        let cutoff = (chrono::Utc::now()
+            - chrono::Duration::from_std(age).unwrap_or(chrono::Duration::days(30)))
+        .to_rfc3339();
+        self.with(move |c| {
+            Ok(c.execute(
+                "DELETE FROM jobs WHERE state = 'done' AND updated_at < ?1",
+                params![cutoff],
+            )?)
+        })
+        .await
+    }
+
     /// Jobs waiting in the queue.
     pub async fn queue_depth(&self) -> anyhow::Result<u64> {
         self.with(|c| {
@@ -309,5 +324,16 @@ mod tests {
             (row.state.as_str(), row.result.as_deref()),
             ("done", Some("ok"))
         );
+        assert_eq!(
+            s.prune_finished(std::time::Duration::from_secs(3600))
+                .await
+                .unwrap(),
+            0
+        );
+        assert_eq!(
+            s.prune_finished(std::time::Duration::ZERO).await.unwrap(),
+            1
+        );
+        assert!(s.job_row(again.id).await.unwrap().is_none());
     }
 }

@@ -484,7 +484,9 @@ pub fn build_goal(trigger: &Trigger, thread: &[ThreadComment]) -> String {
     {
         let earlier: Vec<&ThreadComment> = thread
             .iter()
-            .filter(|c| c.created_at <= *created_at || c.id == *comment_id)
+            // Comment ids grow over time; timestamps have whole seconds, so a comment written
+            // in the trigger's second but after it is told apart by its id.
+            .filter(|c| c.id == *comment_id || (c.id < *comment_id && c.created_at <= *created_at))
             .filter(|c| !is_bot(&c.login, c.user_type.as_deref()))
             .filter(|c| !c.body.contains(MARKER_PREFIX))
             .collect();
@@ -740,6 +742,13 @@ mod tests {
                 body: "written after the trigger".into(),
                 created_at: at("2024-01-03T00:00:00Z"),
             },
+            ThreadComment {
+                id: 102,
+                login: "eve".into(),
+                user_type: Some("User".into()),
+                body: "same second, but later".into(),
+                created_at: at("2024-01-02T03:04:05Z"),
+            },
         ];
         let goal = build_goal(&trigger, &thread);
         assert!(goal.starts_with("Issue #9: T\n\nB\n"), "{goal}");
@@ -748,6 +757,7 @@ mod tests {
         assert!(goal.contains("Additional instruction from @bob: be brief"));
         assert!(!goal.contains("bot noise"));
         assert!(!goal.contains("after the trigger"));
+        assert!(!goal.contains("same second"));
         assert!(!goal.contains("ignore previous"));
     }
 }

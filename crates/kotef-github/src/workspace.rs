@@ -112,6 +112,7 @@ pub struct Workspace {
     redactor: Redactor,
     branch: String,
     base_ref: String,
+    frozen_config: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for Workspace {
@@ -154,6 +155,8 @@ async fn run_git(
         .arg("credential.helper=")
         .arg("-c")
         .arg("core.hooksPath=/dev/null")
+        .arg("-c")
+        .arg("core.fsmonitor=false")
         .args(args)
         .current_dir(cwd)
         .env_clear()
@@ -272,6 +275,7 @@ impl Workspace {
             redactor,
             branch: branch.to_string(),
             base_ref: format!("refs/remotes/origin/{branch}"),
+            frozen_config: None,
         })
     }
 
@@ -286,14 +290,55 @@ impl Workspace {
     }
 
     async fn git(&self, args: &[&str]) -> Result<Output, GitError> {
-        run_git(
-            &self.path,
-            args,
-            &self.settings,
-            &self.auth_env,
-            &self.redactor,
-        )
-        .await
+        // Only commands that talk to the remote see the token.
+        let network = matches!(
+            args.first().copied(),
+            Some("fetch" | "push" | "ls-remote" | "clone")
+        );
+        let no_auth = [("GIT_CONFIG_COUNT".to_string(), "0".to_string())];
+        let auth: &[(String, String)] = if network { &self.auth_env } else { &no_auth };
+        run_git(&self.path, args, &self.settings, auth, &self.redactor).await
+    }
+
+    /// Remembers `.git/config` as it is now (before the agent runs in the work tree), so that
+    /// [`Self::commit_all`] can put it back: a run must not be able to make kotef's own git
+    /// calls execute commands (`core.fsmonitor`, filters, `include.path`, ...).
+    pub fn freeze_git_config(&mut self) -> Result<(), GitError> {
+        let path = self.path.join(".git/config");
+        let text = std::fs::read(&path).map_err(|e| GitError {
+            step: "config".into(),
+            message: format!("cannot read .git/config: {e}"),
+        })?;
+        self.frozen_config = Some(text);
+        Ok(())
+    }
+
+    fn restore_git_config(&self) -> Result<(), GitError> {
+        let Some(text) = &self.frozen_config else {
+            return Ok(());
+        };
+        let git_dir = self.path.join(".git");
+        let fail = |e: std::io::Error| GitError {
+            step: "config".into(),
+            message: format!("cannot restore .git/config: {e}"),
+        };
+        if !git_dir.is_dir() || git_dir.is_symlink() {
+            return Err(GitError {
+                step: "config".into(),
+                message: "the run replaced the .git directory".into(),
+            });
+        }
+        let config = git_dir.join("config");
+        if config.is_symlink() || config.is_dir() {
+            let _ = std::fs::remove_dir_all(&config);
+            let _ = std::fs::remove_file(&config);
+        }
+        std::fs::write(&config, text).map_err(fail)?;
+        let attributes = git_dir.join("info/attributes");
+        if attributes.exists() {
+            std::fs::remove_file(&attributes).map_err(fail)?;
+        }
+        Ok(())
     }
 
     async fn git_ok(&self, args: &[&str]) -> Result<Output, GitError> {
@@ -355,7 +400,9 @@ impl Workspace {
     }
 
     /// Stages everything (code and `.sdd/`) and commits it; `false` when nothing changed.
+    /// Restores a frozen `.git/config` first.
     pub async fn commit_all(&self, message: &str) -> Result<bool, GitError> {
+        self.restore_git_config()?;
         self.git_ok(&["add", "-A"]).await?;
         let diff = self.git(&["diff", "--cached", "--quiet"]).await?;
         if diff.ok {

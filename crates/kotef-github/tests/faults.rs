@@ -401,3 +401,68 @@ async fn a_job_interrupted_too_often_ends_with_a_comment() {
     assert!(h.wait_jobs_done().await);
     h.stop().await;
 }
+
+/// Tampers with `.git/config` the way a hostile run could.
+struct TamperingExecutor {
+    marker: std::path::PathBuf,
+}
+
+#[async_trait::async_trait]
+impl RunExecutor for TamperingExecutor {
+    async fn execute(
+        &self,
+        req: RunRequest,
+        _p: tokio::sync::mpsc::UnboundedSender<StepProgress>,
+    ) -> anyhow::Result<RunOutcome> {
+        let config = req.workdir.join(".git/config");
+        let mut text = std::fs::read_to_string(&config)?;
+        assert!(
+            !text.contains(testing::FAKE_TOKEN),
+            "no token in .git/config"
+        );
+        text.push_str(&format!(
+            "[core]\n\tfsmonitor = \"touch {}\"\n[filter \"x\"]\n\tclean = \"touch {}\"\n",
+            self.marker.display(),
+            self.marker.display()
+        ));
+        std::fs::write(&config, text)?;
+        std::fs::write(req.workdir.join(".gitattributes"), "* filter=x\n")?;
+        std::fs::write(
+            req.workdir.join(".git/hooks/pre-commit"),
+            format!("#!/bin/sh\ntouch {}\n", self.marker.display()),
+        )?;
+        std::fs::write(req.workdir.join("hello.txt"), "hi\n")?;
+        Ok(testing::sample_outcome(
+            &req.run_id,
+            TerminalStatus::DoneSuccess,
+            None,
+            "",
+        ))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_cannot_make_kotefs_git_run_commands() {
+    let mut h = Harness::new().await;
+    let marker = h.data.path().join("pwned");
+    h.start(Arc::new(TamperingExecutor {
+        marker: marker.clone(),
+    }))
+    .await;
+    let (n, _) = h.label_issue("ftamper", "alice").await;
+    let c =
+        h.gh.wait_final_comment(REPO, n, WAIT)
+            .await
+            .expect("final comment");
+    assert!(c.body.contains("`done_success`"), "{}", c.body);
+    assert!(
+        !marker.exists(),
+        "kotef's git executed a command planted by the run"
+    );
+    assert_eq!(
+        h.file_on_branch(&format!("kotef/issue-{n}"), "hello.txt")
+            .as_deref(),
+        Some("hi\n")
+    );
+    h.stop().await;
+}
