@@ -32,9 +32,17 @@ pub async fn call(
         state.stop(rule, reason);
         return Err(CallFailure::Stopped);
     }
+    let started = std::time::Instant::now();
     let result = ctx.model.complete(&request).await;
+    let latency_ms = started.elapsed().as_millis() as u64;
     for failed in ctx.model.take_failed_attempts() {
-        state.record_call(node, failed.prompt_tokens, failed.completion_tokens, true);
+        state.record_call(
+            node,
+            failed.prompt_tokens,
+            failed.completion_tokens,
+            0,
+            true,
+        );
     }
     match result {
         Ok(reply) => {
@@ -42,13 +50,14 @@ pub async fn call(
                 node,
                 reply.usage.prompt_tokens,
                 reply.usage.completion_tokens,
+                latency_ms,
                 false,
             );
             Ok(reply)
         }
         Err(err) => {
             let err_text = ctx.redactor.redact(&err.to_string());
-            state.record_call(node, request.estimated_prompt_tokens(), 0, true);
+            state.record_call(node, request.estimated_prompt_tokens(), 0, latency_ms, true);
             tracing::warn!(node = node.as_str(), error = %err_text, "model call failed");
             let fatal = matches!(err, ModelError::Rejected { .. } | ModelError::Config(_));
             if fatal {

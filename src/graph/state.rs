@@ -75,6 +75,9 @@ pub struct CallRecord {
     pub node: String,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Wall-clock time of the call, retries inside the provider included.
+    #[serde(default)]
+    pub latency_ms: u64,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub failed: bool,
 }
@@ -194,7 +197,14 @@ impl RunState {
     }
 
     /// Records one model call's tokens (failed calls count too).
-    pub fn record_call(&mut self, node: NodeName, prompt: u64, completion: u64, failed: bool) {
+    pub fn record_call(
+        &mut self,
+        node: NodeName,
+        prompt: u64,
+        completion: u64,
+        latency_ms: u64,
+        failed: bool,
+    ) {
         self.model_calls += 1;
         self.prompt_tokens += prompt;
         self.completion_tokens += completion;
@@ -202,6 +212,7 @@ impl RunState {
             node: node.as_str().to_string(),
             prompt_tokens: prompt,
             completion_tokens: completion,
+            latency_ms,
             failed,
         });
         if failed {

@@ -227,17 +227,18 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
 
     let _ = writeln!(
         s,
-        "\n## Model calls\n\n| # | node | prompt tokens | completion tokens |\n|---|---|---|---|"
+        "\n## Model calls\n\n| # | node | prompt tokens | completion tokens | latency (ms) |\n|---|---|---|---|---|"
     );
     for (i, c) in state.calls.iter().enumerate() {
         let _ = writeln!(
             s,
-            "| {} | {}{} | {} | {} |",
+            "| {} | {}{} | {} | {} | {} |",
             i + 1,
             c.node,
             if c.failed { " (failed)" } else { "" },
             c.prompt_tokens,
-            c.completion_tokens
+            c.completion_tokens,
+            c.latency_ms
         );
     }
     let _ = writeln!(

@@ -233,7 +233,11 @@ mod tests {
         assert_eq!(s.fix_attempts, 5);
         assert_eq!(y.fix_attempts, 3);
         assert_eq!(
-            (s.edge_limit_researcher, s.edge_limit_coder, s.edge_limit_verifier),
+            (
+                s.edge_limit_researcher,
+                s.edge_limit_coder,
+                s.edge_limit_verifier
+            ),
             (5, 5, 3)
         );
         // The global cap sits well above the domain rules so they fire first.

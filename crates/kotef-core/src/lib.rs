@@ -10,8 +10,8 @@ pub mod status;
 pub mod summary;
 
 pub use config::{ConfigError, KotefConfig, Limits, LimitsOverride, Profile, SandboxMode};
-pub use outcome::{RunOutcome, RunRequest, StepProgress};
 pub use ids::{DeliveryId, IssueNumber, RepoName, RunId};
+pub use outcome::{RunOutcome, RunRequest, StepProgress};
 pub use redact::Redactor;
 pub use status::{Edge, NodeName, StopRule, TerminalStatus};
 pub use summary::{LoopCounters, RunSummary};
