@@ -1,7 +1,7 @@
 //! A job: one accepted trigger (or a rejection to answer) with everything the pipeline needs
 //! to run it later, serialisable so the job store can keep it across restarts.
 
-use crate::trigger::{Rejection, Trigger};
+use crate::trigger::{decide, Decision, DecisionConfig, PayloadError, Rejection, Trigger};
 use kotef_core::{DeliveryId, IssueNumber, LimitsOverride, Profile, RepoName, RunId};
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +49,24 @@ impl Job {
             profile: None,
             limits: LimitsOverride::default(),
         }
+    }
+
+    /// The job one event asks for, for entry points without a server (e.g. a GitHub Action
+    /// given `GITHUB_EVENT_NAME` and the event file): `Ok(Err(reason))` when the event asks
+    /// for nothing.
+    pub fn from_event(
+        event: &str,
+        payload: &[u8],
+        cfg: &DecisionConfig,
+        delivery: DeliveryId,
+    ) -> Result<Result<Job, String>, PayloadError> {
+        let work = match decide(event, payload, cfg)? {
+            Decision::Run(trigger) => Work::Run { trigger },
+            Decision::Reject(rejection) => Work::Reject { rejection },
+            Decision::Ignore(reason) => return Ok(Err(reason)),
+            Decision::Ping => return Ok(Err("ping".into())),
+        };
+        Ok(Ok(Job::new(delivery, work, cfg.trigger_label.clone())))
     }
 
     pub fn repo(&self) -> &RepoName {

@@ -494,9 +494,13 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         rx,
     ));
     let budget = Duration::from_secs(limits.time_budget_s).saturating_add(ctx.run_grace);
-    let run = match tokio::time::timeout(budget, executor.execute(request, tx)).await {
-        Ok(Ok(outcome)) => Ok(outcome),
-        Ok(Err(e)) => Err(format!("{e:#}")),
+    let guarded = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(
+        executor.execute(request, tx),
+    ));
+    let run = match tokio::time::timeout(budget, guarded).await {
+        Ok(Ok(Ok(outcome))) => Ok(outcome),
+        Ok(Ok(Err(e))) => Err(format!("{e:#}")),
+        Ok(Err(_)) => Err("the agent crashed (internal error); see the server log".to_string()),
         Err(_) => Err(format!(
             "the run did not end within its time budget ({}s) plus {}s grace and was stopped",
             limits.time_budget_s,

@@ -2,6 +2,24 @@
 //! issues, comments, reactions, collaborator permissions, pulls, App installation tokens) with
 //! fault injection, served by axum on loopback for the real octocrab client; bare git
 //! repositories on disk; signed webhook payloads; and a fake [`RunExecutor`].
+//!
+//! A typical end-to-end test:
+//!
+//! ```text
+//! let gh = FakeGitHub::start().await;
+//! gh.add_repo("acme/widgets", "main");
+//! gh.set_permission("acme/widgets", "alice", "admin");
+//! let root = tempfile::tempdir()?;
+//! init_bare_repo(root.path(), "acme/widgets", &[("README.md", "hi\n")]);
+//! let mut cfg = ServeConfig::new(vec![Secret::new("s")], GitHubAuth::Token(Secret::new(FAKE_TOKEN)),
+//!     gh.api_url(), file_base_url(root.path()), data_dir);
+//! cfg.listen = "127.0.0.1:0".parse()?;
+//! let server = kotef_github::start(cfg, executor).await?;
+//! let n = gh.add_issue("acme/widgets", "Title", "Body");
+//! send_webhook(&client, &format!("http://{}/webhook", server.addr()), "s", "issues", "d1",
+//!     &issues_labeled("acme/widgets", n, "Title", "Body", "kotef", "alice")).await?;
+//! let comment = gh.wait_final_comment("acme/widgets", n, Duration::from_secs(30)).await;
+//! ```
 
 use crate::signature::sign;
 use crate::RunExecutor;

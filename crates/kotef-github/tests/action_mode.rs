@@ -1,0 +1,124 @@
+//! The pipeline without the server, as a GitHub Action entry point would use it: an event
+//! payload → `Job::from_event` → `process_job` → a `JobResult`, publishing the same way.
+
+mod common;
+
+use common::{Harness, REPO};
+use kotef_core::{DeliveryId, LimitsOverride, Profile, TerminalStatus};
+use kotef_github::testing::{self, FakeBehavior, FakeExecutor, FAKE_TOKEN};
+use kotef_github::{
+    process_job, DecisionConfig, GitHub, GitHubAuth, GitSettings, Job, JobContext, JobStatus,
+    RetryPolicy, RunExecutor, Secret,
+};
+use std::time::Duration;
+
+fn context(h: &Harness) -> JobContext {
+    let gh = GitHub::new(
+        &h.gh.api_url(),
+        GitHubAuth::Token(Secret::new(FAKE_TOKEN)),
+        RetryPolicy::fast(),
+    )
+    .unwrap();
+    let git = GitSettings {
+        base_url: testing::file_base_url(h.git_root.path()),
+        ..GitSettings::default()
+    };
+    let mut ctx = JobContext::new(gh, git, h.data.path().join("ws"));
+    ctx.progress_interval = Duration::from_millis(10);
+    ctx
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn process_job_runs_one_event_end_to_end() {
+    let h = Harness::new().await;
+    let n = h.gh.add_issue(REPO, "Add a greeting", "Please");
+    let payload = testing::issues_labeled(REPO, n, "Add a greeting", "Please", "kotef", "alice");
+    let mut job = Job::from_event(
+        "issues",
+        &payload,
+        &DecisionConfig::default(),
+        DeliveryId("run-1".into()),
+    )
+    .unwrap()
+    .expect("a run");
+    job.attempts = 1;
+    job.profile = Some(Profile::Yolo);
+    job.limits = LimitsOverride {
+        max_steps: Some(9),
+        ..LimitsOverride::default()
+    };
+    let exec = FakeExecutor::new(FakeBehavior::AbortLoop);
+    let result = process_job(&context(&h), &job, &exec as &dyn RunExecutor).await;
+    assert_eq!(result.status, JobStatus::Finished, "{}", result.message);
+    assert_eq!(result.terminal_status(), Some(TerminalStatus::AbortedStuck));
+    assert_eq!(
+        result.branch.as_deref(),
+        Some(format!("kotef/issue-{n}").as_str())
+    );
+    assert!(result.pull.is_some());
+    let comment = h.gh.kotef_comments(REPO, n).pop().expect("status comment");
+    assert_eq!(Some(comment.id), result.comment_id);
+    assert!(comment.body.contains("profile `yolo`"), "{}", comment.body);
+    assert!(
+        comment.history[0].contains("| `max_steps` | 9 |"),
+        "{}",
+        comment.history[0]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_that_ask_for_nothing_are_explained() {
+    let payload = testing::issues_labeled(REPO, 1, "t", "b", "bug", "alice");
+    let r = Job::from_event(
+        "issues",
+        &payload,
+        &DecisionConfig::default(),
+        DeliveryId("x".into()),
+    )
+    .unwrap();
+    assert!(r.unwrap_err().contains("bug"));
+    assert!(Job::from_event(
+        "issues",
+        b"[",
+        &DecisionConfig::default(),
+        DeliveryId("x".into())
+    )
+    .is_err());
+}
+
+struct Panicking;
+
+#[async_trait::async_trait]
+impl RunExecutor for Panicking {
+    async fn execute(
+        &self,
+        _req: kotef_core::RunRequest,
+        _p: tokio::sync::mpsc::UnboundedSender<kotef_core::StepProgress>,
+    ) -> anyhow::Result<kotef_core::RunOutcome> {
+        panic!("executor bug")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_executor_panic_still_ends_with_a_comment() {
+    let h = Harness::new().await;
+    let n = h.gh.add_issue(REPO, "t", "b");
+    let payload = testing::issues_labeled(REPO, n, "t", "b", "kotef", "alice");
+    let mut job = Job::from_event(
+        "issues",
+        &payload,
+        &DecisionConfig::default(),
+        DeliveryId("p".into()),
+    )
+    .unwrap()
+    .unwrap();
+    job.attempts = 1;
+    let result = process_job(&context(&h), &job, &Panicking).await;
+    assert_eq!(result.status, JobStatus::Failed);
+    let comment = h.gh.kotef_comments(REPO, n).pop().expect("final comment");
+    assert!(
+        comment.body.contains("the agent crashed"),
+        "{}",
+        comment.body
+    );
+}
