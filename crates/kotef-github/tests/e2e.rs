@@ -264,5 +264,42 @@ async fn labeled_pull_request_runs_on_its_head_branch_and_fork_is_refused() {
             .expect("refusal");
     assert!(refusal.body.contains("mallory/widgets"), "{}", refusal.body);
     assert!(h.file_on_branch("patch-1", "hello.txt").is_none());
+
+    // `/kotef run` on the same-repository PR: a second run on its head branch.
+    let (cid, at) = h.gh.add_comment(REPO, pr, "alice", "/kotef run once more");
+    let body =
+        testing::issue_comment_created(REPO, pr, true, cid, at, "/kotef run once more", "alice");
+    assert_eq!(
+        h.send("issue_comment", "d-pr-cmd", &body).await.status(),
+        202
+    );
+    assert!(
+        h.gh.wait_until(WAIT, |g| g
+            .kotef_comments(REPO, pr)
+            .iter()
+            .filter(|c| c.body.contains("kotef run ended"))
+            .count()
+            == 2)
+            .await
+    );
+    let count = testing::git_output(&h.bare, &["rev-list", "--count", "feature"]).unwrap();
+    assert_eq!(count.trim(), "4", "seed + feature + two kotef runs");
+    // `/kotef run` on the fork PR: refused after looking the PR up.
+    let (cid, at) = h.gh.add_comment(REPO, fork, "alice", "/kotef run");
+    let body = testing::issue_comment_created(REPO, fork, true, cid, at, "/kotef run", "alice");
+    assert_eq!(
+        h.send("issue_comment", "d-fork-cmd", &body).await.status(),
+        202
+    );
+    assert!(
+        h.gh.wait_until(WAIT, |g| g
+            .kotef_comments(REPO, fork)
+            .iter()
+            .filter(|c| c.body.contains("will not run here"))
+            .count()
+            == 2)
+            .await
+    );
+    assert!(h.file_on_branch("patch-1", "hello.txt").is_none());
     h.stop().await;
 }
