@@ -7,7 +7,6 @@ mod common;
 use common::{Harness, REPO, SECRET};
 use kotef_github::testing::{self, FakeBehavior, FakeExecutor};
 use std::sync::Arc;
-use std::time::Duration;
 
 async fn harness() -> (Harness, Arc<FakeExecutor>) {
     let mut h = Harness::new().await;
