@@ -31,6 +31,12 @@ impl kotef_github::RunExecutor for GraphExecutor {
             .context(
                 "no model configured: set KOTEF_MODEL or [model] name in .github/kotef.toml",
             )?;
+        if req.config.sandbox == Some(kotef_core::SandboxMode::None) {
+            tracing::warn!(
+                run_id = %req.run_id,
+                "the repository's config sets sandbox = \"none\": agent commands run without bubblewrap on this server"
+            );
+        }
         let model = crate::cli::resolve_model(&spec, &req.config)?;
         let model_cfg = req.config.model.clone();
         let model_name = model.name();
