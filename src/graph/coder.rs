@@ -222,12 +222,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         state.coder_noop_count += 1;
     }
     if state.ending.is_some() {
-        let reason = state
-            .ending
-            .as_ref()
-            .map(|e| e.reason.clone())
-            .unwrap_or_default();
-        return StepResult::to(NodeName::Snitch, "stop".into(), reason, progress);
+        return StepResult::stopped(state, progress);
     }
     let reason = match (changed, done) {
         (true, true) => format!("changed {} file(s) and called done", written.len().max(1)),

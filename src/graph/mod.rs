@@ -44,6 +44,16 @@ pub struct StepResult {
 }
 
 impl StepResult {
+    /// The step that saw a stop rule fire: on to the snitch, with the ending's reason.
+    pub fn stopped(state: &RunState, progress: bool) -> Self {
+        let reason = state
+            .ending
+            .as_ref()
+            .map(|e| e.reason.clone())
+            .unwrap_or_default();
+        Self::to(NodeName::Snitch, "stop".into(), reason, progress)
+    }
+
     pub fn to(next: NodeName, decision: String, reason: String, progress: bool) -> Self {
         Self {
             next,

@@ -112,14 +112,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             json_reply: true,
         };
         match llm::call(ctx, state, NodeName::Planner, request).await {
-            Err(CallFailure::Stopped) => {
-                let reason = state
-                    .ending
-                    .as_ref()
-                    .map(|e| e.reason.clone())
-                    .unwrap_or_default();
-                return StepResult::to(NodeName::Snitch, "stop".into(), reason, false);
-            }
+            Err(CallFailure::Stopped) => return StepResult::stopped(state, false),
             Err(CallFailure::Failed(e)) => {
                 last_problem =
                     format!("model call failed: {}", ctx.redactor.redact(&e.to_string()));

@@ -80,14 +80,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             json_reply: false,
         };
         let reply = match llm::call(ctx, state, NodeName::Researcher, request).await {
-            Err(CallFailure::Stopped) => {
-                let reason = state
-                    .ending
-                    .as_ref()
-                    .map(|e| e.reason.clone())
-                    .unwrap_or_default();
-                return StepResult::to(NodeName::Snitch, "stop".into(), reason, false);
-            }
+            Err(CallFailure::Stopped) => return StepResult::stopped(state, false),
             Err(CallFailure::Failed(_)) => continue,
             Ok(reply) => reply,
         };

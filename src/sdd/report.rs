@@ -3,7 +3,7 @@
 
 use crate::graph::state::{CallRecord, FailureHistory, RunState, StepRecord};
 use chrono::{DateTime, Utc};
-use kotef_core::{Limits, LoopCounters, RunId, RunSummary, StopRule, TerminalStatus};
+use kotef_core::{Limits, RunId, RunSummary, StopRule, TerminalStatus};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -23,23 +23,14 @@ pub struct ReportMeta {
 /// The JSON twin: the contract summary's fields plus timeline and calls.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReportJson<'a> {
+    #[serde(flatten)]
+    pub summary: RunSummary,
     pub run_id: &'a str,
     pub goal: &'a str,
     pub profile: &'a str,
     pub model: &'a str,
     pub started_at: String,
     pub duration_ms: u64,
-    pub terminal_status: TerminalStatus,
-    pub stop_rule: Option<StopRule>,
-    pub stop_reason: &'a str,
-    pub loop_counters: LoopCounters,
-    pub total_steps: u32,
-    pub model_calls: u32,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub fix_attempts: u32,
-    pub report_path: String,
-    pub issues_md_path: String,
     pub cost_usd: Option<f64>,
     pub limits: Limits,
     pub timeline: &'a [StepRecord],
@@ -272,25 +263,14 @@ pub fn render_json(
     report_path: &Path,
     issues_md_path: &Path,
 ) -> serde_json::Value {
-    let (status, rule, reason) = ending_parts(state);
     let json = ReportJson {
+        summary: summary(state, report_path, issues_md_path),
         run_id: &meta.run_id.0,
         goal: &state.goal,
         profile: state.profile.as_str(),
         model: &meta.model,
         started_at: meta.started_at.to_rfc3339(),
         duration_ms: meta.duration_ms,
-        terminal_status: status,
-        stop_rule: rule,
-        stop_reason: &reason,
-        loop_counters: state.loop_counters,
-        total_steps: state.total_steps,
-        model_calls: state.model_calls,
-        prompt_tokens: state.prompt_tokens,
-        completion_tokens: state.completion_tokens,
-        fix_attempts: state.failures.attempts,
-        report_path: report_path.display().to_string(),
-        issues_md_path: issues_md_path.display().to_string(),
         cost_usd: meta.cost_usd,
         limits: meta.limits,
         timeline: &state.timeline,
