@@ -140,6 +140,21 @@ pub struct PullRepo {
     pub full_name: String,
 }
 
+/// An issue (or a pull request seen through the issues API) as the Action's
+/// `workflow_dispatch` entry reads it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct IssueInfo {
+    pub number: u64,
+    pub title: String,
+    #[serde(default)]
+    pub body: Option<String>,
+    #[serde(default)]
+    pub state: Option<String>,
+    /// Present when the issue is a pull request.
+    #[serde(default)]
+    pub pull_request: Option<serde_json::Value>,
+}
+
 #[derive(Debug, Deserialize)]
 struct Created {
     id: u64,
@@ -586,6 +601,40 @@ impl GitHub {
             "POST",
             &path,
             Some(&serde_json::json!({ "content": reaction.as_str() })),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// An issue or pull request by number.
+    pub async fn issue(
+        &self,
+        repo: &RepoName,
+        number: IssueNumber,
+    ) -> Result<IssueInfo, GitHubError> {
+        let path = format!("{}/issues/{}", Self::repo_path(repo), number);
+        self.send(Some(repo), "GET", &path, None).await
+    }
+
+    /// Starts a `workflow_dispatch` run of `workflow` (a file name such as `kotef.yml`, or
+    /// its numeric id) on `git_ref` with string `inputs`.
+    pub async fn dispatch_workflow(
+        &self,
+        repo: &RepoName,
+        workflow: &str,
+        git_ref: &str,
+        inputs: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), GitHubError> {
+        let path = format!(
+            "{}/actions/workflows/{}/dispatches",
+            Self::repo_path(repo),
+            path_segment(workflow)
+        );
+        self.send::<serde_json::Value>(
+            Some(repo),
+            "POST",
+            &path,
+            Some(&serde_json::json!({ "ref": git_ref, "inputs": inputs })),
         )
         .await?;
         Ok(())

@@ -11,6 +11,29 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Where accepted runs execute.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ExecutorMode {
+    /// On this machine: clone, run the graph, push (the default).
+    #[default]
+    Local,
+    /// On GitHub Actions runners: each accepted trigger becomes a `workflow_dispatch` of the
+    /// repository's kotef workflow (`--workflow`), which runs `kotef action`.
+    Actions,
+}
+
+impl ExecutorMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Local => "local",
+            Self::Actions => "actions",
+        }
+    }
+}
+
+/// The kotef workflow dispatched by `--executor actions` unless configured otherwise.
+pub const DEFAULT_WORKFLOW: &str = "kotef.yml";
+
 /// Flags of `kotef serve` (the lead flattens this into the CLI).
 #[derive(clap::Args, Debug, Clone)]
 pub struct ServeArgs {
@@ -83,6 +106,13 @@ pub struct ServeArgs {
         default_value = "kotef[bot]@users.noreply.github.com"
     )]
     pub git_author_email: String,
+    /// Where runs execute: `local` (this machine) or `actions` (a `workflow_dispatch` of the
+    /// repository's kotef workflow per accepted trigger; this server only dispatches).
+    #[arg(long, env = "KOTEF_EXECUTOR", value_enum, default_value_t = ExecutorMode::Local)]
+    pub executor: ExecutorMode,
+    /// The workflow file (in `.github/workflows/`) or id dispatched by `--executor actions`.
+    #[arg(long, env = "KOTEF_WORKFLOW", default_value = DEFAULT_WORKFLOW)]
+    pub workflow: String,
 }
 
 /// Everything the server needs, validated.
@@ -114,6 +144,10 @@ pub struct ServeConfig {
     pub max_concurrent_requests: usize,
     /// How long the workers wait between looks at the queue when nothing woke them.
     pub poll_interval: Duration,
+    /// Where runs execute.
+    pub executor: ExecutorMode,
+    /// The workflow dispatched in [`ExecutorMode::Actions`].
+    pub workflow: String,
 }
 
 /// The 25 MB webhook body cap (GitHub's own maximum payload size).
@@ -150,6 +184,8 @@ impl ServeConfig {
             request_timeout: Duration::from_secs(30),
             max_concurrent_requests: 128,
             poll_interval: Duration::from_secs(2),
+            executor: ExecutorMode::Local,
+            workflow: DEFAULT_WORKFLOW.into(),
         }
     }
 
@@ -173,8 +209,25 @@ impl ServeConfig {
         if self.trigger_label.trim().is_empty() {
             bail!("the trigger label cannot be empty");
         }
+        if self.executor == ExecutorMode::Actions && !valid_workflow(&self.workflow) {
+            bail!(
+                "--workflow must be a workflow file name such as `kotef.yml` (or its numeric id), got `{}`",
+                self.workflow
+            );
+        }
         Ok(())
     }
+}
+
+/// A workflow file name (`kotef.yml`) or numeric id, as the dispatch API takes it.
+pub fn valid_workflow(w: &str) -> bool {
+    let is_id = !w.is_empty() && w.chars().all(|c| c.is_ascii_digit());
+    let is_file = (w.ends_with(".yml") || w.ends_with(".yaml"))
+        && w.len() <= 200
+        && !w.starts_with('.')
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    is_id || is_file
 }
 
 fn read_secret_file(path: &Path, what: &str) -> anyhow::Result<String> {
@@ -248,6 +301,8 @@ impl ServeArgs {
         cfg.bot_login = self.bot_login;
         cfg.git.author_name = self.git_author_name;
         cfg.git.author_email = self.git_author_email;
+        cfg.executor = self.executor;
+        cfg.workflow = self.workflow.trim().to_string();
         cfg.validate()?;
         Ok(cfg)
     }
@@ -311,6 +366,43 @@ mod tests {
             .into_config_with(|_| Some("t".into()))
             .unwrap_err();
         assert!(err.to_string().contains("--workers"), "{err}");
+    }
+
+    #[test]
+    fn executor_defaults_to_local_and_actions_needs_a_workflow_file() {
+        let cfg = parse(&["--webhook-secret", "s"])
+            .into_config_with(|_| Some("t".into()))
+            .unwrap();
+        assert_eq!(cfg.executor, ExecutorMode::Local);
+        assert_eq!(cfg.workflow, "kotef.yml");
+        let cfg = parse(&[
+            "--webhook-secret",
+            "s",
+            "--executor",
+            "actions",
+            "--workflow",
+            "agent.yaml",
+        ])
+        .into_config_with(|_| Some("t".into()))
+        .unwrap();
+        assert_eq!(cfg.executor, ExecutorMode::Actions);
+        assert_eq!(cfg.workflow, "agent.yaml");
+        let err = parse(&[
+            "--webhook-secret",
+            "s",
+            "--executor",
+            "actions",
+            "--workflow",
+            "../x.yml",
+        ])
+        .into_config_with(|_| Some("t".into()))
+        .unwrap_err();
+        assert!(err.to_string().contains("--workflow"), "{err}");
+        assert!(valid_workflow("12345"));
+        assert!(!valid_workflow("kotef"));
+        assert!(!valid_workflow(".github/workflows/kotef.yml"));
+        let bad = Cli::try_parse_from(["kotef", "--executor", "lambda"]);
+        assert!(bad.is_err());
     }
 
     #[test]

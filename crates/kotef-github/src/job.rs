@@ -35,6 +35,16 @@ pub struct Job {
     /// Limits that win over the repository's config file.
     #[serde(default)]
     pub limits: LimitsOverride,
+    /// A goal that replaces the one built from the issue or PR (an Action's `goal` input, or
+    /// the goal a dispatching server built).
+    #[serde(default)]
+    pub goal: Option<String>,
+    /// A verifier command that wins over the repository's config file (an Action input).
+    #[serde(default)]
+    pub test_command: Option<String>,
+    /// The status comment this run continues (one a dispatching server already posted).
+    #[serde(default)]
+    pub status_comment: Option<u64>,
 }
 
 impl Job {
@@ -48,6 +58,9 @@ impl Job {
             trigger_label: trigger_label.into(),
             profile: None,
             limits: LimitsOverride::default(),
+            goal: None,
+            test_command: None,
+            status_comment: None,
         }
     }
 

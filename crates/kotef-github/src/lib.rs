@@ -3,8 +3,10 @@
 //! push, a draft PR and one sticky status comment). The agent graph itself lives elsewhere;
 //! this crate reaches it only through [`RunExecutor`].
 
+pub mod action;
 pub mod client;
 pub mod config;
+pub mod dispatch;
 pub mod job;
 pub mod metrics;
 pub mod pipeline;
@@ -22,7 +24,8 @@ pub mod workspace;
 pub mod testing;
 
 pub use client::{GitHub, GitHubAuth, GitHubError, Permission};
-pub use config::{ServeArgs, ServeConfig};
+pub use config::{ExecutorMode, ServeArgs, ServeConfig};
+pub use dispatch::dispatch_job;
 pub use job::{Job, Work};
 pub use pipeline::{process_job, JobContext, JobResult, JobStatus};
 pub use retry::RetryPolicy;

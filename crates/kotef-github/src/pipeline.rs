@@ -2,9 +2,11 @@
 //! point alike: permission check, 👀 reaction, clone, the repository's config, the sticky
 //! status comment (created, throttled progress edits, final edit), the executor, commit and
 //! push on every ending, the draft PR, and a final comment for every accepted trigger — also
-//! when the executor fails, the config is invalid or the push is rejected.
+//! when the executor fails, the config is invalid or the push is rejected. In Action mode the
+//! work happens in the runner's checkout (see [`JobContext::checkout`]) and the comment links
+//! to the Actions run.
 
-use crate::client::{GitHub, Reaction};
+use crate::client::{GitHub, GitHubError, Reaction};
 use crate::job::{Job, Work};
 use crate::metrics::Metrics;
 use crate::render::{self, Links, Phase, RunHeader};
@@ -41,6 +43,14 @@ pub struct JobContext {
     /// Secrets removed from everything kotef posts.
     pub redactor: Redactor,
     pub metrics: Option<Arc<Metrics>>,
+    /// An existing checkout of the repository to work in instead of a fresh clone (the
+    /// Action's `GITHUB_WORKSPACE`); a fresh clone is used when it is not usable.
+    pub checkout: Option<PathBuf>,
+    /// A config file used instead of the repository's `kotef.toml` / `.github/kotef.toml`;
+    /// a relative path is read inside the work tree.
+    pub config_path: Option<PathBuf>,
+    /// The GitHub Actions run doing the work, linked from the status comment.
+    pub actions_run_url: Option<String>,
 }
 
 impl std::fmt::Debug for JobContext {
@@ -67,6 +77,9 @@ impl JobContext {
             web_base_url,
             redactor: Redactor::new(),
             metrics: None,
+            checkout: None,
+            config_path: None,
+            actions_run_url: None,
         }
     }
 }
@@ -84,6 +97,8 @@ pub enum JobStatus {
     Rejected,
     /// Interrupted too many times by server restarts; ended with a comment.
     GaveUp,
+    /// Handed to a GitHub Actions workflow (`kotef serve --executor actions`).
+    Dispatched,
 }
 
 impl JobStatus {
@@ -94,6 +109,7 @@ impl JobStatus {
             Self::Ignored => "ignored",
             Self::Rejected => "rejected",
             Self::GaveUp => "gave_up",
+            Self::Dispatched => "dispatched",
         }
     }
 }
@@ -106,19 +122,25 @@ pub struct JobResult {
     /// The branch the work was pushed to.
     pub branch: Option<String>,
     pub pull: Option<u64>,
+    /// The pull request's web URL.
+    pub pull_url: Option<String>,
     pub comment_id: Option<u64>,
+    /// The last body kotef wrote to the status comment (redacted), e.g. for a step summary.
+    pub comment: Option<String>,
     /// One line for logs and the job store.
     pub message: String,
 }
 
 impl JobResult {
-    fn simple(status: JobStatus, message: impl Into<String>) -> Self {
+    pub(crate) fn simple(status: JobStatus, message: impl Into<String>) -> Self {
         Self {
             status,
             outcome: None,
             branch: None,
             pull: None,
+            pull_url: None,
             comment_id: None,
+            comment: None,
             message: message.into(),
         }
     }
@@ -168,33 +190,50 @@ pub fn effective_config(
     if let Some(m) = model {
         config.model.name = Some(m.to_string());
     }
+    if let Some(t) = job.test_command.as_deref().filter(|t| !t.trim().is_empty()) {
+        config.test_command = Some(t.to_string());
+    }
     let limits = config.limits(profile);
     (config, profile, limits)
 }
 
 /// The sticky status comment of one run: created on first post, edited afterwards.
-struct Sticky<'a> {
-    ctx: &'a JobContext,
-    repo: RepoName,
-    number: IssueNumber,
-    id: Option<u64>,
-    redactor: Redactor,
+pub(crate) struct Sticky<'a> {
+    pub(crate) ctx: &'a JobContext,
+    pub(crate) repo: RepoName,
+    pub(crate) number: IssueNumber,
+    pub(crate) id: Option<u64>,
+    pub(crate) redactor: Redactor,
+    /// The last body written.
+    pub(crate) last: Option<String>,
 }
 
 impl Sticky<'_> {
-    async fn post(&mut self, body: &str) -> Result<(), String> {
+    pub(crate) async fn post(&mut self, body: &str) -> Result<(), String> {
         let body = self.redactor.redact(body);
-        let r = match self.id {
+        let mut r = match self.id {
             Some(id) => self.ctx.github.update_comment(&self.repo, id, &body).await,
-            None => self
+            None => Err(GitHubError::Status {
+                method: "PATCH".into(),
+                path: String::new(),
+                status: 404,
+                message: "no comment yet".into(),
+            }),
+        };
+        // No comment yet, or it was deleted: write a new one.
+        if matches!(&r, Err(e) if e.status() == Some(404)) {
+            r = self
                 .ctx
                 .github
                 .create_comment(&self.repo, self.number, &body)
                 .await
                 .map(|c| {
                     self.id = Some(c.id);
-                }),
-        };
+                });
+        }
+        if r.is_ok() {
+            self.last = Some(body);
+        }
         r.map_err(|e| {
             tracing::error!(error = %e, "cannot write the status comment");
             self.redactor.redact(&e.to_string())
@@ -241,44 +280,119 @@ pub async fn process_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor
     result
 }
 
-async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> JobResult {
-    let repo = job.repo().clone();
+/// The permission check and the answer to a rejected trigger, shared by the local pipeline
+/// and the dispatcher: `Ok(trigger)` when the job should run, else the job's result.
+pub(crate) async fn admit<'j>(ctx: &JobContext, job: &'j Job) -> Result<&'j Trigger, JobResult> {
+    let repo = job.repo();
     let number = job.number();
-    let sender = job.sender_login().to_string();
-
-    match ctx.github.permission(&repo, &sender).await {
+    let sender = job.sender_login();
+    match ctx.github.permission(repo, sender).await {
         Ok(p) if p.may_run() => {}
         Ok(p) => {
-            return JobResult::simple(
+            return Err(JobResult::simple(
                 JobStatus::Ignored,
                 format!("`{sender}` has {p:?} permission; write, maintain or admin is needed"),
-            )
+            ))
         }
         Err(e) => {
-            return JobResult::simple(
+            return Err(JobResult::simple(
                 JobStatus::Failed,
                 format!(
                     "permission check failed: {}",
                     ctx.redactor.redact(&e.to_string())
                 ),
-            )
+            ))
         }
     }
-
-    let trigger = match &job.work {
+    match &job.work {
         Work::Reject { rejection } => {
             let body = render::rejection_comment(&job.run_id.0, number.0, &rejection.reason);
-            return match ctx.github.create_comment(&repo, number, &body).await {
-                Ok(c) => JobResult {
-                    comment_id: Some(c.id),
+            let posted = match job.status_comment {
+                Some(id) => ctx.github.update_comment(repo, id, &body).await.map(|_| id),
+                None => ctx
+                    .github
+                    .create_comment(repo, number, &body)
+                    .await
+                    .map(|c| c.id),
+            };
+            Err(match posted {
+                Ok(id) => JobResult {
+                    comment_id: Some(id),
+                    comment: Some(body),
                     ..JobResult::simple(JobStatus::Rejected, rejection.reason.clone())
                 },
                 Err(e) => {
                     JobResult::simple(JobStatus::Failed, format!("cannot post the rejection: {e}"))
                 }
-            };
+            })
         }
-        Work::Run { trigger } => trigger,
+        Work::Run { trigger } => Ok(trigger),
+    }
+}
+
+/// Adds 👀 to what asked for the run.
+pub(crate) async fn react(
+    ctx: &JobContext,
+    repo: &RepoName,
+    number: IssueNumber,
+    trigger: &Trigger,
+) {
+    let reaction = match trigger {
+        Trigger::Command { comment_id, .. } => {
+            ctx.github
+                .react_to_comment(repo, *comment_id, Reaction::Eyes)
+                .await
+        }
+        _ => {
+            ctx.github
+                .react_to_issue(repo, number, Reaction::Eyes)
+                .await
+        }
+    };
+    if let Err(e) = reaction {
+        tracing::warn!(error = %e, "cannot add the reaction");
+    }
+}
+
+/// The goal of a run: the job's override, else the issue or PR text (with the discussion up
+/// to the trigger for `/kotef run`).
+pub(crate) async fn goal_for(ctx: &JobContext, job: &Job, trigger: &Trigger) -> String {
+    if let Some(g) = job.goal.as_deref().filter(|g| !g.trim().is_empty()) {
+        return crate::sanitize::truncate_chars(
+            &crate::sanitize::clean_text(g),
+            crate::trigger::MAX_GOAL_CHARS,
+        );
+    }
+    let thread = match trigger {
+        Trigger::Command { .. } => match ctx.github.list_comments(job.repo(), job.number()).await {
+            Ok(list) => list
+                .into_iter()
+                .map(|c| ThreadComment {
+                    id: c.id,
+                    login: c.user.login,
+                    user_type: c.user.kind,
+                    body: c.body.unwrap_or_default(),
+                    created_at: c.created_at,
+                })
+                .collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the discussion; the goal has the issue text only");
+                Vec::new()
+            }
+        },
+        _ => Vec::new(),
+    };
+    build_goal(trigger, &thread)
+}
+
+async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> JobResult {
+    let repo = job.repo().clone();
+    let number = job.number();
+    let sender = job.sender_login().to_string();
+
+    let trigger = match admit(ctx, job).await {
+        Ok(t) => t,
+        Err(result) => return result,
     };
 
     let mut redactor = ctx.redactor.clone();
@@ -286,8 +400,9 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         ctx,
         repo: repo.clone(),
         number,
-        id: None,
+        id: job.status_comment,
         redactor: redactor.clone(),
+        last: None,
     };
     let default_profile = job.profile.unwrap_or_default();
     let mut default_limits = Limits::for_profile(default_profile);
@@ -301,9 +416,10 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         limits: default_limits,
         model: ctx.model.clone(),
         requested_by: sender.clone(),
+        actions_run: ctx.actions_run_url.clone(),
     };
 
-    if job.attempts > 1 {
+    if job.attempts > 1 && sticky.id.is_none() {
         sticky.adopt_existing(&job.run_id.0).await;
     }
     if job.attempts > ctx.max_attempts {
@@ -323,6 +439,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         let posted = sticky.post(&body).await;
         return JobResult {
             comment_id: sticky.id,
+            comment: sticky.last.clone(),
             ..JobResult::simple(
                 JobStatus::GaveUp,
                 posted
@@ -332,21 +449,9 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         };
     }
 
-    // 👀 on what asked for the run.
-    let reaction = match trigger {
-        Trigger::Command { comment_id, .. } => {
-            ctx.github
-                .react_to_comment(&repo, *comment_id, Reaction::Eyes)
-                .await
-        }
-        _ => {
-            ctx.github
-                .react_to_issue(&repo, number, Reaction::Eyes)
-                .await
-        }
-    };
-    if let Err(e) = reaction {
-        tracing::warn!(error = %e, "cannot add the reaction");
+    // 👀 on what asked for the run (a dispatching server already did).
+    if job.status_comment.is_none() {
+        react(ctx, &repo, number, trigger).await;
     }
 
     // Which branch to clone and which to work on.
@@ -357,6 +462,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
             let posted = sticky.post(&body).await;
             return JobResult {
                 comment_id: sticky.id,
+                comment: sticky.last.clone(),
                 ..JobResult::simple(JobStatus::Rejected, posted.err().unwrap_or(reason))
             };
         }
@@ -392,33 +498,67 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
     redactor.add(token.expose());
     sticky.redactor = redactor.clone();
 
-    let mut ws =
-        match Workspace::clone(&ctx.work_dir, &ctx.git, &repo, Some(&token), &clone_branch).await {
-            Ok(ws) => ws,
-            Err(e) => {
-                return fail(
-                    &mut sticky,
-                    &header,
-                    "cloning the repository",
-                    &e.to_string(),
-                    &Links::default(),
-                    &[],
-                )
-                .await
+    let mut notes = Vec::new();
+    let adopted = match &ctx.checkout {
+        Some(dir) => {
+            match Workspace::adopt(dir, &ctx.git, &repo, Some(&token), &clone_branch).await {
+                Ok(ws) => Some(ws),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the checked-out workspace is not usable; cloning");
+                    notes.push(format!(
+                        "the checked-out workspace was not used ({e}); kotef worked in a fresh clone"
+                    ));
+                    None
+                }
             }
-        };
+        }
+        None => None,
+    };
+    let ws = match adopted {
+        Some(ws) => Ok(ws),
+        None => Workspace::clone(&ctx.work_dir, &ctx.git, &repo, Some(&token), &clone_branch).await,
+    };
+    let mut ws = match ws {
+        Ok(ws) => ws,
+        Err(e) => {
+            return fail(
+                &mut sticky,
+                &header,
+                "cloning the repository",
+                &e.to_string(),
+                &Links::default(),
+                &notes,
+            )
+            .await
+        }
+    };
     // The config comes from the cloned branch (the base branch for issues), read before the
     // kotef branch, which earlier runs wrote to, is checked out.
-    let repo_config = match KotefConfig::load_from_repo(ws.path()) {
-        Ok((c, _)) => c,
+    let loaded = match &ctx.config_path {
+        Some(p) => {
+            let full = if p.is_absolute() {
+                p.clone()
+            } else {
+                ws.path().join(p)
+            };
+            std::fs::read_to_string(&full)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))
+                .and_then(|text| KotefConfig::parse(&text, p).map_err(|e| e.to_string()))
+        }
+        None => KotefConfig::load_from_repo(ws.path())
+            .map(|(c, _)| c)
+            .map_err(|e| e.to_string()),
+    };
+    let repo_config = match loaded {
+        Ok(c) => c,
         Err(e) => {
             return fail(
                 &mut sticky,
                 &header,
                 "reading the repository's kotef config",
-                &e.to_string(),
+                &e,
                 &Links::default(),
-                &[],
+                &notes,
             )
             .await
         }
@@ -430,7 +570,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
             "preparing the branch",
             &e.to_string(),
             &Links::default(),
-            &[],
+            &notes,
         )
         .await;
     }
@@ -441,7 +581,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
             "preparing the branch",
             &e.to_string(),
             &Links::default(),
-            &[],
+            &notes,
         )
         .await;
     }
@@ -455,26 +595,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         tracing::warn!(error = %e, "the start comment is missing; continuing");
     }
 
-    let thread = match trigger {
-        Trigger::Command { .. } => match ctx.github.list_comments(&repo, number).await {
-            Ok(list) => list
-                .into_iter()
-                .map(|c| ThreadComment {
-                    id: c.id,
-                    login: c.user.login,
-                    user_type: c.user.kind,
-                    body: c.body.unwrap_or_default(),
-                    created_at: c.created_at,
-                })
-                .collect(),
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot read the discussion; the goal has the issue text only");
-                Vec::new()
-            }
-        },
-        _ => Vec::new(),
-    };
-    let goal = build_goal(trigger, &thread);
+    let goal = goal_for(ctx, job, trigger).await;
 
     // The run, with throttled progress edits.
     let request = RunRequest {
@@ -512,7 +633,6 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
 
     // Commit and push whatever changed, on every ending.
     let target = trigger.target();
-    let mut notes = Vec::new();
     let mut message = format!(
         "kotef: {} (#{})\n\n",
         target.title.replace(['\r', '\n'], " "),
@@ -635,7 +755,9 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         outcome: run.ok(),
         branch: pushed_branch,
         pull,
+        pull_url: links.pull.as_ref().map(|(_, u)| u.clone()),
         comment_id: sticky.id,
+        comment: sticky.last.clone(),
         message: match posted {
             Ok(()) => summary,
             Err(e) => format!("{summary}; the final comment failed: {e}"),
@@ -667,6 +789,7 @@ async fn fail(
     }
     JobResult {
         comment_id: sticky.id,
+        comment: sticky.last.clone(),
         ..JobResult::simple(JobStatus::Failed, message)
     }
 }
@@ -689,6 +812,10 @@ async fn resolve_branches(
             Ok(Resolved::Branches(head_ref.clone(), head_ref.clone()))
         }
         Trigger::Command {
+            is_pull_request: true,
+            ..
+        }
+        | Trigger::Dispatch {
             is_pull_request: true,
             ..
         } => {

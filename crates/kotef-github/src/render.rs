@@ -40,6 +40,8 @@ pub struct RunHeader {
     pub limits: Limits,
     pub model: Option<String>,
     pub requested_by: String,
+    /// The GitHub Actions run doing the work (Action mode), linked from the footer.
+    pub actions_run: Option<String>,
 }
 
 /// Where the run's results live (each part present once known).
@@ -116,13 +118,47 @@ fn footer(h: &RunHeader) -> String {
         .as_deref()
         .map(|m| format!(" · model `{}`", inline(m)))
         .unwrap_or_default();
+    let run = h
+        .actions_run
+        .as_deref()
+        .map(|u| format!(" · [Actions run]({})", link_target(u)))
+        .unwrap_or_default();
     format!(
-        "\n<sub>kotef run `{}` · profile `{}`{} · requested by `{}`</sub>\n",
+        "\n<sub>kotef run `{}` · profile `{}`{} · requested by `{}`{}</sub>\n",
         h.run_id,
         h.profile.as_str(),
         model,
-        inline(&h.requested_by)
+        inline(&h.requested_by),
+        run
     )
+}
+
+/// A URL made safe as a Markdown link target (no spaces, brackets or angle brackets).
+pub fn link_target(url: &str) -> String {
+    url.chars()
+        .filter(|c| !c.is_whitespace() && !"()<>[]\"'`".contains(*c))
+        .collect()
+}
+
+/// The first state of the status comment when the run was handed to a GitHub Actions
+/// workflow (`kotef serve --executor actions`); the workflow's run edits it from then on.
+pub fn dispatched_comment(h: &RunHeader, workflow: &str, workflow_url: &str) -> String {
+    let mut out = marker(&MarkerData {
+        run_id: h.run_id.clone(),
+        number: h.number,
+    });
+    out.push_str("\n### ⏳ kotef is starting on GitHub Actions\n\n");
+    out.push_str(&format!(
+        "This run was handed to the workflow [`{}`]({}); this comment is updated once a runner picks it up.\n",
+        inline(workflow),
+        link_target(workflow_url)
+    ));
+    out.push_str(&format!(
+        "\n<sub>kotef run `{}` · requested by `{}`</sub>\n",
+        h.run_id,
+        inline(&h.requested_by)
+    ));
+    out
 }
 
 fn limits_table(l: &Limits) -> String {
@@ -395,6 +431,7 @@ mod tests {
             limits: Limits::for_profile(Profile::Strict),
             model: Some("scripted".into()),
             requested_by: "alice".into(),
+            actions_run: None,
         }
     }
 
@@ -541,6 +578,25 @@ mod tests {
         let body = pull_body(&header(), &partial, &links());
         assert!(!body.contains("Closes"));
         insta::assert_snapshot!(body);
+    }
+
+    #[test]
+    fn actions_run_is_linked_from_every_state() {
+        let mut h = header();
+        h.actions_run = Some("https://github.com/o/r/actions/runs/42".into());
+        let text = status_comment(&h, &Phase::Started);
+        assert!(
+            text.contains("· [Actions run](https://github.com/o/r/actions/runs/42)</sub>"),
+            "{text}"
+        );
+        let text = dispatched_comment(
+            &h,
+            "kotef.yml",
+            "https://github.com/o/r/actions/workflows/kotef.yml",
+        );
+        assert!(parse_marker(&text).is_some());
+        insta::assert_snapshot!(text);
+        assert_eq!(link_target("https://x/a b(c)<d>"), "https://x/abcd");
     }
 
     #[test]

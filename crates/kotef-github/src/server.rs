@@ -1,10 +1,11 @@
 //! The webhook server: an axum router (`POST` webhook path, `GET /healthz`, `GET /metrics`)
 //! behind a body cap (413), a request timeout, a concurrency limit and a panic catcher; a
 //! verified-webhook extractor that checks the signature before anything is parsed; and a
-//! bounded pool of workers that take jobs from the durable store.
+//! bounded pool of workers that take jobs from the durable store and run them here
+//! ([`ExecutorMode::Local`]) or hand them to GitHub Actions ([`ExecutorMode::Actions`]).
 
 use crate::client::GitHub;
-use crate::config::ServeConfig;
+use crate::config::{ExecutorMode, ServeConfig};
 use crate::job::{Job, Work};
 use crate::metrics::Metrics;
 use crate::pipeline::{process_job, JobContext};
@@ -223,7 +224,8 @@ impl RunningServer {
     }
 }
 
-/// Starts the server and its workers; returns once it listens.
+/// Starts the server and its workers; returns once it listens. With
+/// [`ExecutorMode::Actions`] the executor is not used: jobs become workflow dispatches.
 pub async fn start(
     cfg: ServeConfig,
     executor: Arc<dyn RunExecutor>,
@@ -282,6 +284,12 @@ pub async fn start(
     ctx.redactor = redactor;
     ctx.metrics = Some(metrics.clone());
     let ctx = Arc::new(ctx);
+    let runner = Arc::new(match cfg.executor {
+        ExecutorMode::Local => Runner::Local(executor),
+        ExecutorMode::Actions => Runner::Actions {
+            workflow: cfg.workflow.clone(),
+        },
+    });
 
     let wake = Arc::new(Notify::new());
     let (stop, stop_rx) = watch::channel(false);
@@ -291,7 +299,7 @@ pub async fn start(
                 i,
                 store.clone(),
                 ctx.clone(),
-                executor.clone(),
+                runner.clone(),
                 wake.clone(),
                 stop_rx.clone(),
                 cfg.poll_interval,
@@ -327,7 +335,7 @@ pub async fn start(
             tracing::error!(error = %e, "the HTTP server failed");
         }
     });
-    tracing::info!(%addr, path = %cfg.webhook_path, workers = cfg.workers, "kotef listening");
+    tracing::info!(%addr, path = %cfg.webhook_path, workers = cfg.workers, executor = cfg.executor.as_str(), "kotef listening");
     Ok(RunningServer {
         addr,
         stop,
@@ -347,11 +355,19 @@ impl<T> Drop for AbortOnDrop<T> {
     }
 }
 
+/// What the workers do with a job.
+enum Runner {
+    /// Run it here.
+    Local(Arc<dyn RunExecutor>),
+    /// Dispatch the repository's kotef workflow.
+    Actions { workflow: String },
+}
+
 async fn worker(
     index: usize,
     store: JobStore,
     ctx: Arc<JobContext>,
-    executor: Arc<dyn RunExecutor>,
+    runner: Arc<Runner>,
     wake: Arc<Notify>,
     mut stop: watch::Receiver<bool>,
     poll: Duration,
@@ -370,9 +386,16 @@ async fn worker(
                 );
                 // Its own task, so a panic ends the job, not the worker.
                 let mut task = {
-                    let (ctx, executor, job) = (ctx.clone(), executor.clone(), job.clone());
+                    let (ctx, runner, job) = (ctx.clone(), runner.clone(), job.clone());
                     AbortOnDrop(tokio::spawn(async move {
-                        process_job(&ctx, &job, executor.as_ref()).await
+                        match runner.as_ref() {
+                            Runner::Local(executor) => {
+                                process_job(&ctx, &job, executor.as_ref()).await
+                            }
+                            Runner::Actions { workflow } => {
+                                crate::dispatch::dispatch_job(&ctx, &job, workflow).await
+                            }
+                        }
                     }))
                 };
                 let joined = tokio::select! {

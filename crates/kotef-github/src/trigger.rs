@@ -53,6 +53,12 @@ pub enum Trigger {
         created_at: DateTime<Utc>,
         extra_goal: String,
     },
+    /// `workflow_dispatch` of the kotef workflow (by a person, or by `kotef serve --executor
+    /// actions`) naming an issue or pull request.
+    Dispatch {
+        target: Target,
+        is_pull_request: bool,
+    },
 }
 
 impl Trigger {
@@ -60,7 +66,8 @@ impl Trigger {
         match self {
             Self::IssueLabeled { target, .. }
             | Self::PullRequestLabeled { target, .. }
-            | Self::Command { target, .. } => target,
+            | Self::Command { target, .. }
+            | Self::Dispatch { target, .. } => target,
         }
     }
 
@@ -69,6 +76,9 @@ impl Trigger {
             Self::IssueLabeled { .. } => false,
             Self::PullRequestLabeled { .. } => true,
             Self::Command {
+                is_pull_request, ..
+            }
+            | Self::Dispatch {
                 is_pull_request, ..
             } => *is_pull_request,
         }
@@ -80,6 +90,7 @@ impl Trigger {
             Self::IssueLabeled { .. } => "issue_labeled",
             Self::PullRequestLabeled { .. } => "pull_request_labeled",
             Self::Command { .. } => "command",
+            Self::Dispatch { .. } => "dispatch",
         }
     }
 }

@@ -3,7 +3,8 @@
 //! clones into a temporary directory under the data dir, checks out the kotef branch, commits
 //! everything as the bot and pushes, retrying a rejected push once after a fetch and rebase.
 //! The token reaches git only through the child's environment (`http.extraHeader`), never a URL,
-//! `.git/config`, an error message or a log line. The directory is removed on drop.
+//! `.git/config`, an error message or a log line. A cloned directory is removed on drop; an
+//! adopted one (the Action's checked-out `GITHUB_WORKSPACE`) is left on the kotef branch.
 
 use crate::secret::Secret;
 use base64::Engine;
@@ -68,6 +69,17 @@ pub fn co_author_trailer(login: &str, id: u64) -> String {
     format!("Co-authored-by: {login} <{id}+{login}@users.noreply.github.com>")
 }
 
+/// Whether a remote URL (`https://host/owner/repo(.git)`, `git@host:owner/repo.git`,
+/// `file:///dir/owner/repo.git`) names `repo`.
+pub fn remote_is_repo(url: &str, repo: &RepoName) -> bool {
+    let path = url.trim().trim_end_matches('/');
+    let path = path.strip_suffix(".git").unwrap_or(path);
+    let want = format!("{}/{}", repo.owner, repo.name).to_ascii_lowercase();
+    let path = path.to_ascii_lowercase();
+    path.strip_suffix(&want)
+        .is_some_and(|rest| rest.ends_with('/') || rest.ends_with(':'))
+}
+
 /// Whether a branch name is safe to hand to git as a ref (no option look-alikes, no odd
 /// characters).
 pub fn valid_branch_name(name: &str) -> bool {
@@ -104,7 +116,8 @@ pub struct Pushed {
 
 /// One run's clone.
 pub struct Workspace {
-    _dir: tempfile::TempDir,
+    /// The temporary directory of a clone (`None` for an adopted work tree, which stays).
+    _dir: Option<tempfile::TempDir>,
     path: PathBuf,
     settings: GitSettings,
     /// `GIT_CONFIG_*` entries that carry the token (empty without a token).
@@ -268,7 +281,7 @@ impl Workspace {
             });
         }
         Ok(Self {
-            _dir: dir,
+            _dir: Some(dir),
             path,
             settings: settings.clone(),
             auth_env: auth,
@@ -277,6 +290,123 @@ impl Workspace {
             base_ref: format!("refs/remotes/origin/{branch}"),
             frozen_config: None,
         })
+    }
+
+    /// Works in an existing checkout of `repo` (the Action's `GITHUB_WORKSPACE`) instead of a
+    /// fresh clone. The checkout must have `origin` pointing at `repo` and no uncommitted
+    /// changes. Credentials a previous step left in `.git/config` (`http.*.extraheader`,
+    /// `include.path`, a token in the remote URL) are removed first, so neither the agent's
+    /// commands nor kotef's own git calls see them; then `branch` is fetched and checked out.
+    pub async fn adopt(
+        path: &Path,
+        settings: &GitSettings,
+        repo: &RepoName,
+        token: Option<&Secret>,
+        branch: &str,
+    ) -> Result<Self, GitError> {
+        let fail = |step: &str, message: String| GitError {
+            step: step.into(),
+            message,
+        };
+        if !valid_branch_name(branch) {
+            return Err(fail(
+                "checkout",
+                format!("refusing the unusual branch name `{branch}`"),
+            ));
+        }
+        if !path.join(".git").exists() {
+            return Err(fail(
+                "checkout",
+                format!("{} is not a git checkout", path.display()),
+            ));
+        }
+        let url = clone_url(&settings.base_url, repo);
+        let mut redactor = Redactor::new();
+        if let Some(t) = token {
+            redactor.add(t.expose());
+        }
+        let no_auth = [("GIT_CONFIG_COUNT".to_string(), "0".to_string())];
+        let local = |args: Vec<String>| {
+            let (redactor, no_auth) = (&redactor, &no_auth);
+            async move {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                run_git(path, &args, settings, no_auth, redactor).await
+            }
+        };
+        let origin = local(vec!["remote".into(), "get-url".into(), "origin".into()]).await?;
+        if !origin.ok || !remote_is_repo(origin.stdout.trim(), repo) {
+            return Err(fail(
+                "checkout",
+                format!("the checkout's `origin` is not {repo}"),
+            ));
+        }
+        let status = local(vec![
+            "status".into(),
+            "--porcelain".into(),
+            "--untracked-files=normal".into(),
+        ])
+        .await?;
+        if !status.ok {
+            return Err(fail("status", last_lines(&status.stderr, 3)));
+        }
+        if !status.stdout.trim().is_empty() {
+            return Err(fail(
+                "checkout",
+                "the checkout has uncommitted changes".into(),
+            ));
+        }
+        // Credentials persisted by earlier steps (actions/checkout's extraheader, or an
+        // include of a credentials file) go before anything else runs here.
+        let found = local(vec![
+            "config".into(),
+            "--local".into(),
+            "--name-only".into(),
+            "--get-regexp".into(),
+            r"^(http\..*\.extraheader|include\.path|includeif\..*\.path)$".into(),
+        ])
+        .await?;
+        let mut keys: Vec<String> = found.stdout.lines().map(|l| l.trim().to_string()).collect();
+        keys.sort();
+        keys.dedup();
+        for key in keys.iter().filter(|k| !k.is_empty()) {
+            local(vec![
+                "config".into(),
+                "--local".into(),
+                "--unset-all".into(),
+                key.clone(),
+            ])
+            .await?;
+        }
+        let set = local(vec![
+            "remote".into(),
+            "set-url".into(),
+            "origin".into(),
+            url.clone(),
+        ])
+        .await?;
+        if !set.ok {
+            return Err(fail("remote", last_lines(&set.stderr, 3)));
+        }
+        let ws = Self {
+            _dir: None,
+            path: path.to_path_buf(),
+            settings: settings.clone(),
+            auth_env: auth_env(&url, token),
+            redactor: redactor.clone(),
+            branch: branch.to_string(),
+            base_ref: format!("refs/remotes/origin/{branch}"),
+            frozen_config: None,
+        };
+        if !ws.fetch_branch(branch).await? {
+            return Err(fail(
+                "fetch",
+                format!("cannot fetch `{branch}` from {repo}"),
+            ));
+        }
+        let start = format!("refs/remotes/origin/{branch}");
+        ws.git_ok(&["checkout", "-q", "--force", "-B", branch, &start])
+            .await?;
+        Ok(ws)
     }
 
     /// The work tree.
@@ -490,6 +620,28 @@ mod tests {
             co_author_trailer("octo", 42),
             "Co-authored-by: octo <42+octo@users.noreply.github.com>"
         );
+    }
+
+    #[test]
+    fn remotes_are_matched_to_the_repository() {
+        let r = RepoName::new("Acme", "widgets");
+        for ok in [
+            "https://github.com/acme/widgets",
+            "https://github.com/acme/widgets.git",
+            "https://github.com/acme/widgets/",
+            "git@github.com:acme/widgets.git",
+            "file:///tmp/x/acme/widgets.git",
+        ] {
+            assert!(remote_is_repo(ok, &r), "{ok}");
+        }
+        for bad in [
+            "https://github.com/acme/widgets2",
+            "https://github.com/notacme/widgets",
+            "https://github.com/xacme/widgets",
+            "",
+        ] {
+            assert!(!remote_is_repo(bad, &r), "{bad}");
+        }
     }
 
     #[test]
