@@ -221,6 +221,18 @@ fn run_command_exit_codes_and_errors() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no model configured"));
 
+    // A provider without its key: a clear error before the run starts, exit 1.
+    let out = kotef()
+        .args(["run", "--repo"])
+        .arg(&repo)
+        .args(["--goal", "x", "--model", "anthropic:claude-sonnet-4"])
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ANTHROPIC_API_KEY"));
+    assert!(!repo.join(".sdd").exists(), "nothing ran");
+
     let script = dir.path().join("model.json");
     std::fs::write(
         &script,
