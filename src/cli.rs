@@ -37,6 +37,8 @@ pub enum Command {
     Example(ExampleArgs),
     /// Serve GitHub webhooks: label an issue `kotef` (or comment `/kotef run`) to start a run.
     Serve(kotef_github::ServeArgs),
+    /// Run as a GitHub Action step (reads the GITHUB_* environment).
+    Action(crate::action::ActionArgs),
 }
 
 /// Limits given as flags (names as in the contract and the config file).
@@ -158,6 +160,7 @@ pub async fn main_with(cli: Cli) -> i32 {
                 1
             }
         },
+        Command::Action(args) => crate::action::cmd_action(args).await,
         Command::Example(args) => {
             cmd_scenario(
                 Path::new("examples/hello-fix.json"),
@@ -172,7 +175,9 @@ pub async fn main_with(cli: Cli) -> i32 {
 
 async fn cmd_serve(args: kotef_github::ServeArgs) -> anyhow::Result<()> {
     let cfg = args.into_config()?;
-    if let Err(why) = kotef_tools::bwrap_status() {
+    // With `--executor actions` the runs happen on Actions runners, not here.
+    let local = cfg.executor == kotef_github::ExecutorMode::Local;
+    if let (true, Err(why)) = (local, kotef_tools::bwrap_status()) {
         tracing::warn!(
             "no working bubblewrap ({why}): agent commands run WITHOUT a sandbox on this server; install the `bubblewrap` package"
         );

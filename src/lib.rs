@@ -5,6 +5,7 @@
 //! Domain types live in `kotef-core`, models in `kotef-model`, tools in `kotef-tools` and the
 //! GitHub edge in `kotef-github`.
 
+pub mod action;
 pub mod cli;
 pub mod executor;
 pub mod graph;

@@ -1,5 +1,6 @@
 //! Test support (cargo feature `testing`): a stateful fake GitHub REST API (repositories,
-//! issues, comments, reactions, collaborator permissions, pulls, App installation tokens) with
+//! issues, comments, reactions, collaborator permissions, pulls, App installation tokens,
+//! workflow dispatches checked against the workflow's declared inputs) with
 //! fault injection, served by axum on loopback for the real octocrab client; bare git
 //! repositories on disk; signed webhook payloads; and a fake [`RunExecutor`].
 //!
@@ -85,12 +86,24 @@ pub struct FakeReaction {
     pub content: String,
 }
 
+/// A `workflow_dispatch` the fake accepted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FakeDispatch {
+    pub repo: String,
+    pub workflow: String,
+    pub git_ref: String,
+    pub inputs: serde_json::Map<String, Value>,
+}
+
 #[derive(Debug, Clone, Default)]
 struct FakeRepo {
     default_branch: String,
     permissions: HashMap<String, String>,
     issues: BTreeMap<u64, (String, String)>,
+    closed: std::collections::BTreeSet<u64>,
     next_number: u64,
+    /// Workflow file → the `workflow_dispatch` inputs it declares.
+    workflows: HashMap<String, Vec<String>>,
 }
 
 /// What an injected fault answers.
@@ -125,6 +138,7 @@ pub struct FakeState {
     pub comments: Vec<FakeComment>,
     pub pulls: BTreeMap<String, Vec<FakePull>>,
     pub reactions: Vec<FakeReaction>,
+    pub dispatches: Vec<FakeDispatch>,
     pub requests: Vec<LoggedRequest>,
     faults: VecDeque<Fault>,
     next_id: u64,
@@ -618,6 +632,82 @@ async fn update_pull(
     resp
 }
 
+async fn get_issue(State(st): State<St>, Path((o, r, n)): Path<(String, String, u64)>) -> Response {
+    with_repo(&st, &o, &r, |s, key| {
+        let repo = &s.repos[key];
+        let (title, body) = repo.issues.get(&n).cloned().ok_or_else(not_found)?;
+        let pull = s
+            .pulls
+            .get(key)
+            .into_iter()
+            .flatten()
+            .find(|p| p.number == n);
+        let state = match pull {
+            Some(p) => p.state.clone(),
+            None if repo.closed.contains(&n) => "closed".into(),
+            None => "open".into(),
+        };
+        let mut v = json!({
+            "number": n, "title": title, "body": body, "state": state,
+            "html_url": format!("https://github.test/{key}/issues/{n}"),
+        });
+        if pull.is_some() {
+            v["pull_request"] = json!({ "url": format!("https://github.test/{key}/pull/{n}") });
+        }
+        Ok(Json(v).into_response())
+    })
+}
+
+#[derive(serde::Deserialize)]
+struct DispatchReq {
+    #[serde(rename = "ref")]
+    git_ref: String,
+    #[serde(default)]
+    inputs: serde_json::Map<String, Value>,
+}
+
+async fn dispatch(
+    State(st): State<St>,
+    Path((o, r, w)): Path<(String, String, String)>,
+    Json(b): Json<DispatchReq>,
+) -> Response {
+    let resp = with_repo(&st, &o, &r, |s, key| {
+        let declared = s.repos[key]
+            .workflows
+            .get(&w)
+            .cloned()
+            .ok_or_else(not_found)?;
+        let unexpected: Vec<&String> = b.inputs.keys().filter(|k| !declared.contains(k)).collect();
+        if !unexpected.is_empty() {
+            return Err(Box::new(err(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                &format!("Unexpected inputs provided: {unexpected:?}"),
+            )));
+        }
+        if b.inputs.values().any(|v| !v.is_string()) {
+            return Err(Box::new(err(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "inputs must be strings",
+            )));
+        }
+        if b.git_ref.is_empty() {
+            return Err(Box::new(err(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "No ref found",
+            )));
+        }
+        s.dispatches.push(FakeDispatch {
+            repo: key.to_string(),
+            workflow: w.clone(),
+            git_ref: b.git_ref.clone(),
+            inputs: b.inputs.clone(),
+        });
+        Ok(StatusCode::NO_CONTENT.into_response())
+    });
+    st.changed.notify_waiters();
+    resp
+}
+
 async fn fallback(uri: Uri) -> Response {
     err(
         StatusCode::NOT_FOUND,
@@ -657,6 +747,11 @@ impl FakeGitHub {
             .route(
                 "/repos/{o}/{r}/issues/comments/{id}/reactions",
                 post(react_comment),
+            )
+            .route("/repos/{o}/{r}/issues/{n}", get(get_issue))
+            .route(
+                "/repos/{o}/{r}/actions/workflows/{w}/dispatches",
+                post(dispatch),
             )
             .route("/repos/{o}/{r}/pulls", get(list_pulls).post(create_pull))
             .route("/repos/{o}/{r}/pulls/{n}", get(get_pull).patch(update_pull))
@@ -701,6 +796,29 @@ impl FakeGitHub {
         if let Some(r) = s.repos.get_mut(repo) {
             r.permissions
                 .insert(login.to_ascii_lowercase(), role.into());
+        }
+    }
+
+    /// Declares a workflow file with `workflow_dispatch` inputs (dispatches of undeclared
+    /// workflows get 404, of undeclared inputs 422, as on GitHub).
+    pub fn add_workflow(&self, repo: &str, file: &str, inputs: &[&str]) {
+        let mut s = self.shared.state.lock().unwrap();
+        if let Some(r) = s.repos.get_mut(repo) {
+            r.workflows
+                .insert(file.into(), inputs.iter().map(|i| i.to_string()).collect());
+        }
+    }
+
+    /// Workflow dispatches accepted so far.
+    pub fn dispatches(&self) -> Vec<FakeDispatch> {
+        self.with_state(|s| s.dispatches.clone())
+    }
+
+    /// Closes an issue.
+    pub fn close_issue(&self, repo: &str, number: u64) {
+        let mut s = self.shared.state.lock().unwrap();
+        if let Some(r) = s.repos.get_mut(repo) {
+            r.closed.insert(number);
         }
     }
 
@@ -998,6 +1116,27 @@ pub fn issue_comment_created(
         "sender": user_json(sender, "User"),
     }))
     .expect("json")
+}
+
+/// A `workflow_dispatch` payload with string `inputs`, sent by `sender`.
+pub fn workflow_dispatch(repo: &str, inputs: &[(&str, &str)], sender: &str) -> Vec<u8> {
+    let inputs: serde_json::Map<String, Value> = inputs
+        .iter()
+        .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+        .collect();
+    serde_json::to_vec(&json!({
+        "inputs": inputs,
+        "ref": "refs/heads/main",
+        "repository": repo_json(repo),
+        "sender": user_json(sender, "User"),
+        "workflow": ".github/workflows/kotef.yml",
+    }))
+    .expect("json")
+}
+
+/// The numeric id the fake gives a login (as in its payloads).
+pub fn user_id(login: &str) -> u64 {
+    user_json(login, "User")["id"].as_u64().unwrap_or_default()
 }
 
 /// A `pull_request.labeled` payload.

@@ -1,0 +1,157 @@
+//! `kotef action`: the GitHub Action step. The action's inputs arrive as environment variables
+//! (`KOTEF_*`, set by `action.yml`), the event from the `GITHUB_*` variables an Actions runner
+//! sets; `kotef_github::action` turns them into one job and runs it with the real graph
+//! (`GraphExecutor`) exactly as the server would. Exit 0 unless the ending is in `fail-on`.
+
+use crate::executor::GraphExecutor;
+use clap::Args;
+use kotef_core::{LimitsOverride, Profile, Redactor};
+use kotef_github::action::{self, ActionEnv, ActionInputs, FailOn};
+use std::path::PathBuf;
+
+/// The action's inputs. Each flag falls back to the variable `action.yml` sets; an empty
+/// variable (an input left blank) counts as unset.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ActionArgs {
+    /// Model spec: `openai:NAME`, `anthropic:NAME` or `scripted:FILE` (wins over the
+    /// repository's `[model] name`).
+    #[arg(long, env = "KOTEF_MODEL")]
+    pub model: Option<String>,
+    /// `strict` or `yolo` (default: the repository's config, else strict).
+    #[arg(long, env = "KOTEF_PROFILE")]
+    pub profile: Option<String>,
+    /// The label that triggers a run.
+    #[arg(long, env = "KOTEF_TRIGGER_LABEL")]
+    pub trigger_label: Option<String>,
+    /// A goal replacing the issue's title and body.
+    #[arg(long, env = "KOTEF_GOAL")]
+    pub goal: Option<String>,
+    /// The issue or pull request to work on (`workflow_dispatch`).
+    #[arg(long, env = "KOTEF_ISSUE_NUMBER")]
+    pub issue_number: Option<String>,
+    /// Global cap on graph steps.
+    #[arg(long, env = "KOTEF_MAX_STEPS")]
+    pub max_steps: Option<String>,
+    /// Prompt + completion tokens allowed in the run.
+    #[arg(long, env = "KOTEF_TOKEN_BUDGET")]
+    pub token_budget: Option<String>,
+    /// The verifier's command (default: the repository's config, else detected).
+    #[arg(long, env = "KOTEF_TEST_COMMAND")]
+    pub test_command: Option<String>,
+    /// A config file used instead of the repository's (relative: inside the repository).
+    #[arg(long, env = "KOTEF_CONFIG_PATH")]
+    pub config_path: Option<String>,
+    /// Endings that fail the step: terminal statuses and/or `error`, comma-separated (`none`
+    /// for never).
+    #[arg(long, env = "KOTEF_FAIL_ON")]
+    pub fail_on: Option<String>,
+}
+
+fn set(v: &Option<String>) -> Option<String> {
+    v.as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+fn number<T: std::str::FromStr>(v: &Option<String>, name: &str) -> Result<Option<T>, String> {
+    match set(v) {
+        None => Ok(None),
+        Some(t) => t
+            .parse::<T>()
+            .map(Some)
+            .map_err(|_| format!("{name} `{t}` is not a whole number")),
+    }
+}
+
+impl ActionArgs {
+    /// The parsed inputs; the error names the input.
+    pub fn to_inputs(&self) -> Result<ActionInputs, String> {
+        let profile = match set(&self.profile) {
+            None => None,
+            Some(p) => Some(
+                Profile::parse(&p)
+                    .ok_or_else(|| format!("profile `{p}`: expected strict or yolo"))?,
+            ),
+        };
+        let issue_number = match set(&self.issue_number) {
+            None => None,
+            Some(t) => Some(action::parse_issue_number(&t)?),
+        };
+        let fail_on = match set(&self.fail_on) {
+            None => FailOn::default(),
+            Some(t) => FailOn::parse(&t)?,
+        };
+        Ok(ActionInputs {
+            model: set(&self.model),
+            profile,
+            trigger_label: set(&self.trigger_label)
+                .unwrap_or_else(|| kotef_github::DEFAULT_TRIGGER_LABEL.into()),
+            goal: set(&self.goal),
+            issue_number,
+            limits: LimitsOverride {
+                max_steps: number(&self.max_steps, "max-steps")?,
+                token_budget: number(&self.token_budget, "token-budget")?,
+                ..LimitsOverride::default()
+            },
+            test_command: set(&self.test_command),
+            config_path: set(&self.config_path).map(PathBuf::from),
+            fail_on,
+        })
+    }
+}
+
+/// Runs the step and returns the process exit code.
+pub async fn cmd_action(args: ActionArgs) -> i32 {
+    let redactor = Redactor::from_env();
+    let fail = |env: Option<&ActionEnv>, message: String| {
+        let message = redactor.redact(&message);
+        eprintln!("kotef: {message}");
+        action::report_error(env, &message);
+        1
+    };
+    let env = match ActionEnv::from_lookup(|k| std::env::var(k).ok()) {
+        Ok(e) => e,
+        Err(e) => return fail(None, e),
+    };
+    let inputs = match args.to_inputs() {
+        Ok(i) => i,
+        Err(e) => return fail(Some(&env), e),
+    };
+    match action::run_action(&env, &inputs, &GraphExecutor::default()).await {
+        Ok(report) => report.exit_code,
+        Err(e) => fail(Some(&env), format!("{e:#}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blank_inputs_are_unset_and_bad_ones_are_named() {
+        let args = ActionArgs {
+            profile: Some("".into()),
+            max_steps: Some(" 40 ".into()),
+            issue_number: Some("#7".into()),
+            fail_on: Some("".into()),
+            ..ActionArgs::default()
+        };
+        let i = args.to_inputs().unwrap();
+        assert_eq!(i.profile, None);
+        assert_eq!(i.limits.max_steps, Some(40));
+        assert_eq!(i.issue_number, Some(7));
+        assert_eq!(i.trigger_label, "kotef");
+        assert_eq!(i.fail_on, FailOn::default());
+        let bad = ActionArgs {
+            token_budget: Some("lots".into()),
+            ..ActionArgs::default()
+        };
+        assert!(bad.to_inputs().unwrap_err().contains("token-budget"));
+        let bad = ActionArgs {
+            profile: Some("reckless".into()),
+            ..ActionArgs::default()
+        };
+        assert!(bad.to_inputs().unwrap_err().contains("strict or yolo"));
+    }
+}

@@ -1,0 +1,503 @@
+//! `kotef action` as an Actions runner starts it: the real binary as a process, a real event
+//! payload file, the `GITHUB_*` environment a runner sets (nothing inherited from the test's
+//! own environment), the fake GitHub over loopback HTTP, a bare repository as the remote, a
+//! checkout in `GITHUB_WORKSPACE` (or none), and a scripted model. Checks the outputs file, the
+//! step summary, the annotations, the sticky comment, the PR and the pushed branch.
+
+use kotef_github::testing::{self, FakeGitHub, FAKE_TOKEN};
+use serde_json::json;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+const REPO: &str = "acme/greeter";
+const SERVER: &str = "https://github.test";
+const RUN_ID: &str = "777";
+
+struct World {
+    gh: FakeGitHub,
+    git_root: tempfile::TempDir,
+    dir: tempfile::TempDir,
+    bare: PathBuf,
+}
+
+struct Ran {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    outputs: HashMap<String, String>,
+    summary: String,
+}
+
+fn planner(next: &str, extra: serde_json::Value) -> serde_json::Value {
+    let mut d = json!({"next": next, "reason": format!("go to {next}")});
+    d.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    json!({"content": d.to_string()})
+}
+
+fn success_model() -> serde_json::Value {
+    json!({
+        "planner": [
+            planner("coder", json!({"task": "Create hello.txt containing hello", "plan": ["write hello.txt"]})),
+            planner("done", json!({}))
+        ],
+        "coder": [
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "hello.txt", "content": "hello\n"}}]},
+            {"tool_calls": [{"name": "done", "arguments": {"summary": "wrote hello.txt"}}]}
+        ]
+    })
+}
+
+fn loop_model() -> serde_json::Value {
+    json!({
+        "planner": [planner("researcher", json!({"query": "How is the greeting configured?"}))],
+        "researcher": [{"content": "{\"findings\": \"README.md only\", \"quality\": 0.9}"}]
+    })
+}
+
+async fn world() -> World {
+    let gh = FakeGitHub::start().await;
+    gh.add_repo(REPO, "main");
+    gh.set_permission(REPO, "alice", "admin");
+    gh.set_permission(REPO, "rita", "read");
+    let git_root = tempfile::tempdir().unwrap();
+    let bare = testing::init_bare_repo(
+        git_root.path(),
+        REPO,
+        &[
+            ("README.md", "# greeter\n"),
+            (
+                ".github/kotef.toml",
+                "test_command = \"grep -q hello hello.txt\"\nsandbox = \"none\"\n[limits]\nmax_steps = 40\n",
+            ),
+        ],
+    );
+    World {
+        gh,
+        git_root,
+        dir: tempfile::tempdir().unwrap(),
+        bare,
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// What actions/checkout leaves: a clone of the default branch, with the token persisted in
+/// `.git/config`.
+fn checkout(w: &World) -> PathBuf {
+    let ws = w.dir.path().join("workspace");
+    let url = format!("{}/{REPO}.git", testing::file_base_url(w.git_root.path()));
+    git(
+        w.dir.path(),
+        &["clone", "-q", "--depth", "1", &url, ws.to_str().unwrap()],
+    );
+    git(
+        &ws,
+        &[
+            "config",
+            "--local",
+            "http.https://github.test/.extraheader",
+            &format!("AUTHORIZATION: basic {FAKE_TOKEN}"),
+        ],
+    );
+    ws
+}
+
+fn parse_outputs(text: &str) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if let Some((name, delim)) = line.split_once("<<") {
+            let mut value = Vec::new();
+            for l in lines.by_ref() {
+                if l == delim {
+                    break;
+                }
+                value.push(l);
+            }
+            out.insert(name.to_string(), value.join("\n"));
+        } else if let Some((name, value)) = line.split_once('=') {
+            out.insert(name.to_string(), value.to_string());
+        }
+    }
+    out
+}
+
+/// Runs `kotef action` with a runner's environment; `env` adds or overrides variables.
+async fn run(
+    w: &World,
+    event: &str,
+    payload: &[u8],
+    workspace: &Path,
+    model: &serde_json::Value,
+    env: &[(&str, &str)],
+) -> Ran {
+    let d = w.dir.path();
+    let event_path = d.join("event.json");
+    std::fs::write(&event_path, payload).unwrap();
+    let model_file = d.join("model.json");
+    std::fs::write(&model_file, json!({ "model": model }).to_string()).unwrap();
+    let output = d.join("github_output");
+    let summary = d.join("step_summary");
+    let temp = d.join("runner_temp");
+    std::fs::create_dir_all(&temp).unwrap();
+    std::fs::create_dir_all(workspace).unwrap();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"));
+    cmd.arg("action")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", d)
+        .env("CI", "true")
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_NAME", event)
+        .env("GITHUB_EVENT_PATH", &event_path)
+        .env("GITHUB_REPOSITORY", REPO)
+        .env("GITHUB_TOKEN", FAKE_TOKEN)
+        .env("GITHUB_WORKSPACE", workspace)
+        .env("GITHUB_SERVER_URL", SERVER)
+        .env("GITHUB_API_URL", w.gh.api_url())
+        .env("GITHUB_RUN_ID", RUN_ID)
+        .env("GITHUB_RUN_ATTEMPT", "1")
+        .env("GITHUB_OUTPUT", &output)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("RUNNER_TEMP", &temp)
+        .env(
+            "KOTEF_GIT_BASE_URL",
+            testing::file_base_url(w.git_root.path()),
+        )
+        .env("KOTEF_MODEL", format!("scripted:{}", model_file.display()))
+        // What action.yml passes for inputs left blank.
+        .env("KOTEF_PROFILE", "")
+        .env("KOTEF_GOAL", "")
+        .env("KOTEF_ISSUE_NUMBER", "")
+        .env("KOTEF_MAX_STEPS", "")
+        .env("KOTEF_TOKEN_BUDGET", "")
+        .env("KOTEF_TEST_COMMAND", "")
+        .env("KOTEF_CONFIG_PATH", "")
+        .env("KOTEF_TRIGGER_LABEL", "kotef")
+        .env("KOTEF_FAIL_ON", "aborted_stuck,aborted_constraint,error")
+        .kill_on_drop(true);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = tokio::time::timeout(std::time::Duration::from_secs(120), cmd.output())
+        .await
+        .expect("kotef action finished in time")
+        .unwrap();
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).to_string(),
+        stderr: String::from_utf8_lossy(&out.stderr).to_string(),
+        outputs: parse_outputs(&std::fs::read_to_string(&output).unwrap_or_default()),
+        summary: std::fs::read_to_string(&summary).unwrap_or_default(),
+    }
+}
+
+fn labeled(w: &World, sender: &str) -> (u64, Vec<u8>) {
+    let n =
+        w.gh.add_issue(REPO, "Add a greeting", "Please add hello.txt saying hello.");
+    let body = testing::issues_labeled(
+        REPO,
+        n,
+        "Add a greeting",
+        "Please add hello.txt saying hello.",
+        "kotef",
+        sender,
+    );
+    (n, body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn labeled_issue_is_fixed_in_the_checkout_published_and_summarised() {
+    let w = world().await;
+    let ws = checkout(&w);
+    let (n, payload) = labeled(&w, "alice");
+    let r = run(&w, "issues", &payload, &ws, &success_model(), &[]).await;
+    assert_eq!(r.code, 0, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+
+    let branch = format!("kotef/issue-{n}");
+    let pulls = w.gh.pulls(REPO);
+    assert_eq!(pulls.len(), 1);
+    assert!(pulls[0].draft);
+    assert_eq!(r.outputs["terminal-status"], "done_success");
+    assert_eq!(r.outputs["stop-rule"], "");
+    assert!(!r.outputs["stop-reason"].is_empty());
+    assert_eq!(r.outputs["branch"], branch);
+    assert_eq!(
+        r.outputs["pr-url"],
+        format!("{SERVER}/{REPO}/pull/{}", pulls[0].number)
+    );
+    let report = &r.outputs["report-path"];
+    assert!(
+        report.starts_with(".sdd/runs/") && report.ends_with(".md"),
+        "{report}"
+    );
+
+    let comments = w.gh.kotef_comments(REPO, n);
+    assert_eq!(comments.len(), 1, "one sticky comment");
+    let body = &comments[0].body;
+    assert!(body.contains("`done_success`"), "{body}");
+    assert!(
+        body.contains(&format!(
+            "[Actions run]({SERVER}/{REPO}/actions/runs/{RUN_ID})"
+        )),
+        "{body}"
+    );
+    assert_eq!(r.summary, *body, "the step summary is the comment");
+    assert!(
+        r.stdout
+            .contains("::notice title=kotef%3A done_success::kotef run ended done_success"),
+        "{}",
+        r.stdout
+    );
+
+    // Pushed to the remote, and the runner's checkout is left on the kotef branch.
+    assert_eq!(
+        testing::git_output(&w.bare, &["show", &format!("{branch}:hello.txt")]).as_deref(),
+        Some("hello\n")
+    );
+    assert!(testing::git_output(&w.bare, &["show", &format!("{branch}:{report}")]).is_some());
+    assert_eq!(git(&ws, &["rev-parse", "--abbrev-ref", "HEAD"]), branch);
+    assert_eq!(
+        std::fs::read_to_string(ws.join("hello.txt")).unwrap(),
+        "hello\n"
+    );
+    let config = std::fs::read_to_string(ws.join(".git/config")).unwrap();
+    assert!(
+        !config.contains(FAKE_TOKEN) && !config.contains("extraheader"),
+        "{config}"
+    );
+    assert!(!r.stdout.contains(FAKE_TOKEN) && !r.stderr.contains(FAKE_TOKEN));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_looping_command_run_is_cloned_stopped_and_fails_the_step() {
+    let w = world().await;
+    let n =
+        w.gh.add_issue(REPO, "Add a greeting", "Please add hello.txt saying hello.");
+    let (comment_id, at) = w.gh.add_comment(REPO, n, "alice", "/kotef run please");
+    let payload = testing::issue_comment_created(
+        REPO,
+        n,
+        false,
+        comment_id,
+        at,
+        "/kotef run please",
+        "alice",
+    );
+    let empty = w.dir.path().join("empty-workspace");
+    let r = run(&w, "issue_comment", &payload, &empty, &loop_model(), &[]).await;
+    assert_eq!(
+        r.code, 3,
+        "aborted_stuck is in fail-on: stdout:\n{}\nstderr:\n{}",
+        r.stdout, r.stderr
+    );
+    assert!(r.stdout.contains("no checkout"), "{}", r.stdout);
+    assert_eq!(r.outputs["terminal-status"], "aborted_stuck");
+    assert_eq!(r.outputs["stop-rule"], "planner_to_researcher");
+    assert!(
+        r.stdout
+            .contains("::error title=kotef%3A aborted_stuck::kotef run ended aborted_stuck (stop rule planner_to_researcher)"),
+        "{}",
+        r.stdout
+    );
+    let comment = w.gh.kotef_comments(REPO, n).pop().expect("status comment");
+    assert!(comment.body.contains("`aborted_stuck`"), "{}", comment.body);
+    assert_eq!(r.summary, comment.body);
+    assert!(w
+        .gh
+        .reactions()
+        .iter()
+        .any(|x| x.on_comment && x.target == comment_id && x.content == "eyes"));
+    let branch = format!("kotef/issue-{n}");
+    let issues =
+        testing::git_output(&w.bare, &["show", &format!("{branch}:.sdd/issues.md")]).unwrap();
+    assert!(issues.contains("planner_to_researcher"), "{issues}");
+    assert_eq!(
+        std::fs::read_dir(&empty).unwrap().count(),
+        0,
+        "the clone went to RUNNER_TEMP"
+    );
+
+    // The same ending with fail-on `none` passes the step.
+    let (comment_id, at) = w.gh.add_comment(REPO, n, "alice", "/kotef run again");
+    let payload =
+        testing::issue_comment_created(REPO, n, false, comment_id, at, "/kotef run again", "alice");
+    let r = run(
+        &w,
+        "issue_comment",
+        &payload,
+        &empty,
+        &loop_model(),
+        &[("KOTEF_FAIL_ON", "none")],
+    )
+    .await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("::warning title=kotef%3A aborted_stuck"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_sender_starts_nothing() {
+    let w = world().await;
+    let ws = checkout(&w);
+    let (n, payload) = labeled(&w, "rita");
+    let r = run(&w, "issues", &payload, &ws, &success_model(), &[]).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains(
+            "kotef: not running: `rita` has Read permission; write, maintain or admin is needed"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(w.gh.comments(REPO, n).is_empty());
+    assert!(w.gh.pulls(REPO).is_empty());
+    assert!(w.gh.reactions().is_empty());
+    assert_eq!(r.outputs["terminal-status"], "");
+    assert_eq!(r.outputs["branch"], "");
+    assert!(r.summary.contains("did not run"), "{}", r.summary);
+    assert_eq!(git(&ws, &["rev-parse", "--abbrev-ref", "HEAD"]), "main");
+
+    // An event that asks for nothing (another label) is explained the same way.
+    let other = testing::issues_labeled(REPO, n, "t", "b", "bug", "alice");
+    let r = run(&w, "issues", &other, &ws, &success_model(), &[]).await;
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stdout
+            .contains("::notice title=kotef::kotef did not run: label `bug`"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_event_file_is_a_clear_error() {
+    let w = world().await;
+    let ws = w.dir.path().join("ws");
+    let body = br#"{"action":"labeled","issue":{"number":"five","title":"t"},"label":{"name":"kotef"},"repository":{"full_name":"acme/greeter"},"sender":{"login":"alice","id":1}}"#;
+    let r = run(&w, "issues", body, &ws, &success_model(), &[]).await;
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("invalid issues payload at `issue.number`"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.contains("::error title=kotef::"), "{}", r.stdout);
+    assert!(r.summary.contains("could not start"), "{}", r.summary);
+    let r = run(&w, "issues", b"{not json", &ws, &success_model(), &[]).await;
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("invalid issues payload"), "{}", r.stderr);
+    let r = run(
+        &w,
+        "issues",
+        b"{}",
+        &ws,
+        &success_model(),
+        &[("GITHUB_EVENT_PATH", "/nonexistent/event.json")],
+    )
+    .await;
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr
+            .contains("cannot read the event file /nonexistent/event.json"),
+        "{}",
+        r.stderr
+    );
+    let r = run(
+        &w,
+        "issues",
+        b"{}",
+        &ws,
+        &success_model(),
+        &[("KOTEF_FAIL_ON", "aborted")],
+    )
+    .await;
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("fail-on: unknown status `aborted`"),
+        "{}",
+        r.stderr
+    );
+    assert!(w
+        .gh
+        .with_state(|s| s.comments.is_empty() && s.requests.is_empty()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workflow_dispatch_runs_the_issue_with_the_goal_from_its_inputs() {
+    let w = world().await;
+    let ws = checkout(&w);
+    let n = w.gh.add_issue(REPO, "Greeting", "Something vague.");
+    let payload = testing::workflow_dispatch(
+        REPO,
+        &[
+            ("issue-number", &n.to_string()),
+            ("goal", "Create hello.txt saying hello"),
+        ],
+        "alice",
+    );
+    let r = run(
+        &w,
+        "workflow_dispatch",
+        &payload,
+        &ws,
+        &success_model(),
+        &[("KOTEF_PROFILE", "yolo"), ("KOTEF_MAX_STEPS", "30")],
+    )
+    .await;
+    assert_eq!(r.code, 0, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    assert_eq!(r.outputs["terminal-status"], "done_success");
+    let comment = w.gh.kotef_comments(REPO, n).pop().expect("status comment");
+    assert!(comment.body.contains("profile `yolo`"), "{}", comment.body);
+    assert!(
+        comment.history[0].contains("| `max_steps` | 30 |"),
+        "{}",
+        comment.history[0]
+    );
+    let report = testing::git_output(
+        &w.bare,
+        &[
+            "show",
+            &format!("kotef/issue-{n}:{}", r.outputs["report-path"]),
+        ],
+    )
+    .unwrap();
+    assert!(
+        report.contains("Create hello.txt saying hello") && !report.contains("Something vague"),
+        "the goal input replaces the issue text:\n{report}"
+    );
+
+    // Without an issue number there is nothing to work on: a clear error.
+    let payload = testing::workflow_dispatch(REPO, &[("goal", "x")], "alice");
+    let r = run(
+        &w,
+        "workflow_dispatch",
+        &payload,
+        &ws,
+        &success_model(),
+        &[],
+    )
+    .await;
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("issue-number"), "{}", r.stderr);
+}
