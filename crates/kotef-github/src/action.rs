@@ -651,7 +651,10 @@ pub async fn run_action(
             (Some(result), None)
         }
     };
-    let pairs = outputs(result.as_ref());
+    let pairs: Vec<(&str, String)> = outputs(result.as_ref())
+        .into_iter()
+        .map(|(k, v)| (k, redactor.redact(&v)))
+        .collect();
     if let Some(p) = &env.output_path {
         append(p, &github_output(&pairs), "GITHUB_OUTPUT")?;
     }
