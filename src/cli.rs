@@ -194,11 +194,10 @@ pub fn resolve_model(spec: &str, config: &KotefConfig) -> anyhow::Result<Arc<dyn
     kotef_model::model_from_spec(spec, &config.model, &env).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
-fn progress_printer(json: bool) -> Option<tokio::sync::mpsc::UnboundedSender<StepProgress>> {
+fn progress_printer() -> Option<tokio::sync::mpsc::UnboundedSender<StepProgress>> {
     if !std::io::stderr().is_terminal() {
         return None;
     }
-    let _ = json;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<StepProgress>();
     tokio::spawn(async move {
         while let Some(p) = rx.recv().await {
@@ -268,7 +267,7 @@ async fn cmd_run(args: RunArgs) -> anyhow::Result<i32> {
         test_command: args.test_command.clone(),
         model: model.clone(),
         model_name: model.name(),
-        progress: progress_printer(args.json),
+        progress: progress_printer(),
         redactor: Redactor::from_env(),
         cost: Some(cost),
     })
@@ -278,31 +277,39 @@ async fn cmd_run(args: RunArgs) -> anyhow::Result<i32> {
 }
 
 fn print_outcome(outcome: &RunOutcome, json: bool) {
-    let s = &outcome.summary;
     if json {
-        println!("{}", serde_json::to_string(s).unwrap_or_default());
-        return;
+        println!(
+            "{}",
+            serde_json::to_string(&outcome.summary).unwrap_or_default()
+        );
+    } else {
+        print!("{}", summary_text(&outcome.summary, &outcome.files_changed));
     }
-    println!("{} {}", s.terminal_status.emoji(), s.terminal_status);
-    println!(
-        "stop rule:   {}",
-        s.stop_rule.map(|r| r.as_str()).unwrap_or("none")
+}
+
+/// The human-readable run summary (pure).
+pub fn summary_text(s: &kotef_core::RunSummary, files_changed: &[String]) -> String {
+    let c = &s.loop_counters;
+    let mut out = format!(
+        "{} {}\nstop rule:   {}\nstop reason: {}\nloop counters: planner_to_researcher {}, planner_to_coder {}, planner_to_verifier {}\nsteps {}, model calls {}, tokens {} prompt + {} completion, fix attempts {}\n",
+        s.terminal_status.emoji(),
+        s.terminal_status,
+        s.stop_rule.map(|r| r.as_str()).unwrap_or("none"),
+        s.stop_reason,
+        c.planner_to_researcher,
+        c.planner_to_coder,
+        c.planner_to_verifier,
+        s.total_steps,
+        s.model_calls,
+        s.prompt_tokens,
+        s.completion_tokens,
+        s.fix_attempts
     );
-    println!("stop reason: {}", s.stop_reason);
-    println!(
-        "loop counters: planner_to_researcher {}, planner_to_coder {}, planner_to_verifier {}",
-        s.loop_counters.planner_to_researcher,
-        s.loop_counters.planner_to_coder,
-        s.loop_counters.planner_to_verifier
-    );
-    println!(
-        "steps {}, model calls {}, tokens {} prompt + {} completion, fix attempts {}",
-        s.total_steps, s.model_calls, s.prompt_tokens, s.completion_tokens, s.fix_attempts
-    );
-    if !outcome.files_changed.is_empty() {
-        println!("files changed: {}", outcome.files_changed.join(", "));
+    if !files_changed.is_empty() {
+        out.push_str(&format!("files changed: {}\n", files_changed.join(", ")));
     }
-    println!("report: {}", s.report_path);
+    out.push_str(&format!("report: {}\n", s.report_path));
+    out
 }
 
 async fn cmd_scenario(
@@ -324,6 +331,7 @@ async fn cmd_scenario(
     };
     let name = s.name.clone().unwrap_or_else(|| file.display().to_string());
     let scenario_dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let kept = keep.clone();
     let (workdir, _guard) = match keep {
         Some(dir) => {
             if dir.exists()
@@ -348,7 +356,7 @@ async fn cmd_scenario(
             }
         },
     };
-    let result = match scenario::run_in(&s, &scenario_dir, &workdir).await {
+    let result = match scenario::run_in(&s, &scenario_dir, &workdir, progress_printer()).await {
         Ok(r) => r,
         Err(e) => {
             eprintln!("kotef: scenario {}: {e:#}", file.display());
@@ -361,19 +369,8 @@ async fn cmd_scenario(
     if json {
         println!("{}", scenario::summary_json(&result));
     } else {
-        let s = &result.summary;
         println!("scenario {name}");
-        println!("{} {}", s.terminal_status.emoji(), s.terminal_status);
-        println!(
-            "stop rule:   {}",
-            s.stop_rule.map(|r| r.as_str()).unwrap_or("none")
-        );
-        println!("stop reason: {}", s.stop_reason);
-        println!(
-            "steps {}, model calls {}, tokens {} prompt + {} completion, fix attempts {}",
-            s.total_steps, s.model_calls, s.prompt_tokens, s.completion_tokens, s.fix_attempts
-        );
-        println!("report: {}", s.report_path);
+        print!("{}", summary_text(&result.summary, &result.files_changed));
         println!(
             "expectations: {}",
             if result.failed_expectations.is_empty() {
@@ -382,6 +379,9 @@ async fn cmd_scenario(
                 "FAILED"
             }
         );
+        if kept.is_none() {
+            println!("(the workspace was removed; pass --keep DIR to keep it and read the report)");
+        }
     }
     i32::from(!result.failed_expectations.is_empty())
 }

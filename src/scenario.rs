@@ -194,6 +194,8 @@ fn copy_dir(src: &Path, dst: &Path) -> anyhow::Result<()> {
 #[derive(Debug, Clone)]
 pub struct ScenarioResult {
     pub summary: RunSummary,
+    /// Workspace-relative paths the run changed.
+    pub files_changed: Vec<String>,
     pub failed_expectations: Vec<String>,
     pub workdir: PathBuf,
 }
@@ -271,6 +273,7 @@ pub async fn run_in(
     s: &Scenario,
     scenario_dir: &Path,
     workdir: &Path,
+    progress: Option<tokio::sync::mpsc::UnboundedSender<kotef_core::StepProgress>>,
 ) -> anyhow::Result<ScenarioResult> {
     prepare_workspace(s, scenario_dir, workdir)?;
     let model = ScriptedModel::from_model_value(if s.model.is_null() {
@@ -290,7 +293,7 @@ pub async fn run_in(
         test_command: s.test_command.clone(),
         model: Arc::new(model),
         model_name: "scripted".into(),
-        progress: None,
+        progress,
         redactor: Redactor::from_env(),
         cost: None,
     })
@@ -298,6 +301,7 @@ pub async fn run_in(
     let failed = check(&s.expect, &outcome.summary, workdir);
     Ok(ScenarioResult {
         summary: outcome.summary,
+        files_changed: outcome.files_changed,
         failed_expectations: failed,
         workdir: workdir.to_path_buf(),
     })

@@ -94,22 +94,12 @@ impl Limits {
         }
     }
 
+    /// Takes every limit `o` sets.
     pub fn apply(&mut self, o: &LimitsOverride) {
         macro_rules! take {
             ($($f:ident),*) => { $( if let Some(v) = o.$f { self.$f = v; } )* };
         }
-        take!(
-            max_steps,
-            edge_limit_researcher,
-            edge_limit_coder,
-            edge_limit_verifier,
-            no_progress_steps,
-            fix_attempts,
-            coder_turns,
-            token_budget,
-            time_budget_s,
-            command_timeout_s
-        );
+        for_each_limit!(take);
     }
 
     /// The per-edge loop limit.
@@ -121,6 +111,25 @@ impl Limits {
         }
     }
 }
+
+/// Calls `$m!` with the name of every limit, so the structs below can never drift apart.
+macro_rules! for_each_limit {
+    ($m:ident) => {
+        $m!(
+            max_steps,
+            edge_limit_researcher,
+            edge_limit_coder,
+            edge_limit_verifier,
+            no_progress_steps,
+            fix_attempts,
+            coder_turns,
+            token_budget,
+            time_budget_s,
+            command_timeout_s
+        )
+    };
+}
+use for_each_limit;
 
 /// Optional overrides of [`Limits`], as written in a config file, a scenario or on flags.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,6 +145,16 @@ pub struct LimitsOverride {
     pub token_budget: Option<u64>,
     pub time_budget_s: Option<u64>,
     pub command_timeout_s: Option<u64>,
+}
+
+impl LimitsOverride {
+    /// These overrides laid over `base`: a limit set here wins, otherwise `base`'s.
+    pub fn over(&self, base: &LimitsOverride) -> LimitsOverride {
+        macro_rules! pick {
+            ($($f:ident),*) => { LimitsOverride { $( $f: self.$f.or(base.$f), )* } };
+        }
+        for_each_limit!(pick)
+    }
 }
 
 /// `[model]` in the config file.
@@ -255,6 +274,23 @@ mod tests {
         let l = c.limits(Profile::Yolo);
         assert_eq!(l.max_steps, 7);
         assert_eq!(l.fix_attempts, 3);
+    }
+
+    #[test]
+    fn overrides_layer_over_each_other() {
+        let base = LimitsOverride {
+            max_steps: Some(10),
+            fix_attempts: Some(2),
+            ..Default::default()
+        };
+        let top = LimitsOverride {
+            fix_attempts: Some(4),
+            ..Default::default()
+        };
+        let merged = top.over(&base);
+        assert_eq!(merged.max_steps, Some(10));
+        assert_eq!(merged.fix_attempts, Some(4));
+        assert_eq!(merged.token_budget, None);
     }
 
     #[test]

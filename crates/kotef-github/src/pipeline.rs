@@ -14,8 +14,8 @@ use crate::trigger::{build_goal, fork_reason, ThreadComment, Trigger};
 use crate::workspace::{co_author_trailer, issue_branch, GitSettings, Workspace};
 use crate::RunExecutor;
 use kotef_core::{
-    IssueNumber, KotefConfig, Limits, LimitsOverride, Profile, Redactor, RepoName, RunOutcome,
-    RunRequest, StepProgress, TerminalStatus,
+    IssueNumber, KotefConfig, Limits, Profile, Redactor, RepoName, RunOutcome, RunRequest,
+    StepProgress, TerminalStatus,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -157,25 +157,6 @@ impl JobResult {
     }
 }
 
-/// The limits overrides of `top` winning over `base`, field by field.
-pub fn merge_overrides(base: &LimitsOverride, top: &LimitsOverride) -> LimitsOverride {
-    macro_rules! pick {
-        ($($f:ident),*) => { LimitsOverride { $( $f: top.$f.or(base.$f), )* } };
-    }
-    pick!(
-        max_steps,
-        edge_limit_researcher,
-        edge_limit_coder,
-        edge_limit_verifier,
-        no_progress_steps,
-        fix_attempts,
-        coder_turns,
-        token_budget,
-        time_budget_s,
-        command_timeout_s
-    )
-}
-
 /// The config the run gets: the repository's file, then the job's profile and limits, then the
 /// server's model.
 pub fn effective_config(
@@ -186,7 +167,7 @@ pub fn effective_config(
     let mut config = repo_config;
     let profile = job.profile.or(config.profile).unwrap_or_default();
     config.profile = Some(profile);
-    config.limits = merge_overrides(&config.limits, &job.limits);
+    config.limits = job.limits.over(&config.limits);
     if let Some(m) = model {
         config.model.name = Some(m.to_string());
     }
