@@ -127,7 +127,8 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             ));
         }
         let mut messages = vec![Message::system(CODER_PROMPT), Message::user(user)];
-        messages.append(&mut current);
+        // Kept until a reply arrives, so a failed call does not lose the last tool results.
+        messages.extend(current.iter().cloned());
         let request = ModelRequest {
             node: NodeName::Coder.as_str().into(),
             messages,
@@ -138,7 +139,10 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         let reply = match llm::call(ctx, state, NodeName::Coder, request).await {
             Err(CallFailure::Stopped) => break,
             Err(CallFailure::Failed(_)) => continue,
-            Ok(reply) => reply,
+            Ok(reply) => {
+                current.clear();
+                reply
+            }
         };
         if reply.tool_calls.is_empty() {
             empty_turns += 1;

@@ -72,7 +72,8 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             }
         }
         let mut messages = vec![Message::system(RESEARCHER_PROMPT), Message::user(user)];
-        messages.append(&mut current);
+        // Kept until a reply arrives, so a failed call does not lose the last tool results.
+        messages.extend(current.iter().cloned());
         let request = ModelRequest {
             node: NodeName::Researcher.as_str().into(),
             messages,
@@ -82,7 +83,10 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         let reply = match llm::call(ctx, state, NodeName::Researcher, request).await {
             Err(CallFailure::Stopped) => return StepResult::stopped(state, false),
             Err(CallFailure::Failed(_)) => continue,
-            Ok(reply) => reply,
+            Ok(reply) => {
+                current.clear();
+                reply
+            }
         };
         if reply.tool_calls.is_empty() {
             if let Some(found) = parse_findings(&reply.content) {
