@@ -6,8 +6,8 @@
 //! and does the run on a GitHub Actions runner.
 
 use crate::job::Job;
-use crate::pipeline::{admit, goal_for, react, JobContext, JobResult, JobStatus, Sticky};
-use crate::render::{self, Links, Phase, RunHeader};
+use crate::pipeline::{admit, fail, goal_for, react, JobContext, JobResult, JobStatus, Sticky};
+use crate::render::{self, RunHeader};
 use kotef_core::Limits;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -152,12 +152,19 @@ async fn dispatch_inner(ctx: &JobContext, job: &Job, workflow: &str) -> JobResul
     let git_ref = match git_ref {
         Ok(r) => r,
         Err(e) => {
-            return end_failed(&mut sticky, &header, "looking up the default branch", &e).await
+            return fail(
+                &mut sticky,
+                &header,
+                "looking up the default branch",
+                &e,
+                &[],
+            )
+            .await
         }
     };
     let goal = goal_for(ctx, job, trigger).await;
 
-    let web = format!("{}/{}/{}", ctx.web_base_url, repo.owner, repo.name);
+    let web = ctx.repo_web_url(&repo);
     let workflow_url = format!("{web}/actions/workflows/{workflow}");
     if let Err(e) = sticky
         .post(&render::dispatched_comment(
@@ -196,41 +203,15 @@ async fn dispatch_inner(ctx: &JobContext, job: &Job, workflow: &str) -> JobResul
                 ctx.redactor.redact(&e.to_string()),
                 dispatch_hint(workflow, e.status())
             );
-            end_failed(
+            fail(
                 &mut sticky,
                 &header,
                 "handing the run to GitHub Actions",
                 &error,
+                &[],
             )
             .await
         }
-    }
-}
-
-async fn end_failed(
-    sticky: &mut Sticky<'_>,
-    header: &RunHeader,
-    stage: &str,
-    error: &str,
-) -> JobResult {
-    let body = render::status_comment(
-        header,
-        &Phase::Failed {
-            stage,
-            error,
-            links: &Links::default(),
-            notes: &[],
-        },
-    );
-    let posted = sticky.post(&body).await;
-    let mut message = format!("{stage}: {}", sticky.redactor.redact(error));
-    if let Err(e) = posted {
-        message.push_str(&format!("; the final comment failed: {e}"));
-    }
-    JobResult {
-        comment_id: sticky.id,
-        comment: sticky.last.clone(),
-        ..JobResult::simple(JobStatus::Failed, message)
     }
 }
 

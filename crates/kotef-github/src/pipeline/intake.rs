@@ -1,0 +1,175 @@
+//! What a job runs on, before any work: the permission check and the answer to a rejected
+//! trigger ([`admit`]), the 👀 reaction ([`react`]), the goal ([`goal_for`]) and which branch
+//! to clone and which to work on ([`resolve_branches`]). Shared by the local pipeline and the
+//! dispatcher.
+
+use super::{JobContext, JobResult, JobStatus};
+use crate::client::Reaction;
+use crate::job::{Job, Work};
+use crate::render;
+use crate::trigger::{build_goal, fork_reason, ThreadComment, Trigger};
+use crate::workspace::issue_branch;
+use kotef_core::{IssueNumber, RepoName};
+
+/// The permission check and the answer to a rejected trigger, shared by the local pipeline
+/// and the dispatcher: `Ok(trigger)` when the job should run, else the job's result.
+pub(crate) async fn admit<'j>(ctx: &JobContext, job: &'j Job) -> Result<&'j Trigger, JobResult> {
+    let repo = job.repo();
+    let number = job.number();
+    let sender = job.sender_login();
+    match ctx.github.permission(repo, sender).await {
+        Ok(p) if p.may_run() => {}
+        Ok(p) => {
+            return Err(JobResult::simple(
+                JobStatus::Ignored,
+                format!("`{sender}` has {p:?} permission; write, maintain or admin is needed"),
+            ))
+        }
+        Err(e) => {
+            return Err(JobResult::simple(
+                JobStatus::Failed,
+                format!(
+                    "permission check failed: {}",
+                    ctx.redactor.redact(&e.to_string())
+                ),
+            ))
+        }
+    }
+    match &job.work {
+        Work::Reject { rejection } => {
+            let body = render::rejection_comment(&job.run_id.0, number.0, &rejection.reason);
+            let posted = match job.status_comment {
+                Some(id) => ctx.github.update_comment(repo, id, &body).await.map(|_| id),
+                None => ctx
+                    .github
+                    .create_comment(repo, number, &body)
+                    .await
+                    .map(|c| c.id),
+            };
+            Err(match posted {
+                Ok(id) => JobResult {
+                    comment_id: Some(id),
+                    comment: Some(body),
+                    ..JobResult::simple(JobStatus::Rejected, rejection.reason.clone())
+                },
+                Err(e) => {
+                    JobResult::simple(JobStatus::Failed, format!("cannot post the rejection: {e}"))
+                }
+            })
+        }
+        Work::Run { trigger } => Ok(trigger),
+    }
+}
+
+/// Adds 👀 to what asked for the run.
+pub(crate) async fn react(
+    ctx: &JobContext,
+    repo: &RepoName,
+    number: IssueNumber,
+    trigger: &Trigger,
+) {
+    let reaction = match trigger {
+        Trigger::Command { comment_id, .. } => {
+            ctx.github
+                .react_to_comment(repo, *comment_id, Reaction::Eyes)
+                .await
+        }
+        _ => {
+            ctx.github
+                .react_to_issue(repo, number, Reaction::Eyes)
+                .await
+        }
+    };
+    if let Err(e) = reaction {
+        tracing::warn!(error = %e, "cannot add the reaction");
+    }
+}
+
+/// The goal of a run: the job's override, else the issue or PR text (with the discussion up
+/// to the trigger for `/kotef run`).
+pub(crate) async fn goal_for(ctx: &JobContext, job: &Job, trigger: &Trigger) -> String {
+    if let Some(g) = job.goal.as_deref().filter(|g| !g.trim().is_empty()) {
+        return crate::sanitize::truncate_chars(
+            &crate::sanitize::clean_text(g),
+            crate::trigger::MAX_GOAL_CHARS,
+        );
+    }
+    let thread = match trigger {
+        Trigger::Command { .. } => match ctx.github.list_comments(job.repo(), job.number()).await {
+            Ok(list) => list
+                .into_iter()
+                .map(|c| ThreadComment {
+                    id: c.id,
+                    login: c.user.login,
+                    user_type: c.user.kind,
+                    body: c.body.unwrap_or_default(),
+                    created_at: c.created_at,
+                })
+                .collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the discussion; the goal has the issue text only");
+                Vec::new()
+            }
+        },
+        _ => Vec::new(),
+    };
+    build_goal(trigger, &thread)
+}
+
+/// Where a job works, or why it does not run.
+pub(super) enum Resolved {
+    /// (branch to clone, branch to work on)
+    Branches(String, String),
+    Reject(String),
+    Ignore(String),
+}
+
+/// Which branch to clone and which to work on: the PR's own head for PR runs (closed PRs
+/// are ignored, fork PRs rejected), else the base branch and kotef's issue branch.
+pub(super) async fn resolve_branches(
+    ctx: &JobContext,
+    repo: &RepoName,
+    trigger: &Trigger,
+) -> Result<Resolved, String> {
+    let target = trigger.target();
+    match trigger {
+        Trigger::PullRequestLabeled { head_ref, .. } => {
+            Ok(Resolved::Branches(head_ref.clone(), head_ref.clone()))
+        }
+        Trigger::Command {
+            is_pull_request: true,
+            ..
+        }
+        | Trigger::Dispatch {
+            is_pull_request: true,
+            ..
+        } => {
+            let pr = ctx
+                .github
+                .pull(repo, target.number)
+                .await
+                .map_err(|e| e.to_string())?;
+            if pr.state.as_deref() == Some("closed") {
+                return Ok(Resolved::Ignore("the pull request is closed".into()));
+            }
+            let head_repo = pr.head.repo.as_ref().map(|r| r.full_name.as_str());
+            if head_repo != Some(repo.to_string().as_str()) {
+                return Ok(Resolved::Reject(fork_reason(head_repo)));
+            }
+            Ok(Resolved::Branches(pr.head.name.clone(), pr.head.name))
+        }
+        _ => {
+            let base = match &target.default_branch {
+                Some(b) => b.clone(),
+                None => {
+                    ctx.github
+                        .repository(repo)
+                        .await
+                        .map_err(|e| e.to_string())?
+                        .default_branch
+                }
+            };
+            Ok(Resolved::Branches(base, issue_branch(target.number)))
+        }
+    }
+}
