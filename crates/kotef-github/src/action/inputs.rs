@@ -1,0 +1,122 @@
+//! The action's inputs, already parsed: [`ActionInputs`], the `fail-on` list ([`FailOn`]) and
+//! the `issue-number` input ([`parse_issue_number`]).
+
+use kotef_core::{LimitsOverride, Profile, TerminalStatus};
+use std::path::PathBuf;
+
+/// Which endings fail the step: terminal statuses, and `error` for runs that ended without an
+/// outcome (clone, config, model set-up or push trouble).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailOn {
+    pub statuses: Vec<TerminalStatus>,
+    pub error: bool,
+}
+
+impl Default for FailOn {
+    /// `aborted_stuck,aborted_constraint,error`.
+    fn default() -> Self {
+        Self {
+            statuses: vec![
+                TerminalStatus::AbortedStuck,
+                TerminalStatus::AbortedConstraint,
+            ],
+            error: true,
+        }
+    }
+}
+
+impl FailOn {
+    /// Comma- or space-separated names; empty or `none` fails on nothing.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut out = Self {
+            statuses: Vec::new(),
+            error: false,
+        };
+        for word in text
+            .split([',', ' ', '\n'])
+            .map(str::trim)
+            .filter(|w| !w.is_empty())
+        {
+            match word {
+                "none" => {}
+                "error" => out.error = true,
+                w => match TerminalStatus::parse(w) {
+                    Some(s) if !out.statuses.contains(&s) => out.statuses.push(s),
+                    Some(_) => {}
+                    None => {
+                        return Err(format!(
+                        "fail-on: unknown status `{w}` (use done_success, done_partial, aborted_stuck, aborted_constraint, error or none)"
+                    ))
+                    }
+                },
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The action's inputs, already parsed.
+#[derive(Debug, Clone)]
+pub struct ActionInputs {
+    /// Model spec; wins over the repository's `[model] name`.
+    pub model: Option<String>,
+    pub profile: Option<Profile>,
+    pub trigger_label: String,
+    /// Replaces the goal built from the issue (and the `goal` input of `workflow_dispatch`).
+    pub goal: Option<String>,
+    /// The issue or PR for `workflow_dispatch` (else its `issue-number` input).
+    pub issue_number: Option<u64>,
+    pub limits: LimitsOverride,
+    pub test_command: Option<String>,
+    /// Used instead of the repository's config file (relative: inside the work tree).
+    pub config_path: Option<PathBuf>,
+    pub fail_on: FailOn,
+}
+
+impl Default for ActionInputs {
+    fn default() -> Self {
+        Self {
+            model: None,
+            profile: None,
+            trigger_label: crate::DEFAULT_TRIGGER_LABEL.into(),
+            goal: None,
+            issue_number: None,
+            limits: LimitsOverride::default(),
+            test_command: None,
+            config_path: None,
+            fail_on: FailOn::default(),
+        }
+    }
+}
+
+/// An issue number as typed into an input (`12` or `#12`).
+pub fn parse_issue_number(text: &str) -> Result<u64, String> {
+    let t = text.trim().trim_start_matches('#');
+    match t.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "issue-number `{}` is not an issue or pull request number",
+            text.trim()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fail_on_parses_names_and_rejects_typos() {
+        let f = FailOn::parse("aborted_stuck, done_partial error").unwrap();
+        assert_eq!(
+            f.statuses,
+            vec![TerminalStatus::AbortedStuck, TerminalStatus::DonePartial]
+        );
+        assert!(f.error);
+        assert_eq!(FailOn::parse("none").unwrap().statuses, vec![]);
+        assert!(FailOn::parse("aborted").unwrap_err().contains("aborted"));
+        assert_eq!(parse_issue_number("#12"), Ok(12));
+        assert!(parse_issue_number("twelve").is_err());
+        assert!(parse_issue_number("0").is_err());
+    }
+}
