@@ -189,14 +189,10 @@ async fn dispatch_inner(ctx: &JobContext, job: &Job, workflow: &str) -> JobResul
         .dispatch_workflow(&repo, workflow, &git_ref, &inputs)
         .await
     {
-        Ok(()) => JobResult {
-            comment_id: sticky.id,
-            comment: sticky.last.clone(),
-            ..JobResult::simple(
-                JobStatus::Dispatched,
-                format!("dispatched the workflow {workflow} on {git_ref}"),
-            )
-        },
+        Ok(()) => sticky.result(
+            JobStatus::Dispatched,
+            format!("dispatched the workflow {workflow} on {git_ref}"),
+        ),
         Err(e) => {
             let error = format!(
                 "{}\n\n{}",

@@ -195,6 +195,18 @@ fn links_line(links: &Links) -> Option<String> {
     (!parts.is_empty()).then(|| format!("🔗 {}\n", parts.join(" · ")))
 }
 
+/// The tail of a final status comment: the notes (if any), then the links line (if any).
+fn push_notes_and_links(out: &mut String, notes: &[String], links: &Links) {
+    if !notes.is_empty() {
+        out.push('\n');
+        out.push_str(&notes_block(notes));
+    }
+    if let Some(l) = links_line(links) {
+        out.push('\n');
+        out.push_str(&l);
+    }
+}
+
 fn notes_block(notes: &[String]) -> String {
     notes
         .iter()
@@ -332,14 +344,7 @@ pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
                 t.as_str()
             ));
             out.push_str(&outcome_details(outcome, &h.limits));
-            if !notes.is_empty() {
-                out.push('\n');
-                out.push_str(&notes_block(notes));
-            }
-            if let Some(l) = links_line(links) {
-                out.push('\n');
-                out.push_str(&l);
-            }
+            push_notes_and_links(&mut out, notes, links);
         }
         Phase::Failed {
             stage,
@@ -353,14 +358,7 @@ pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
                 inline(stage)
             ));
             out.push_str(&fenced("text", error));
-            if !notes.is_empty() {
-                out.push('\n');
-                out.push_str(&notes_block(notes));
-            }
-            if let Some(l) = links_line(links) {
-                out.push('\n');
-                out.push_str(&l);
-            }
+            push_notes_and_links(&mut out, notes, links);
         }
     }
     out.push_str(&footer(h));

@@ -286,6 +286,23 @@ fn actor(u: &User) -> Actor {
     }
 }
 
+/// The target of an `issues` or `issue_comment` event: the issue (or PR) it is about.
+fn issue_target(
+    event: &str,
+    repository: &RepoPayload,
+    issue: &IssuePayload,
+    sender: &User,
+) -> Result<Target, PayloadError> {
+    Ok(Target {
+        repo: repo_name(event, repository)?,
+        default_branch: repository.default_branch.clone(),
+        number: IssueNumber(issue.number),
+        title: clean_text(&issue.title),
+        body: clean_text(issue.body.as_deref().unwrap_or_default()),
+        sender: actor(sender),
+    })
+}
+
 /// Decides what one delivery asks for. `Err` only for a payload that is not valid JSON or
 /// lacks a field its event needs (the caller answers 400 with the message).
 pub fn decide(event: &str, body: &[u8], cfg: &DecisionConfig) -> Result<Decision, PayloadError> {
@@ -358,14 +375,7 @@ fn decide_issue(
     if e.issue.state.as_deref() == Some("closed") {
         return Ok(Decision::Ignore("the issue is closed".into()));
     }
-    let target = Target {
-        repo: repo_name(event, &e.repository)?,
-        default_branch: e.repository.default_branch.clone(),
-        number: IssueNumber(e.issue.number),
-        title: clean_text(&e.issue.title),
-        body: clean_text(e.issue.body.as_deref().unwrap_or_default()),
-        sender: actor(&e.sender),
-    };
+    let target = issue_target(event, &e.repository, &e.issue, &e.sender)?;
     Ok(Decision::Run(Trigger::IssueLabeled { target, label }))
 }
 
@@ -442,14 +452,7 @@ fn decide_comment(
     if e.issue.state.as_deref() == Some("closed") {
         return Ok(Decision::Ignore("the issue is closed".into()));
     }
-    let target = Target {
-        repo: repo_name(event, &e.repository)?,
-        default_branch: e.repository.default_branch.clone(),
-        number: IssueNumber(e.issue.number),
-        title: clean_text(&e.issue.title),
-        body: clean_text(e.issue.body.as_deref().unwrap_or_default()),
-        sender: actor(&e.sender),
-    };
+    let target = issue_target(event, &e.repository, &e.issue, &e.sender)?;
     Ok(Decision::Run(Trigger::Command {
         target,
         is_pull_request: e.issue.pull_request.is_some(),

@@ -112,16 +112,12 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
             },
         );
         let posted = sticky.post(&body).await;
-        return JobResult {
-            comment_id: sticky.id,
-            comment: sticky.last.clone(),
-            ..JobResult::simple(
-                JobStatus::GaveUp,
-                posted
-                    .err()
-                    .unwrap_or_else(|| "gave up after restarts".into()),
-            )
-        };
+        return sticky.result(
+            JobStatus::GaveUp,
+            posted
+                .err()
+                .unwrap_or_else(|| "gave up after restarts".into()),
+        );
     }
 
     // 👀 on what asked for the run (a dispatching server already did).
@@ -135,11 +131,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         Ok(Resolved::Reject(reason)) => {
             let body = render::rejection_comment(&job.run_id.0, number.0, &reason);
             let posted = sticky.post(&body).await;
-            return JobResult {
-                comment_id: sticky.id,
-                comment: sticky.last.clone(),
-                ..JobResult::simple(JobStatus::Rejected, posted.err().unwrap_or(reason))
-            };
+            return sticky.result(JobStatus::Rejected, posted.err().unwrap_or(reason));
         }
         Ok(Resolved::Ignore(reason)) => return JobResult::simple(JobStatus::Ignored, reason),
         Err(e) => return fail(&mut sticky, &header, "looking up the branch", &e, &[]).await,

@@ -51,6 +51,15 @@ impl Sticky<'_> {
         })
     }
 
+    /// A job's result that names this comment and its last body.
+    pub(crate) fn result(&self, status: JobStatus, message: impl Into<String>) -> JobResult {
+        JobResult {
+            comment_id: self.id,
+            comment: self.last.clone(),
+            ..JobResult::simple(status, message)
+        }
+    }
+
     /// Finds this run's comment from an earlier attempt.
     pub(super) async fn adopt_existing(&mut self, run_id: &str) {
         match self.ctx.github.list_comments(&self.repo, self.number).await {
@@ -88,11 +97,7 @@ pub(crate) async fn fail(
     if let Err(e) = posted {
         message.push_str(&format!("; the final comment failed: {e}"));
     }
-    JobResult {
-        comment_id: sticky.id,
-        comment: sticky.last.clone(),
-        ..JobResult::simple(JobStatus::Failed, message)
-    }
+    sticky.result(JobStatus::Failed, message)
 }
 
 /// Edits the status comment as steps arrive, at most once per `interval`; ends when the
