@@ -6,13 +6,13 @@
 //! and does the run on a GitHub Actions runner.
 
 use crate::job::Job;
-use crate::pipeline::{admit, fail, goal_for, react, JobContext, JobResult, JobStatus, Sticky};
+use crate::pipeline::{
+    admit, fail, goal_for, react, traced, JobContext, JobResult, JobStatus, Sticky,
+};
 use crate::render::{self, RunHeader};
 use kotef_core::Limits;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::time::Instant;
-use tracing::Instrument;
 
 /// The `workflow_dispatch` input naming the issue or pull request.
 pub const INPUT_ISSUE: &str = "issue-number";
@@ -95,17 +95,7 @@ pub async fn dispatch_job(ctx: &JobContext, job: &Job, workflow: &str) -> JobRes
         repo = %job.repo(),
         issue = %job.number(),
     );
-    let started = Instant::now();
-    let result = dispatch_inner(ctx, job, workflow)
-        .instrument(span.clone())
-        .await;
-    span.in_scope(
-        || tracing::info!(status = result.status.as_str(), message = %result.message, "job ended"),
-    );
-    if let Some(m) = &ctx.metrics {
-        m.job_finished(result.metric_status(), started.elapsed(), 0, 0);
-    }
-    result
+    traced(ctx, span, dispatch_inner(ctx, job, workflow)).await
 }
 
 async fn dispatch_inner(ctx: &JobContext, job: &Job, workflow: &str) -> JobResult {

@@ -44,8 +44,18 @@ pub async fn process_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor
         repo = %job.repo(),
         issue = %job.number(),
     );
+    traced(ctx, span, run_job(ctx, job, executor)).await
+}
+
+/// Does a job's `work` inside its `span`, then logs how the job ended and counts it in the
+/// metrics; shared by the local pipeline and the dispatcher.
+pub(crate) async fn traced(
+    ctx: &JobContext,
+    span: tracing::Span,
+    work: impl std::future::Future<Output = JobResult>,
+) -> JobResult {
     let started = Instant::now();
-    let result = run_job(ctx, job, executor).instrument(span.clone()).await;
+    let result = work.instrument(span.clone()).await;
     span.in_scope(
         || tracing::info!(status = result.status.as_str(), message = %result.message, "job ended"),
     );
