@@ -74,6 +74,12 @@ pub struct LimitFlags {
     /// Seconds one command may run.
     #[arg(long)]
     pub command_timeout_s: Option<u64>,
+    /// Model calls allowed in the whole run.
+    #[arg(long)]
+    pub max_model_calls: Option<u32>,
+    /// Dollars allowed in the run (needs a known price for the model).
+    #[arg(long)]
+    pub cost_budget_usd: Option<f64>,
 }
 
 impl LimitFlags {
@@ -89,6 +95,8 @@ impl LimitFlags {
             token_budget: self.token_budget,
             time_budget_s: self.time_budget_s,
             command_timeout_s: self.command_timeout_s,
+            max_model_calls: self.max_model_calls,
+            cost_budget_usd: self.cost_budget_usd,
         }
     }
 }

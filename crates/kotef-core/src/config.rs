@@ -48,7 +48,7 @@ pub enum SandboxMode {
 }
 
 /// Every cap a run obeys. Names are the contract's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Limits {
     /// Global cap on graph steps (one node execution each).
     pub max_steps: u32,
@@ -70,6 +70,12 @@ pub struct Limits {
     pub time_budget_s: u64,
     /// Seconds one command (verifier or tool) may run.
     pub command_timeout_s: u64,
+    /// Model calls allowed in the whole run (failed calls count).
+    pub max_model_calls: u32,
+    /// Dollars allowed in the run, from the price table or configured prices; `None`: no
+    /// dollar cap (tokens and time still bound the run).
+    #[serde(default)]
+    pub cost_budget_usd: Option<f64>,
 }
 
 impl Limits {
@@ -86,6 +92,8 @@ impl Limits {
                 token_budget: 2_000_000,
                 time_budget_s: 3600,
                 command_timeout_s: 600,
+                max_model_calls: 300,
+                cost_budget_usd: None,
             },
             Profile::Yolo => Self {
                 fix_attempts: 3,
@@ -100,6 +108,9 @@ impl Limits {
             ($($f:ident),*) => { $( if let Some(v) = o.$f { self.$f = v; } )* };
         }
         for_each_limit!(take);
+        if o.cost_budget_usd.is_some() {
+            self.cost_budget_usd = o.cost_budget_usd;
+        }
     }
 
     /// The per-edge loop limit.
@@ -125,14 +136,15 @@ macro_rules! for_each_limit {
             coder_turns,
             token_budget,
             time_budget_s,
-            command_timeout_s
+            command_timeout_s,
+            max_model_calls
         )
     };
 }
 use for_each_limit;
 
 /// Optional overrides of [`Limits`], as written in a config file, a scenario or on flags.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LimitsOverride {
     pub max_steps: Option<u32>,
@@ -145,13 +157,15 @@ pub struct LimitsOverride {
     pub token_budget: Option<u64>,
     pub time_budget_s: Option<u64>,
     pub command_timeout_s: Option<u64>,
+    pub max_model_calls: Option<u32>,
+    pub cost_budget_usd: Option<f64>,
 }
 
 impl LimitsOverride {
     /// These overrides laid over `base`: a limit set here wins, otherwise `base`'s.
     pub fn over(&self, base: &LimitsOverride) -> LimitsOverride {
         macro_rules! pick {
-            ($($f:ident),*) => { LimitsOverride { $( $f: self.$f.or(base.$f), )* } };
+            ($($f:ident),*) => { LimitsOverride { $( $f: self.$f.or(base.$f), )* cost_budget_usd: self.cost_budget_usd.or(base.cost_budget_usd) } };
         }
         for_each_limit!(pick)
     }
