@@ -77,6 +77,7 @@ fn main() {
         progress: None,
         redactor: Redactor::new(),
         cost: None,
+        settings_notes: Vec::new(),
     }))
     .unwrap();
 

@@ -58,6 +58,7 @@ fn main() {
                 progress: None,
                 redactor: Redactor::new(),
                 cost: None,
+                settings_notes: Vec::new(),
             }))
             .unwrap();
         times.push(started.elapsed());

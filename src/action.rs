@@ -5,7 +5,7 @@
 
 use crate::executor::GraphExecutor;
 use clap::Args;
-use kotef_core::{LimitsOverride, Profile, Redactor};
+use kotef_core::{Ceilings, LimitsOverride, Profile, Redactor};
 use kotef_github::action::{self, ActionEnv, ActionInputs, FailOn};
 use std::path::PathBuf;
 
@@ -45,6 +45,15 @@ pub struct ActionArgs {
     /// for never).
     #[arg(long, env = "KOTEF_FAIL_ON")]
     pub fail_on: Option<String>,
+    /// Ceiling on the run's token budget (wins over the config file).
+    #[arg(long, env = "KOTEF_MAX_TOKEN_BUDGET")]
+    pub max_token_budget: Option<String>,
+    /// Ceiling on the run's time budget in seconds.
+    #[arg(long, env = "KOTEF_MAX_TIME_BUDGET_S")]
+    pub max_time_budget_s: Option<String>,
+    /// Ceiling on the run's cost in dollars.
+    #[arg(long, env = "KOTEF_MAX_COST_USD")]
+    pub max_cost_usd: Option<String>,
 }
 
 fn set(v: &Option<String>) -> Option<String> {
@@ -60,7 +69,7 @@ fn number<T: std::str::FromStr>(v: &Option<String>, name: &str) -> Result<Option
         Some(t) => t
             .parse::<T>()
             .map(Some)
-            .map_err(|_| format!("{name} `{t}` is not a whole number")),
+            .map_err(|_| format!("{name} `{t}` is not a number")),
     }
 }
 
@@ -97,6 +106,11 @@ impl ActionArgs {
             test_command: set(&self.test_command),
             config_path: set(&self.config_path).map(PathBuf::from),
             fail_on,
+            ceilings: Ceilings {
+                token_budget: number(&self.max_token_budget, "max-token-budget")?,
+                time_budget_s: number(&self.max_time_budget_s, "max-time-budget-s")?,
+                cost_usd: number(&self.max_cost_usd, "max-cost-usd")?,
+            },
         })
     }
 }

@@ -8,7 +8,6 @@ use crate::scenario;
 use anyhow::{bail, Context as _};
 use clap::{Args, Parser, Subcommand};
 use kotef_core::{KotefConfig, LimitsOverride, Profile, Redactor, RunId, RunOutcome, StepProgress};
-use kotef_model::Model;
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -186,20 +185,15 @@ async fn cmd_serve(args: kotef_github::ServeArgs) -> anyhow::Result<()> {
     // With `--executor actions` the runs happen on Actions runners, not here.
     let local = cfg.executor == kotef_github::ExecutorMode::Local;
     if let (true, Err(why)) = (local, kotef_tools::bwrap_status()) {
-        tracing::warn!(
-            "no working bubblewrap ({why}): agent commands run WITHOUT a sandbox on this server; install the `bubblewrap` package"
-        );
-        eprintln!(
-            "kotef: warning: agent commands run without a sandbox (bubblewrap unavailable: {why})"
-        );
+        let what = if cfg.allow_unsandboxed {
+            "agent commands run WITHOUT a sandbox on this server (--allow-unsandboxed)"
+        } else {
+            "runs will be refused until the `bubblewrap` package is installed (or the server is started with --allow-unsandboxed)"
+        };
+        tracing::warn!("no working bubblewrap ({why}): {what}");
+        eprintln!("kotef: warning: no working bubblewrap ({why}): {what}");
     }
     kotef_github::serve(cfg, Arc::new(crate::executor::GraphExecutor::default())).await
-}
-
-/// Chooses the model for a spec string.
-pub fn resolve_model(spec: &str, config: &KotefConfig) -> anyhow::Result<Arc<dyn Model>> {
-    let env = |k: &str| std::env::var(k).ok();
-    kotef_model::model_from_spec(spec, &config.model, &env).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 fn progress_printer() -> Option<tokio::sync::mpsc::UnboundedSender<StepProgress>> {
@@ -252,19 +246,7 @@ async fn cmd_run(args: RunArgs) -> anyhow::Result<i32> {
         .clone()
         .or_else(|| config.model.name.clone())
         .context("no model configured: pass --model openai:NAME | anthropic:NAME | scripted:FILE, set KOTEF_MODEL, or [model] name in kotef.toml")?;
-    let model = resolve_model(&spec, &config)?;
-    let model_cfg = config.model.clone();
-    let model_name = model.name();
-    let cost: run::CostFn = Arc::new(move |p, c| {
-        kotef_model::cost_usd(
-            kotef_model::Usage {
-                prompt_tokens: p,
-                completion_tokens: c,
-            },
-            &model_cfg,
-            &model_name,
-        )
-    });
+    let (model, cost) = run::resolve_model(&spec, &config, &|k| std::env::var(k).ok())?;
     let outcome = run::execute(RunSetup {
         run_id: RunId::generate(),
         workdir: args.repo.clone(),
@@ -278,6 +260,7 @@ async fn cmd_run(args: RunArgs) -> anyhow::Result<i32> {
         progress: progress_printer(),
         redactor: Redactor::from_env(),
         cost: Some(cost),
+        settings_notes: Vec::new(),
     })
     .await?;
     print_outcome(&outcome, args.json);

@@ -19,6 +19,44 @@ use tokio::sync::mpsc::UnboundedSender;
 /// Estimated USD cost of (prompt tokens, completion tokens), when prices are known.
 pub type CostFn = Arc<dyn Fn(u64, u64) -> Option<f64> + Send + Sync>;
 
+/// The model for `spec` with `config`'s `[model]` settings, reading provider keys and base
+/// URLs through `env`, and its cost function (from `[model] price_*` or the price table).
+pub fn resolve_model(
+    spec: &str,
+    config: &KotefConfig,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<(Arc<dyn Model>, CostFn)> {
+    let model =
+        kotef_model::model_from_spec(spec, &config.model, env).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let model_cfg = config.model.clone();
+    let name = model.name();
+    let cost: CostFn = Arc::new(move |p, c| {
+        kotef_model::cost_usd(
+            kotef_model::Usage {
+                prompt_tokens: p,
+                completion_tokens: c,
+            },
+            &model_cfg,
+            &name,
+        )
+    });
+    Ok((model, cost))
+}
+
+/// Longest repository `instructions` passed to the agent, in characters.
+const MAX_INSTRUCTIONS_CHARS: usize = 4_000;
+
+/// The goal with the repository's `instructions` (capped) appended.
+fn goal_with_instructions(goal: &str, instructions: Option<&str>) -> String {
+    match instructions.map(str::trim).filter(|i| !i.is_empty()) {
+        None => goal.to_string(),
+        Some(i) => {
+            let capped: String = i.chars().take(MAX_INSTRUCTIONS_CHARS).collect();
+            format!("{goal}\n\nRepository instructions (from its kotef config):\n{capped}\n")
+        }
+    }
+}
+
 /// Everything needed to run the graph once.
 pub struct RunSetup {
     pub run_id: RunId,
@@ -37,6 +75,8 @@ pub struct RunSetup {
     pub redactor: Redactor,
     /// Prices for the cost estimate: (prompt, completion) USD per million tokens.
     pub cost: Option<CostFn>,
+    /// What the operator's rules changed in the config, for the report.
+    pub settings_notes: Vec<String>,
 }
 
 impl RunSetup {
@@ -59,6 +99,12 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         .with_context(|| format!("workspace {} is not usable", setup.workdir.display()))?;
     let root = workdir.root().to_path_buf();
     let sandbox = setup.config.sandbox.unwrap_or(SandboxMode::Auto);
+    if let (SandboxMode::Bwrap, Err(why)) = (sandbox, kotef_tools::bwrap_status()) {
+        anyhow::bail!(
+            "agent commands must run sandboxed here, but no working bubblewrap is available ({why}); \
+             the operator must install the `bubblewrap` package, or start `kotef serve` with --allow-unsandboxed"
+        );
+    }
     let runner = CommandRunner::new(RunnerConfig {
         timeout: Duration::from_secs(limits.command_timeout_s),
         sandbox,
@@ -72,7 +118,8 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         .or_else(|| setup.config.test_command.clone())
         .or_else(|| kotef_tools::detect_test_command(&root));
 
-    let mut state = RunState::new(&setup.goal, profile, graph::workspace_hashes(&root));
+    let goal = goal_with_instructions(&setup.goal, setup.config.instructions.as_deref());
+    let mut state = RunState::new(&goal, profile, graph::workspace_hashes(&root));
     state.test_command = test_command;
     let ctx = GraphContext {
         run_id: setup.run_id.clone(),
@@ -98,6 +145,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         limits,
         cost_usd,
         sandbox: sandbox_name,
+        settings_notes: setup.settings_notes.clone(),
     };
     let redactor = setup.redactor.clone();
     let written = report::write(&root, &state, &meta, &|t| redactor.redact(t))

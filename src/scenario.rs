@@ -296,6 +296,7 @@ pub async fn run_in(
         progress,
         redactor: Redactor::from_env(),
         cost: None,
+        settings_notes: Vec::new(),
     })
     .await?;
     let failed = check(&s.expect, &outcome.summary, workdir);

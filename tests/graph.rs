@@ -50,6 +50,7 @@ async fn run_with(
         progress: None,
         redactor: Redactor::new(),
         cost: None,
+        settings_notes: Vec::new(),
     })
     .await
     .unwrap()

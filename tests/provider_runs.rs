@@ -264,6 +264,7 @@ async fn run_against(
         progress: None,
         redactor: Redactor::new(),
         cost: None,
+        settings_notes: Vec::new(),
     })
     .await
     .unwrap();

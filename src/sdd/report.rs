@@ -18,6 +18,9 @@ pub struct ReportMeta {
     pub limits: Limits,
     pub cost_usd: Option<f64>,
     pub sandbox: String,
+    /// What the operator's rules changed in the repository's config (ignored fields, lowered
+    /// limits), one sentence each.
+    pub settings_notes: Vec<String>,
 }
 
 /// The JSON twin: the contract summary's fields plus timeline and calls.
@@ -38,6 +41,8 @@ pub struct ReportJson<'a> {
     pub failure_history: &'a FailureHistory,
     pub files_changed: Vec<String>,
     pub mermaid: String,
+    /// What the operator's rules changed in the repository's config.
+    pub settings_notes: &'a [String],
 }
 
 /// File stem `<UTC timestamp>-<run id>`.
@@ -105,6 +110,13 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
         meta.started_at.format("%Y-%m-%d %H:%M:%S UTC"),
         meta.duration_ms as f64 / 1000.0
     );
+    if !meta.settings_notes.is_empty() {
+        let _ = writeln!(s, "## Settings the operator decided\n");
+        for n in &meta.settings_notes {
+            let _ = writeln!(s, "- {n}");
+        }
+        s.push('\n');
+    }
 
     let _ = writeln!(
         s,
@@ -278,6 +290,7 @@ pub fn render_json(
         failure_history: &state.failures,
         files_changed: state.files_changed(),
         mermaid: mermaid.to_string(),
+        settings_notes: &meta.settings_notes,
     };
     serde_json::to_value(json).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
 }

@@ -199,12 +199,15 @@ pub struct KotefConfig {
     pub test_command: Option<String>,
     /// The issue/PR label that triggers a run (server and Action; default `kotef`).
     pub trigger_label: Option<String>,
-    /// `auto` (default), `bwrap` or `none`.
+    /// `auto` (default), `bwrap` or `none`. Operator-only on a server.
     pub sandbox: Option<SandboxMode>,
+    /// Instructions for the agent from the repository (its conventions, where things live),
+    /// given to the planner and coder with the goal.
+    pub instructions: Option<String>,
     /// Overrides of the profile's limits.
     #[serde(default)]
     pub limits: LimitsOverride,
-    /// The model and its prices.
+    /// The model and its prices. Operator-only on a server.
     #[serde(default)]
     pub model: ModelConfig,
 }

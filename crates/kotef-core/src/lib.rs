@@ -6,6 +6,7 @@ pub mod config;
 pub mod ids;
 pub mod outcome;
 pub mod redact;
+pub mod settings;
 pub mod status;
 pub mod summary;
 
@@ -13,5 +14,6 @@ pub use config::{ConfigError, KotefConfig, Limits, LimitsOverride, Profile, Sand
 pub use ids::{DeliveryId, IssueNumber, RepoName, RunId};
 pub use outcome::{RunOutcome, RunRequest, StepProgress};
 pub use redact::Redactor;
+pub use settings::{Ceilings, Clamp, Ignored, Owner, Trust};
 pub use status::{Edge, NodeName, StopRule, TerminalStatus};
 pub use summary::{LoopCounters, RunSummary};

@@ -38,6 +38,9 @@ pub struct RunRequest {
     pub goal: String,
     /// The repository's config (already loaded and validated by the caller).
     pub config: KotefConfig,
+    /// What the operator's rules changed in the config (ignored fields, lowered limits), one
+    /// sentence each, for the run report.
+    pub settings_notes: Vec<String>,
 }
 
 /// One line of progress, sent after each graph step (for terminals and sticky comments).

@@ -103,6 +103,9 @@ pub struct IssueComment {
     #[serde(default)]
     pub body: Option<String>,
     pub user: CommentUser,
+    /// The writer's association with the repository (`OWNER`, `MEMBER`, `NONE`, ...).
+    #[serde(default)]
+    pub author_association: Option<String>,
     pub created_at: chrono::DateTime<chrono::Utc>,
     #[serde(default)]
     pub html_url: Option<String>,
@@ -148,6 +151,10 @@ pub struct IssueInfo {
     pub title: String,
     #[serde(default)]
     pub body: Option<String>,
+    #[serde(default)]
+    pub user: Option<CommentUser>,
+    #[serde(default)]
+    pub author_association: Option<String>,
     #[serde(default)]
     pub state: Option<String>,
     /// Present when the issue is a pull request.

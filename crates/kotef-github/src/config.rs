@@ -7,6 +7,8 @@ use crate::retry::RetryPolicy;
 use crate::secret::Secret;
 use crate::workspace::GitSettings;
 use anyhow::{bail, Context};
+use kotef_core::config::ModelConfig;
+use kotef_core::Ceilings;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -113,6 +115,24 @@ pub struct ServeArgs {
     /// The workflow file (in `.github/workflows/`) or id dispatched by `--executor actions`.
     #[arg(long, env = "KOTEF_WORKFLOW", default_value = DEFAULT_WORKFLOW)]
     pub workflow: String,
+    /// Most prompt + completion tokens a run may get; a repository's `token_budget` above it is
+    /// lowered (default 2,000,000).
+    #[arg(long, env = "KOTEF_MAX_TOKEN_BUDGET")]
+    pub max_token_budget: Option<u64>,
+    /// Most wall-clock seconds a run may get (default 3600).
+    #[arg(long, env = "KOTEF_MAX_TIME_BUDGET_S")]
+    pub max_time_budget_s: Option<u64>,
+    /// Most dollars a run may spend, from the model's price (default: no dollar ceiling).
+    #[arg(long, env = "KOTEF_MAX_COST_USD")]
+    pub max_cost_usd: Option<f64>,
+    /// Run agent commands without bubblewrap when no working sandbox exists (by default such
+    /// a server refuses to run them).
+    #[arg(long, env = "KOTEF_ALLOW_UNSANDBOXED")]
+    pub allow_unsandboxed: bool,
+    /// A TOML file with the operator's `[model]` settings (base_url, prices, timeout_s,
+    /// max_retries, ...); repositories cannot set these on a server.
+    #[arg(long, env = "KOTEF_MODEL_CONFIG")]
+    pub model_config: Option<PathBuf>,
 }
 
 /// Everything the server needs, validated.
@@ -148,6 +168,13 @@ pub struct ServeConfig {
     pub executor: ExecutorMode,
     /// The workflow dispatched in [`ExecutorMode::Actions`].
     pub workflow: String,
+    /// The operator's ceilings on a repository's limits.
+    pub ceilings: Ceilings,
+    /// The operator's `[model]` settings; a repository's are ignored.
+    pub operator_model: ModelConfig,
+    /// Agent commands may run without a sandbox (else a server without a working bubblewrap
+    /// refuses to run them).
+    pub allow_unsandboxed: bool,
 }
 
 /// The 25 MB webhook body cap (GitHub's own maximum payload size).
@@ -186,6 +213,9 @@ impl ServeConfig {
             poll_interval: Duration::from_secs(2),
             executor: ExecutorMode::Local,
             workflow: DEFAULT_WORKFLOW.into(),
+            ceilings: Ceilings::SERVER_DEFAULT,
+            operator_model: ModelConfig::default(),
+            allow_unsandboxed: false,
         }
     }
 
@@ -209,6 +239,17 @@ impl ServeConfig {
         if self.trigger_label.trim().is_empty() {
             bail!("the trigger label cannot be empty");
         }
+        for (name, v) in [
+            ("--max-token-budget", self.ceilings.token_budget),
+            ("--max-time-budget-s", self.ceilings.time_budget_s),
+        ] {
+            if v == Some(0) {
+                bail!("{name} must be at least 1");
+            }
+        }
+        if let Some(c) = self.ceilings.cost_usd.filter(|c| !(c.is_finite() && *c > 0.0)) {
+            bail!("--max-cost-usd must be a positive number of dollars (got {c})");
+        }
         if self.executor == ExecutorMode::Actions && !valid_workflow(&self.workflow) {
             bail!(
                 "--workflow must be a workflow file name such as `kotef.yml` (or its numeric id), got `{}`",
@@ -228,6 +269,21 @@ pub fn valid_workflow(w: &str) -> bool {
         && w.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
     is_id || is_file
+}
+
+/// The `[model]` table of the operator's model config file.
+fn read_model_config(path: &Path) -> anyhow::Result<ModelConfig> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the model config file {}", path.display()))?;
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct File {
+        #[serde(default)]
+        model: ModelConfig,
+    }
+    let file: File = toml::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("invalid model config {}: {}", path.display(), e.message()))?;
+    Ok(file.model)
 }
 
 fn read_secret_file(path: &Path, what: &str) -> anyhow::Result<String> {
@@ -303,6 +359,15 @@ impl ServeArgs {
         cfg.git.author_email = self.git_author_email;
         cfg.executor = self.executor;
         cfg.workflow = self.workflow.trim().to_string();
+        cfg.ceilings = Ceilings::SERVER_DEFAULT.with(Ceilings {
+            token_budget: self.max_token_budget,
+            time_budget_s: self.max_time_budget_s,
+            cost_usd: self.max_cost_usd,
+        });
+        cfg.allow_unsandboxed = self.allow_unsandboxed;
+        if let Some(p) = &self.model_config {
+            cfg.operator_model = read_model_config(p)?;
+        }
         cfg.validate()?;
         Ok(cfg)
     }

@@ -18,6 +18,7 @@ pub mod server;
 pub mod signature;
 pub mod store;
 pub mod trigger;
+pub mod visible;
 pub mod workspace;
 
 #[cfg(feature = "testing")]
@@ -27,7 +28,7 @@ pub use client::{GitHub, GitHubAuth, GitHubError, Permission};
 pub use config::{ExecutorMode, ServeArgs, ServeConfig};
 pub use dispatch::dispatch_job;
 pub use job::{Job, Work};
-pub use pipeline::{process_job, JobContext, JobResult, JobStatus};
+pub use pipeline::{process_job, JobContext, JobResult, JobStatus, OperatorSettings};
 pub use retry::RetryPolicy;
 pub use secret::Secret;
 pub use server::{serve, start, RunningServer};

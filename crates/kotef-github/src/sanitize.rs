@@ -1,6 +1,7 @@
-//! Text that reaches the agent from GitHub: HTML comments and invisible characters (zero-width,
-//! bidi controls, tag characters) removed, so nothing hidden from a human reviewer can steer a
-//! run. Also finds the `/kotef run` command outside code blocks and quotes.
+//! Text that reaches the agent from GitHub: only what a reader sees. Bodies are rendered from
+//! Markdown to their visible text (see [`crate::visible`]), titles lose invisible characters
+//! (zero-width, bidi controls, tag characters), so nothing hidden from a human reviewer can
+//! steer a run. Also finds the `/kotef run` command outside code blocks and quotes.
 
 /// Whether `c` is invisible or reorders text: zero-width characters, bidi controls, tag
 /// characters, variation selectors and similar format characters.
@@ -20,21 +21,18 @@ pub fn is_invisible(c: char) -> bool {
         | '\u{E0100}'..='\u{E01EF}')
 }
 
-/// Removes `<!-- ... -->` comments (an unterminated one runs to the end) and invisible
-/// characters. Line breaks are kept.
-pub fn clean_text(text: &str) -> String {
-    let visible: String = text.chars().filter(|c| !is_invisible(*c)).collect();
-    let mut out = String::with_capacity(visible.len());
-    let mut rest = visible.as_str();
-    while let Some(start) = rest.find("<!--") {
-        out.push_str(&rest[..start]);
-        match rest[start + 4..].find("-->") {
-            Some(end) => rest = &rest[start + 4 + end + 3..],
-            None => rest = "",
-        }
-    }
-    out.push_str(rest);
-    out
+/// A title or other plain (unrendered) text without invisible characters. GitHub shows such
+/// text literally, so everything else in it is visible.
+pub fn plain_text(text: &str) -> String {
+    text.chars().filter(|c| !is_invisible(*c)).collect()
+}
+
+/// What a reader sees of a GitHub Markdown body, as plain Markdown-ish text: paragraphs,
+/// headings, lists, quotes (`> `), code (fenced), link text and tables are kept; raw HTML
+/// blocks and inline HTML (comments, tags and their attributes), link reference definitions,
+/// link URLs and titles, image alt text and invisible characters are dropped.
+pub fn visible_text(markdown: &str) -> String {
+    crate::visible::render(&plain_text(markdown))
 }
 
 /// A `/kotef` command found in a comment.
@@ -46,7 +44,7 @@ pub enum Command {
     Unknown(String),
 }
 
-/// Finds the first `/kotef` command line in an already cleaned comment body, ignoring fenced
+/// Finds the first `/kotef` command line in a comment's visible text, ignoring fenced
 /// code blocks (```` ``` ```` or `~~~`), indented code (4 spaces or a tab) and `>` quotes.
 pub fn find_command(body: &str) -> Option<Command> {
     let mut fence: Option<(char, usize)> = None;
@@ -109,14 +107,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn removes_html_comments_and_invisible_characters() {
-        assert_eq!(
-            clean_text("a<!-- hidden\nstuff -->b\u{200B}c\u{202E}d\u{E0041}"),
-            "abcd"
-        );
-        assert_eq!(clean_text("keep <!-- never closed"), "keep ");
-        assert_eq!(clean_text("line1\nline2"), "line1\nline2");
-        assert_eq!(clean_text("emoji 👀 stays"), "emoji 👀 stays");
+    fn plain_text_loses_only_invisible_characters() {
+        assert_eq!(plain_text("a<b>\u{200B}c\u{202E}d\u{E0041}"), "a<b>cd");
+        assert_eq!(plain_text("emoji 👀 stays"), "emoji 👀 stays");
     }
 
     #[test]
@@ -156,8 +149,17 @@ mod tests {
                 extra: "after".into()
             })
         );
-        // A hidden command only counts when it survives cleaning (it does not).
-        assert_eq!(find_command(&clean_text("<!-- /kotef run -->")), None);
+        // A hidden command only counts when a reader would see it (they would not).
+        assert_eq!(find_command(&visible_text("<!-- /kotef run -->")), None);
+        assert_eq!(
+            find_command(&visible_text("[//]: # (\n/kotef run\n)")),
+            None
+        );
+        assert_eq!(
+            find_command(&visible_text("```\n/kotef run\n```")),
+            None,
+            "code stays code after rendering"
+        );
     }
 
     #[test]

@@ -283,6 +283,16 @@ pub async fn start(
     ctx.max_attempts = cfg.max_attempts;
     ctx.redactor = redactor;
     ctx.metrics = Some(metrics.clone());
+    ctx.operator = crate::pipeline::OperatorSettings {
+        trust: kotef_core::Trust::Untrusted,
+        model: cfg.operator_model.clone(),
+        sandbox: Some(if cfg.allow_unsandboxed {
+            kotef_core::SandboxMode::Auto
+        } else {
+            kotef_core::SandboxMode::Bwrap
+        }),
+        ceilings: cfg.ceilings,
+    };
     let ctx = Arc::new(ctx);
     let runner = Arc::new(match cfg.executor {
         ExecutorMode::Local => Runner::Local(executor),

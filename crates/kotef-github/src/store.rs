@@ -260,6 +260,7 @@ mod tests {
                 login: "u".into(),
                 id: 1,
             },
+            author: None,
         };
         Job::new(
             DeliveryId(delivery.into()),

@@ -491,6 +491,44 @@ impl Workspace {
             .ok)
     }
 
+    /// The text of `path` as it is on the remote's `branch` (fetched when this clone lacks
+    /// it), `None` when the file is not there. Reads the trusted branch's config without
+    /// touching the work tree.
+    pub async fn file_on_branch(
+        &self,
+        branch: &str,
+        path: &Path,
+    ) -> Result<Option<String>, GitError> {
+        if !valid_branch_name(branch) {
+            return Err(GitError {
+                step: "show".into(),
+                message: format!("refusing the unusual branch name `{branch}`"),
+            });
+        }
+        let remote = format!("refs/remotes/origin/{branch}");
+        let known = self
+            .git(&["rev-parse", "--verify", "-q", &remote])
+            .await?
+            .ok;
+        if !known && !self.fetch_branch(branch).await? {
+            return Err(GitError {
+                step: "fetch".into(),
+                message: format!("cannot fetch the branch `{branch}`"),
+            });
+        }
+        let spec = format!("{remote}:{}", path.to_string_lossy());
+        // A partial clone may fetch the blob lazily, so this read gets the remote's auth.
+        let out = run_git(
+            &self.path,
+            &["show", &spec],
+            &self.settings,
+            &self.auth_env,
+            &self.redactor,
+        )
+        .await?;
+        Ok(out.ok.then_some(out.stdout))
+    }
+
     /// Switches to `branch` for the run: the remote's branch when it exists (a re-run), else a
     /// new branch from the cloned one.
     pub async fn checkout_work_branch(&mut self, branch: &str) -> Result<(), GitError> {

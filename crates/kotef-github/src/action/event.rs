@@ -7,7 +7,7 @@ use super::{parse_issue_number, ActionEnv, ActionInputs};
 use crate::client::GitHub;
 use crate::dispatch::{DispatchedRun, INPUT_GOAL, INPUT_ISSUE, INPUT_RUN};
 use crate::job::{Job, Work};
-use crate::sanitize::clean_text;
+use crate::sanitize::{plain_text, visible_text};
 use crate::trigger::{Actor, DecisionConfig, Target, Trigger};
 use kotef_core::{DeliveryId, IssueNumber, RunId};
 use serde::Deserialize;
@@ -160,9 +160,13 @@ async fn dispatch_job(
         repo: env.repository.clone(),
         default_branch: event.repository.and_then(|r| r.default_branch),
         number: IssueNumber(number),
-        title: clean_text(&issue.title),
-        body: clean_text(issue.body.as_deref().unwrap_or_default()),
+        title: plain_text(&issue.title),
+        body: visible_text(issue.body.as_deref().unwrap_or_default()),
         sender,
+        author: issue.user.as_ref().map(|u| crate::trigger::Author {
+            login: u.login.clone(),
+            association: issue.author_association.clone(),
+        }),
     };
     let trigger = Trigger::Dispatch {
         target,

@@ -71,6 +71,9 @@ pub struct ActionInputs {
     /// Used instead of the repository's config file (relative: inside the work tree).
     pub config_path: Option<PathBuf>,
     pub fail_on: FailOn,
+    /// The workflow's ceilings (`max-token-budget`, `max-time-budget-s`, `max-cost-usd`); in
+    /// the Action the repository is the operator, so only these bound its config's limits.
+    pub ceilings: kotef_core::Ceilings,
 }
 
 impl Default for ActionInputs {
@@ -85,6 +88,7 @@ impl Default for ActionInputs {
             test_command: None,
             config_path: None,
             fail_on: FailOn::default(),
+            ceilings: kotef_core::Ceilings::default(),
         }
     }
 }

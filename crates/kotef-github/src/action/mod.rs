@@ -116,6 +116,12 @@ pub async fn run_action(
             }
             ctx.config_path = inputs.config_path.clone();
             ctx.actions_run_url = env.run_url();
+            // In the Action the repository is the operator: its config is taken whole.
+            ctx.operator = crate::pipeline::OperatorSettings {
+                trust: kotef_core::Trust::Operator,
+                ceilings: inputs.ceilings,
+                ..Default::default()
+            };
             let result = process_job(&ctx, &job, executor).await;
             match result.status {
                 JobStatus::Ignored => println!("kotef: not running: {}", result.message),

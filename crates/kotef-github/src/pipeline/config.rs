@@ -1,52 +1,113 @@
-//! The config a run gets: the repository's `kotef.toml` (or the file the job names instead),
-//! then the job's profile, limits and test command, then the server's model.
+//! The config a run gets. The repository's `kotef.toml` (or the file the job names instead) is
+//! read from the trusted branch — the base branch, also for a run on a pull request — then laid
+//! under the job's profile, limits and test command. On a server ([`Trust::Untrusted`]) the
+//! file's operator-only fields (`[model]`, `sandbox`) are dropped and named, the operator's
+//! model and sandbox are used, and the limits are clamped to the operator's ceilings; in the
+//! Action the repository is the operator and only the Action's own ceilings apply.
 
 use crate::job::Job;
-use kotef_core::{KotefConfig, Limits, Profile};
+use crate::pipeline::OperatorSettings;
+use crate::workspace::Workspace;
+use kotef_core::config::CONFIG_FILES;
+use kotef_core::{KotefConfig, Limits, LimitsOverride, Profile, Trust};
 use std::path::{Path, PathBuf};
 
-/// The config the run gets: the repository's file, then the job's profile and limits, then the
-/// server's model.
+/// What a run is given, and what the operator's rules changed on the way.
+#[derive(Debug, Clone)]
+pub struct Effective {
+    pub config: KotefConfig,
+    pub profile: Profile,
+    pub limits: Limits,
+    /// One sentence per ignored field or lowered limit, for the comment and the report.
+    pub notes: Vec<String>,
+}
+
+/// The config the run gets: the repository's file (trimmed to what it may set on a server),
+/// then the job's profile, limits and test command, then the operator's model, sandbox and
+/// ceilings.
 pub fn effective_config(
     repo_config: KotefConfig,
     job: &Job,
+    operator: &OperatorSettings,
     model: Option<&str>,
-) -> (KotefConfig, Profile, Limits) {
-    let mut config = repo_config;
+) -> Effective {
+    let mut notes = Vec::new();
+    let mut config = match operator.trust {
+        Trust::Operator => repo_config,
+        Trust::Untrusted => {
+            let (mut c, ignored) = repo_config.repository_part();
+            notes.extend(ignored.iter().map(ToString::to_string));
+            c.model = operator.model.clone();
+            c
+        }
+    };
+    if let Some(s) = operator.sandbox {
+        config.sandbox = Some(s);
+    }
     let profile = job.profile.or(config.profile).unwrap_or_default();
     config.profile = Some(profile);
-    config.limits = job.limits.over(&config.limits);
     if let Some(m) = model {
         config.model.name = Some(m.to_string());
     }
     if let Some(t) = job.test_command.as_deref().filter(|t| !t.trim().is_empty()) {
         config.test_command = Some(t.to_string());
     }
-    let limits = config.limits(profile);
-    (config, profile, limits)
+    config.limits = job.limits.over(&config.limits);
+    let mut limits = config.limits(profile);
+    notes.extend(
+        operator
+            .ceilings
+            .clamp(&mut limits)
+            .iter()
+            .map(ToString::to_string),
+    );
+    // The run resolves its limits from the config again: hand it exactly these.
+    config.limits = all_of(&limits);
+    Effective {
+        config,
+        profile,
+        limits,
+        notes,
+    }
 }
 
-/// Reads the repository's config from the work tree: `config_path` when given (a relative
-/// path is read inside `work_tree`), else `kotef.toml` / `.github/kotef.toml`.
-pub(crate) fn load_repo_config(
+/// Every limit of `l`, as overrides.
+fn all_of(l: &Limits) -> LimitsOverride {
+    let mut o: LimitsOverride =
+        serde_json::from_value(serde_json::to_value(l).unwrap_or_default()).unwrap_or_default();
+    o.cost_budget_usd = l.cost_budget_usd;
+    o
+}
+
+/// Reads the repository's config as it is on the trusted revision `rev` (the base branch):
+/// `config_path` when given (a relative path inside the repository; an absolute one is the
+/// operator's own file), else `kotef.toml` / `.github/kotef.toml`.
+pub(crate) async fn load_repo_config(
     config_path: Option<&PathBuf>,
-    work_tree: &Path,
+    ws: &Workspace,
+    rev: &str,
 ) -> Result<KotefConfig, String> {
-    match config_path {
-        Some(p) => {
-            let full = if p.is_absolute() {
-                p.clone()
-            } else {
-                work_tree.join(p)
-            };
-            std::fs::read_to_string(&full)
-                .map_err(|e| format!("cannot read {}: {e}", p.display()))
-                .and_then(|text| KotefConfig::parse(&text, p).map_err(|e| e.to_string()))
-        }
-        None => KotefConfig::load_from_repo(work_tree)
-            .map(|(c, _)| c)
-            .map_err(|e| e.to_string()),
+    if let Some(p) = config_path.filter(|p| p.is_absolute()) {
+        return std::fs::read_to_string(p)
+            .map_err(|e| format!("cannot read {}: {e}", p.display()))
+            .and_then(|text| KotefConfig::parse(&text, p).map_err(|e| e.to_string()));
     }
+    let candidates: Vec<PathBuf> = match config_path {
+        Some(p) => vec![p.clone()],
+        None => CONFIG_FILES.iter().map(PathBuf::from).collect(),
+    };
+    for path in &candidates {
+        match ws.file_on_branch(rev, path).await.map_err(|e| e.to_string())? {
+            Some(text) => {
+                return KotefConfig::parse(&text, Path::new(path)).map_err(|e| e.to_string())
+            }
+            None if config_path.is_some() => {
+                return Err(format!("cannot read {}: not found on {rev}", path.display()))
+            }
+            None => {}
+        }
+    }
+    Ok(KotefConfig::default())
 }
 
 #[cfg(test)]
@@ -54,10 +115,9 @@ mod tests {
     use super::*;
     use crate::job::Work;
     use crate::trigger::{Actor, Target, Trigger};
-    use kotef_core::{DeliveryId, IssueNumber, RepoName};
+    use kotef_core::{Ceilings, DeliveryId, IssueNumber, RepoName, SandboxMode};
 
-    #[test]
-    fn job_settings_win_over_the_repository_config() {
+    fn job() -> Job {
         let target = Target {
             repo: RepoName::new("o", "r"),
             default_branch: None,
@@ -68,8 +128,9 @@ mod tests {
                 login: "u".into(),
                 id: 1,
             },
+            author: None,
         };
-        let mut job = Job::new(
+        Job::new(
             DeliveryId("d".into()),
             Work::Run {
                 trigger: Trigger::IssueLabeled {
@@ -78,20 +139,90 @@ mod tests {
                 },
             },
             "kotef",
-        );
-        job.limits.max_steps = Some(9);
-        let repo_config = KotefConfig::parse(
-            "profile = \"yolo\"\n[limits]\nmax_steps = 50\nfix_attempts = 1\n[model]\nname = \"openai:x\"\n",
-            std::path::Path::new("kotef.toml"),
         )
-        .unwrap();
-        let (c, p, l) = effective_config(repo_config, &job, Some("scripted:/s.json"));
-        assert_eq!(p, Profile::Yolo);
-        assert_eq!(l.max_steps, 9);
-        assert_eq!(l.fix_attempts, 1);
-        assert_eq!(c.model.name.as_deref(), Some("scripted:/s.json"));
-        job.profile = Some(Profile::Strict);
-        let (_, p, _) = effective_config(KotefConfig::default(), &job, None);
-        assert_eq!(p, Profile::Strict);
+    }
+
+    fn operator(trust: Trust) -> OperatorSettings {
+        OperatorSettings {
+            trust,
+            ..OperatorSettings::server()
+        }
+    }
+
+    fn repo(text: &str) -> KotefConfig {
+        KotefConfig::parse(text, Path::new("kotef.toml")).unwrap()
+    }
+
+    #[test]
+    fn job_settings_win_over_the_repository_config() {
+        let mut job = job();
+        job.limits.max_steps = Some(9);
+        let e = effective_config(
+            repo("profile = \"yolo\"\n[limits]\nmax_steps = 50\nfix_attempts = 1\n"),
+            &job,
+            &operator(Trust::Operator),
+            None,
+        );
+        assert_eq!(e.profile, Profile::Yolo);
+        assert_eq!(e.limits.max_steps, 9);
+        assert_eq!(e.limits.fix_attempts, 1);
+    }
+
+    #[test]
+    fn a_server_ignores_the_repository_model_and_names_it() {
+        let mut o = operator(Trust::Untrusted);
+        o.model.base_url = Some("http://operator.example/v1".into());
+        let e = effective_config(
+            repo("[model]\nname = \"scripted:/etc/passwd\"\nbase_url = \"http://evil.example/v1\"\n"),
+            &job(),
+            &o,
+            Some("openai:operator-model"),
+        );
+        assert_eq!(e.config.model.name.as_deref(), Some("openai:operator-model"));
+        assert_eq!(
+            e.config.model.base_url.as_deref(),
+            Some("http://operator.example/v1")
+        );
+        assert!(e.notes[0].contains("`[model] base_url`"), "{:?}", e.notes);
+        assert!(e.notes[1].contains("`[model] name`"), "{:?}", e.notes);
+    }
+
+    #[test]
+    fn a_server_keeps_its_own_sandbox() {
+        let mut o = operator(Trust::Untrusted);
+        o.sandbox = Some(SandboxMode::Bwrap);
+        let e = effective_config(repo("sandbox = \"none\"\n"), &job(), &o, None);
+        assert_eq!(e.config.sandbox, Some(SandboxMode::Bwrap));
+        assert!(e.notes[0].starts_with("ignored `sandbox`"), "{:?}", e.notes);
+    }
+
+    #[test]
+    fn a_server_clamps_repository_limits_and_hands_the_run_the_clamped_ones() {
+        let e = effective_config(
+            repo("[limits]\ntoken_budget = 999999999999\ntime_budget_s = 999999\n"),
+            &job(),
+            &operator(Trust::Untrusted),
+            None,
+        );
+        assert_eq!(e.limits.token_budget, 2_000_000);
+        assert_eq!(e.limits.time_budget_s, 3600);
+        assert_eq!(e.config.limits(e.profile), e.limits);
+        assert_eq!(e.notes.len(), 2, "{:?}", e.notes);
+    }
+
+    #[test]
+    fn the_action_honours_its_own_config_file_whole() {
+        let mut o = operator(Trust::Operator);
+        o.ceilings = Ceilings::default();
+        let e = effective_config(
+            repo("sandbox = \"none\"\n[model]\nbase_url = \"http://mine/v1\"\n[limits]\ntoken_budget = 5000000\n"),
+            &job(),
+            &o,
+            None,
+        );
+        assert_eq!(e.config.model.base_url.as_deref(), Some("http://mine/v1"));
+        assert_eq!(e.config.sandbox, Some(SandboxMode::None));
+        assert_eq!(e.limits.token_budget, 5_000_000);
+        assert!(e.notes.is_empty());
     }
 }

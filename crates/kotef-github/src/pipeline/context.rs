@@ -5,7 +5,8 @@
 use crate::client::GitHub;
 use crate::metrics::Metrics;
 use crate::workspace::GitSettings;
-use kotef_core::{Redactor, RepoName, RunOutcome, TerminalStatus};
+use kotef_core::config::ModelConfig;
+use kotef_core::{Ceilings, Redactor, RepoName, RunOutcome, SandboxMode, TerminalStatus, Trust};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,6 +40,33 @@ pub struct JobContext {
     pub config_path: Option<PathBuf>,
     /// The GitHub Actions run doing the work, linked from the status comment.
     pub actions_run_url: Option<String>,
+    /// The operator's say over the repository's config.
+    pub operator: OperatorSettings,
+}
+
+/// What the operator decides about every run, whatever the repository's config says.
+#[derive(Debug, Clone, Default)]
+pub struct OperatorSettings {
+    /// How far the repository's config is trusted: a server's is not (its operator-only
+    /// fields are ignored), the Action's is (the repository is the operator).
+    pub trust: Trust,
+    /// The operator's `[model]` settings (endpoint, prices, retries, timeouts) for
+    /// [`Trust::Untrusted`] runs; [`JobContext::model`] wins for the name.
+    pub model: ModelConfig,
+    /// The operator's sandbox, which wins over the repository's (`None`: the config's).
+    pub sandbox: Option<SandboxMode>,
+    /// The operator's ceilings on the repository's limits.
+    pub ceilings: Ceilings,
+}
+
+impl OperatorSettings {
+    /// A server's: the repository's config untrusted, the default ceilings.
+    pub fn server() -> Self {
+        Self {
+            ceilings: Ceilings::SERVER_DEFAULT,
+            ..Self::default()
+        }
+    }
 }
 
 impl std::fmt::Debug for JobContext {
@@ -46,6 +74,7 @@ impl std::fmt::Debug for JobContext {
         f.debug_struct("JobContext")
             .field("work_dir", &self.work_dir)
             .field("model", &self.model)
+            .field("operator", &self.operator)
             .finish_non_exhaustive()
     }
 }
@@ -68,6 +97,7 @@ impl JobContext {
             checkout: None,
             config_path: None,
             actions_run_url: None,
+            operator: OperatorSettings::server(),
         }
     }
 

@@ -90,7 +90,7 @@ pub(crate) async fn react(
 pub(crate) async fn goal_for(ctx: &JobContext, job: &Job, trigger: &Trigger) -> String {
     if let Some(g) = job.goal.as_deref().filter(|g| !g.trim().is_empty()) {
         return crate::sanitize::truncate_chars(
-            &crate::sanitize::clean_text(g),
+            &crate::sanitize::visible_text(g),
             crate::trigger::MAX_GOAL_CHARS,
         );
     }
@@ -102,6 +102,7 @@ pub(crate) async fn goal_for(ctx: &JobContext, job: &Job, trigger: &Trigger) -> 
                     id: c.id,
                     login: c.user.login,
                     user_type: c.user.kind,
+                    association: c.author_association,
                     body: c.body.unwrap_or_default(),
                     created_at: c.created_at,
                 })
@@ -116,16 +117,27 @@ pub(crate) async fn goal_for(ctx: &JobContext, job: &Job, trigger: &Trigger) -> 
     build_goal(trigger, &thread)
 }
 
+/// The branches of a job.
+pub(super) struct Branches {
+    /// The branch cloned (a PR's head, else the base branch).
+    pub clone: String,
+    /// The branch work is committed to.
+    pub work: String,
+    /// The branch the config and instructions are read from: the base branch, never a
+    /// PR's head.
+    pub trusted: String,
+}
+
 /// Where a job works, or why it does not run.
 pub(super) enum Resolved {
-    /// (branch to clone, branch to work on)
-    Branches(String, String),
+    Branches(Branches),
     Reject(String),
     Ignore(String),
 }
 
-/// Which branch to clone and which to work on: the PR's own head for PR runs (closed PRs
-/// are ignored, fork PRs rejected), else the base branch and kotef's issue branch.
+/// Which branch to clone, which to work on and which to trust: the PR's own head for PR runs
+/// (closed PRs are ignored, fork PRs rejected) with its base trusted, else the base branch and
+/// kotef's issue branch.
 pub(super) async fn resolve_branches(
     ctx: &JobContext,
     repo: &RepoName,
@@ -133,9 +145,13 @@ pub(super) async fn resolve_branches(
 ) -> Result<Resolved, String> {
     let target = trigger.target();
     match trigger {
-        Trigger::PullRequestLabeled { head_ref, .. } => {
-            Ok(Resolved::Branches(head_ref.clone(), head_ref.clone()))
-        }
+        Trigger::PullRequestLabeled {
+            head_ref, base_ref, ..
+        } => Ok(Resolved::Branches(Branches {
+            clone: head_ref.clone(),
+            work: head_ref.clone(),
+            trusted: base_ref.clone(),
+        })),
         Trigger::Command {
             is_pull_request: true,
             ..
@@ -156,7 +172,11 @@ pub(super) async fn resolve_branches(
             if head_repo != Some(repo.to_string().as_str()) {
                 return Ok(Resolved::Reject(fork_reason(head_repo)));
             }
-            Ok(Resolved::Branches(pr.head.name.clone(), pr.head.name))
+            Ok(Resolved::Branches(Branches {
+                clone: pr.head.name.clone(),
+                work: pr.head.name,
+                trusted: pr.base.name,
+            }))
         }
         _ => {
             let base = match &target.default_branch {
@@ -169,7 +189,11 @@ pub(super) async fn resolve_branches(
                         .default_branch
                 }
             };
-            Ok(Resolved::Branches(base, issue_branch(target.number)))
+            Ok(Resolved::Branches(Branches {
+                clone: base.clone(),
+                work: issue_branch(target.number),
+                trusted: base,
+            }))
         }
     }
 }

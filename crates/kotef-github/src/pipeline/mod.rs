@@ -16,8 +16,8 @@ mod intake;
 mod publish;
 mod sticky;
 
-pub use config::effective_config;
-pub use context::{JobContext, JobResult, JobStatus};
+pub use config::{effective_config, Effective};
+pub use context::{JobContext, JobResult, JobStatus, OperatorSettings};
 pub(crate) use intake::{admit, goal_for, react};
 pub(crate) use sticky::{fail, Sticky};
 
@@ -27,7 +27,7 @@ use crate::secret::Secret;
 use crate::workspace::{GitError, Workspace};
 use crate::RunExecutor;
 use config::load_repo_config;
-use intake::{resolve_branches, Resolved};
+use intake::{resolve_branches, Branches, Resolved};
 use kotef_core::{Limits, RepoName, RunRequest, StepProgress};
 use publish::{Publish, Published};
 use std::time::{Duration, Instant};
@@ -136,8 +136,12 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
     }
 
     // Which branch to clone and which to work on.
-    let (clone_branch, work_branch) = match resolve_branches(ctx, &repo, trigger).await {
-        Ok(Resolved::Branches(c, w)) => (c, w),
+    let Branches {
+        clone: clone_branch,
+        work: work_branch,
+        trusted: trusted_branch,
+    } = match resolve_branches(ctx, &repo, trigger).await {
+        Ok(Resolved::Branches(b)) => b,
         Ok(Resolved::Reject(reason)) => {
             let body = render::rejection_comment(&job.run_id.0, number.0, &reason);
             let posted = sticky.post(&body).await;
@@ -178,9 +182,10 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
             .await
         }
     };
-    // The config comes from the cloned branch (the base branch for issues), read before the
-    // kotef branch, which earlier runs wrote to, is checked out.
-    let repo_config = match load_repo_config(ctx.config_path.as_ref(), ws.path()) {
+    // The config comes from the trusted branch (the base branch, also for pull requests), read
+    // before the kotef branch, which earlier runs wrote to, is checked out.
+    let repo_config = match load_repo_config(ctx.config_path.as_ref(), &ws, &trusted_branch).await
+    {
         Ok(c) => c,
         Err(e) => {
             return fail(
@@ -207,9 +212,15 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         )
         .await;
     }
-    let (config, profile, limits) = effective_config(repo_config, job, ctx.model.as_deref());
+    let Effective {
+        config,
+        profile,
+        limits,
+        notes: settings_notes,
+    } = effective_config(repo_config, job, &ctx.operator, ctx.model.as_deref());
     header.profile = profile;
     header.limits = limits;
+    notes.extend(settings_notes.iter().cloned());
     if let Err(e) = sticky
         .post(&render::status_comment(&header, &Phase::Started))
         .await
@@ -225,6 +236,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         workdir: ws.path().to_path_buf(),
         goal,
         config,
+        settings_notes,
     };
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<StepProgress>();
     let progress = tokio::spawn(progress_updates(
