@@ -189,7 +189,7 @@ async fn a_webhook_becomes_one_dispatch_and_the_runner_continues_the_comment() {
     let goal = d.inputs["goal"].as_str().unwrap();
     assert!(
         goal.starts_with(&format!(
-            "Issue #{n}: Add a greeting\n\nPlease add hello.txt"
+            "Issue #{n}: Add a greeting\nOpened by @alice.\n\nPlease add hello.txt"
         )),
         "{goal}"
     );

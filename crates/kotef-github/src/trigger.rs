@@ -534,10 +534,10 @@ pub fn build_goal(trigger: &Trigger, thread: &[ThreadComment]) -> String {
     let by = t
         .author
         .as_ref()
-        .map(|a| format!(" (written by {})", a.label()))
+        .map(|a| format!("Opened by {}.\n", a.label()))
         .unwrap_or_default();
     let mut goal = format!(
-        "{kind} #{}{by}: {}\n\n{}\n",
+        "{kind} #{}: {}\n{by}\n{}\n",
         t.number,
         t.title,
         t.body.trim()
