@@ -61,6 +61,8 @@ pub struct FakeComment {
     pub edits: u32,
     /// Every body it had, oldest first (the current one last).
     pub history: Vec<String>,
+    /// The writer's `author_association` (`OWNER` for admins, `MEMBER` for writers, `NONE`).
+    pub association: String,
 }
 
 /// A pull request stored by the fake.
@@ -183,6 +185,7 @@ fn comment_json(c: &FakeComment) -> Value {
         "id": c.id,
         "body": c.body,
         "user": user_json(&c.login, &c.user_type),
+        "author_association": c.association,
         "created_at": c.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         "updated_at": c.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         "html_url": format!("https://github.test/{}/issues/{}#issuecomment-{}", c.repo, c.number, c.id),
@@ -430,6 +433,7 @@ async fn create_comment(
             login,
             created_at: Utc::now(),
             edits: 0,
+            association: "NONE".into(),
         };
         let v = comment_json(&c);
         s.comments.push(c);
@@ -869,6 +873,17 @@ impl FakeGitHub {
         body: &str,
     ) -> (u64, DateTime<Utc>) {
         let mut s = self.shared.state.lock().unwrap();
+        let association = match s
+            .repos
+            .get(repo)
+            .and_then(|r| r.permissions.get(login))
+            .map(String::as_str)
+        {
+            Some("admin") => "OWNER",
+            Some("write" | "maintain") => "MEMBER",
+            _ => "NONE",
+        }
+        .to_string();
         s.next_id += 1;
         let id = s.next_id;
         // Whole seconds, like GitHub's timestamps.
@@ -884,6 +899,7 @@ impl FakeGitHub {
             created_at,
             edits: 0,
             history: vec![body.into()],
+            association,
         });
         (id, created_at)
     }

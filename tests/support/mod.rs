@@ -1,0 +1,4 @@
+//! Shared harness for the root crate's end-to-end tests: a recording OpenAI-compatible model
+//! server over loopback (the real reqwest client talks to it).
+
+pub mod recording_model;

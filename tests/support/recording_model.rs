@@ -1,0 +1,113 @@
+//! A fake OpenAI-compatible Chat Completions server on a loopback port that records every
+//! request (path, `Authorization` header, JSON body) and answers each node with a fixed reply:
+//! the planner with `planner_reply`, every other node with a `done` tool call. Used to see
+//! exactly what reaches a model, and that a host nobody should contact gets nothing.
+
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::IntoResponse;
+use axum::routing::any;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+
+/// One request the server received.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub path: String,
+    pub authorization: Option<String>,
+    pub body: Value,
+}
+
+impl Seen {
+    /// Every message's text content, joined.
+    pub fn text(&self) -> String {
+        self.body["messages"]
+            .as_array()
+            .map(|m| {
+                m.iter()
+                    .filter_map(|m| m["content"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn is_planner(&self) -> bool {
+        self.text().contains("**planner**")
+    }
+}
+
+struct Shared {
+    seen: Mutex<Vec<Seen>>,
+    planner_reply: String,
+}
+
+pub struct RecordingModel {
+    shared: Arc<Shared>,
+    addr: std::net::SocketAddr,
+}
+
+impl RecordingModel {
+    /// Starts a server whose planner always answers `planner_reply` (a JSON decision).
+    pub async fn start(planner_reply: Value) -> Self {
+        let shared = Arc::new(Shared {
+            seen: Mutex::new(Vec::new()),
+            planner_reply: planner_reply.to_string(),
+        });
+        let app = Router::new()
+            .fallback(any(handle))
+            .with_state(shared.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Self { shared, addr }
+    }
+
+    /// The base URL to give a client: `http://127.0.0.1:PORT/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    pub fn requests(&self) -> Vec<Seen> {
+        self.shared.seen.lock().unwrap().clone()
+    }
+
+    /// The first planner request, if any.
+    pub fn first_planner_request(&self) -> Option<Seen> {
+        self.requests().into_iter().find(Seen::is_planner)
+    }
+}
+
+async fn handle(
+    State(shared): State<Arc<Shared>>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> impl IntoResponse {
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let seen = Seen {
+        path: uri.path().to_string(),
+        authorization: headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string),
+        body,
+    };
+    let message = if seen.is_planner() {
+        json!({"role": "assistant", "content": shared.planner_reply})
+    } else {
+        json!({"role": "assistant", "content": null, "tool_calls": [{
+            "id": "call_1", "type": "function",
+            "function": {"name": "done", "arguments": "{\"summary\": \"nothing to do\"}"}
+        }]})
+    };
+    shared.seen.lock().unwrap().push(seen);
+    Json(json!({
+        "id": "x", "object": "chat.completion", "model": "fake",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 10}
+    }))
+}
