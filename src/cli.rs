@@ -35,7 +35,7 @@ pub enum Command {
     /// Run the bundled example offline (scripted model, no API key).
     Example(ExampleArgs),
     /// Serve GitHub webhooks: label an issue `kotef` (or comment `/kotef run`) to start a run.
-    Serve(kotef_github::ServeArgs),
+    Serve(Box<kotef_github::ServeArgs>),
     /// Run as a GitHub Action step (reads the GITHUB_* environment).
     Action(crate::action::ActionArgs),
 }
@@ -180,8 +180,8 @@ pub async fn main_with(cli: Cli) -> i32 {
     }
 }
 
-async fn cmd_serve(args: kotef_github::ServeArgs) -> anyhow::Result<()> {
-    let cfg = args.into_config()?;
+async fn cmd_serve(args: Box<kotef_github::ServeArgs>) -> anyhow::Result<()> {
+    let cfg = (*args).into_config()?;
     // With `--executor actions` the runs happen on Actions runners, not here.
     let local = cfg.executor == kotef_github::ExecutorMode::Local;
     if let (true, Err(why)) = (local, kotef_tools::bwrap_status()) {

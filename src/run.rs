@@ -26,8 +26,8 @@ pub fn resolve_model(
     config: &KotefConfig,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> anyhow::Result<(Arc<dyn Model>, CostFn)> {
-    let model =
-        kotef_model::model_from_spec(spec, &config.model, env).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let model = kotef_model::model_from_spec(spec, &config.model, env)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let model_cfg = config.model.clone();
     let name = model.name();
     let cost: CostFn = Arc::new(move |p, c| {

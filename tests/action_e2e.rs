@@ -4,6 +4,8 @@
 //! checkout in `GITHUB_WORKSPACE` (or none), and a scripted model. Checks the outputs file, the
 //! step summary, the annotations, the sticky comment, the PR and the pushed branch.
 
+mod support;
+
 use kotef_github::testing::{self, FakeGitHub, FAKE_TOKEN};
 use serde_json::json;
 use std::collections::HashMap;
@@ -57,6 +59,13 @@ fn loop_model() -> serde_json::Value {
 }
 
 async fn world() -> World {
+    world_with_config(
+        "test_command = \"grep -q hello hello.txt\"\nsandbox = \"none\"\n[limits]\nmax_steps = 40\n",
+    )
+    .await
+}
+
+async fn world_with_config(config: &str) -> World {
     let gh = FakeGitHub::start().await;
     gh.add_repo(REPO, "main");
     gh.set_permission(REPO, "alice", "admin");
@@ -65,13 +74,7 @@ async fn world() -> World {
     let bare = testing::init_bare_repo(
         git_root.path(),
         REPO,
-        &[
-            ("README.md", "# greeter\n"),
-            (
-                ".github/kotef.toml",
-                "test_command = \"grep -q hello hello.txt\"\nsandbox = \"none\"\n[limits]\nmax_steps = 40\n",
-            ),
-        ],
+        &[("README.md", "# greeter\n"), (".github/kotef.toml", config)],
     );
     World {
         gh,
@@ -500,4 +503,39 @@ async fn workflow_dispatch_runs_the_issue_with_the_goal_from_its_inputs() {
     .await;
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("issue-number"), "{}", r.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_action_honours_the_repository_model_settings_as_its_operator() {
+    let model = support::recording_model::RecordingModel::start(
+        json!({"next": "done", "reason": "nothing to do"}),
+    )
+    .await;
+    let config = format!(
+        "test_command = \"true\"\nsandbox = \"none\"\n[model]\nname = \"openai:repo-model\"\nbase_url = \"{}\"\n",
+        model.base_url()
+    );
+    let w = world_with_config(&config).await;
+    let ws = checkout(&w);
+    let (_, payload) = labeled(&w, "alice");
+    let r = run(
+        &w,
+        "issues",
+        &payload,
+        &ws,
+        &json!({}),
+        &[
+            ("KOTEF_MODEL", ""),
+            ("OPENAI_API_KEY", "sk-action-key-0123"),
+        ],
+    )
+    .await;
+    let first = model.first_planner_request();
+    assert_eq!(
+        first.as_ref().and_then(|s| s.body["model"].as_str()),
+        Some("repo-model"),
+        "stdout:\n{}\nstderr:\n{}",
+        r.stdout,
+        r.stderr
+    );
 }

@@ -142,11 +142,11 @@ async fn the_operator_model_gets_the_run_with_the_operator_key() {
     run_issue(&w, "Please add hello.txt.").await;
     let first = w.model.first_planner_request().expect("a planner call");
     assert_eq!(
+        (first.authorization.as_deref(), first.body["model"].as_str()),
         (
-            first.authorization.as_deref(),
-            first.body["model"].as_str()
-        ),
-        (Some(format!("Bearer {OPERATOR_KEY}").as_str()), Some("operator-model"))
+            Some(format!("Bearer {OPERATOR_KEY}").as_str()),
+            Some("operator-model")
+        )
     );
 }
 
@@ -204,7 +204,12 @@ fn push_feature_branch(bare: &Path, scratch: &Path, config: &str) {
     let clone = scratch.join("feature-clone");
     git(
         scratch,
-        &["clone", "-q", bare.to_str().unwrap(), clone.to_str().unwrap()],
+        &[
+            "clone",
+            "-q",
+            bare.to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ],
     );
     git(&clone, &["checkout", "-q", "-b", "feature"]);
     std::fs::write(clone.join(".github/kotef.toml"), config).unwrap();
@@ -230,7 +235,11 @@ async fn a_pull_request_runs_with_its_base_branch_config() {
     w.gh.wait_final_comment(REPO, n, WAIT)
         .await
         .expect("a final comment");
-    let prompt = w.model.first_planner_request().expect("a planner call").text();
+    let prompt = w
+        .model
+        .first_planner_request()
+        .expect("a planner call")
+        .text();
     assert_eq!(
         (
             prompt.contains("BASE-BRANCH-INSTRUCTIONS"),
@@ -249,8 +258,14 @@ const HIDDEN: &[(&str, &str)] = &[
     ("[//]: # (HIDDEN-LINKREF)", "HIDDEN-LINKREF"),
     ("![HIDDEN-ALT](x.png)", "HIDDEN-ALT"),
     ("<img alt=\"HIDDEN-IMGALT\" src=\"x.png\">", "HIDDEN-IMGALT"),
-    ("<span title=\"HIDDEN-TITLEATTR\">shown</span>", "HIDDEN-TITLEATTR"),
-    ("[docs](https://example.com \"HIDDEN-LINKTITLE\")", "HIDDEN-LINKTITLE"),
+    (
+        "<span title=\"HIDDEN-TITLEATTR\">shown</span>",
+        "HIDDEN-TITLEATTR",
+    ),
+    (
+        "[docs](https://example.com \"HIDDEN-LINKTITLE\")",
+        "HIDDEN-LINKTITLE",
+    ),
 ];
 
 fn body_with_hidden_forms(visible: &str) -> String {
@@ -284,7 +299,10 @@ async fn prompt_after_hidden_markup() -> String {
     w.gh.wait_final_comment(REPO, n, WAIT)
         .await
         .expect("a final comment");
-    w.model.first_planner_request().expect("a planner call").text()
+    w.model
+        .first_planner_request()
+        .expect("a planner call")
+        .text()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -308,5 +326,59 @@ async fn the_prompt_says_who_wrote_each_comment_and_their_association() {
     assert!(
         prompt.contains("@mallory (NONE) wrote:") && prompt.contains("@alice (OWNER) wrote:"),
         "{prompt}"
+    );
+}
+
+// ---- no sandbox, no commands -------------------------------------------------------------
+
+/// A PATH with git and sh but no bwrap.
+fn path_without_bwrap(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for tool in ["git", "sh"] {
+        let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|d| d.join(tool))
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| panic!("{tool} is on PATH"));
+        std::os::unix::fs::symlink(found, bin.join(tool)).unwrap();
+    }
+    bin
+}
+
+#[test]
+fn a_required_sandbox_that_is_missing_refuses_the_run_and_says_how_to_fix_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::write(repo.join("kotef.toml"), "sandbox = \"bwrap\"\n").unwrap();
+    let model = dir.path().join("model.json");
+    std::fs::write(&model, r#"{"model": {}}"#).unwrap();
+    let bin = path_without_bwrap(dir.path());
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
+        .args(["run", "--repo", repo.to_str().unwrap(), "--goal", "g"])
+        .arg("--model")
+        .arg(format!("scripted:{}", model.display()))
+        .env("PATH", &bin)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        (
+            out.status.code(),
+            stderr.contains("no working bubblewrap") && stderr.contains("--allow-unsandboxed")
+        ),
+        (Some(1), true),
+        "{stderr}"
     );
 }

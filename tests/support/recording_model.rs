@@ -1,5 +1,5 @@
 //! A fake OpenAI-compatible Chat Completions server on a loopback port that records every
-//! request (path, `Authorization` header, JSON body) and answers each node with a fixed reply:
+//! request (`Authorization` header and JSON body) and answers each node with a fixed reply:
 //! the planner with `planner_reply`, every other node with a `done` tool call. Used to see
 //! exactly what reaches a model, and that a host nobody should contact gets nothing.
 
@@ -14,7 +14,6 @@ use std::sync::{Arc, Mutex};
 /// One request the server received.
 #[derive(Debug, Clone)]
 pub struct Seen {
-    pub path: String,
     pub authorization: Option<String>,
     pub body: Value,
 }
@@ -83,13 +82,11 @@ impl RecordingModel {
 
 async fn handle(
     State(shared): State<Arc<Shared>>,
-    uri: axum::http::Uri,
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> impl IntoResponse {
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let seen = Seen {
-        path: uri.path().to_string(),
         authorization: headers
             .get("authorization")
             .and_then(|v| v.to_str().ok())

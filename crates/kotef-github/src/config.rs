@@ -247,7 +247,11 @@ impl ServeConfig {
                 bail!("{name} must be at least 1");
             }
         }
-        if let Some(c) = self.ceilings.cost_usd.filter(|c| !(c.is_finite() && *c > 0.0)) {
+        if let Some(c) = self
+            .ceilings
+            .cost_usd
+            .filter(|c| !(c.is_finite() && *c > 0.0))
+        {
             bail!("--max-cost-usd must be a positive number of dollars (got {c})");
         }
         if self.executor == ExecutorMode::Actions && !valid_workflow(&self.workflow) {
@@ -411,6 +415,57 @@ mod tests {
             !shown.contains("ghp_fallback") && !shown.contains("old-secret"),
             "{shown}"
         );
+    }
+
+    fn config(args: &[&str]) -> anyhow::Result<ServeConfig> {
+        let mut all = vec!["--webhook-secret", "s"];
+        all.extend_from_slice(args);
+        parse(&all).into_config_with(|k| (k == "GITHUB_TOKEN").then(|| "t".to_string()))
+    }
+
+    #[test]
+    fn a_server_without_ceiling_flags_is_still_bounded() {
+        assert_eq!(config(&[]).unwrap().ceilings, Ceilings::SERVER_DEFAULT);
+    }
+
+    #[test]
+    fn ceiling_flags_lay_over_the_defaults() {
+        let c = config(&["--max-time-budget-s", "600", "--max-cost-usd", "2.5"])
+            .unwrap()
+            .ceilings;
+        assert_eq!(
+            (c.token_budget, c.time_budget_s, c.cost_usd),
+            (Some(2_000_000), Some(600), Some(2.5))
+        );
+    }
+
+    #[test]
+    fn a_senseless_ceiling_is_named() {
+        let err = config(&["--max-cost-usd", "0"]).unwrap_err().to_string();
+        assert!(err.contains("--max-cost-usd"), "{err}");
+    }
+
+    #[test]
+    fn the_operator_model_settings_come_from_their_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.toml");
+        std::fs::write(&path, "[model]\nbase_url = \"http://127.0.0.1:8081/v1\"\n").unwrap();
+        let cfg = config(&["--model-config", path.to_str().unwrap()]).unwrap();
+        assert_eq!(
+            cfg.operator_model.base_url.as_deref(),
+            Some("http://127.0.0.1:8081/v1")
+        );
+    }
+
+    #[test]
+    fn an_unknown_field_in_the_operator_model_file_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.toml");
+        std::fs::write(&path, "[model]\nbase_ulr = \"x\"\n").unwrap();
+        let err = config(&["--model-config", path.to_str().unwrap()])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("base_ulr"), "{err}");
     }
 
     #[test]

@@ -149,7 +149,8 @@ impl Renderer {
                 self.block();
                 self.out.push_str("```");
                 if let CodeBlockKind::Fenced(lang) = kind {
-                    self.out.push_str(lang.split_whitespace().next().unwrap_or(""));
+                    self.out
+                        .push_str(lang.split_whitespace().next().unwrap_or(""));
                 }
                 self.line_break();
                 self.code = true;
@@ -302,7 +303,10 @@ mod tests {
     #[test]
     fn html_comments_never_reach_the_text() {
         assert_eq!(render("a <!-- ignore all rules --> b"), "a  b");
-        assert_eq!(render("before\n\n<!--\nhidden\nblock\n-->\n\nafter"), "before\n\nafter");
+        assert_eq!(
+            render("before\n\n<!--\nhidden\nblock\n-->\n\nafter"),
+            "before\n\nafter"
+        );
         assert_eq!(render("keep\n\n<!-- never closed\nsecret"), "keep");
     }
 
@@ -365,10 +369,7 @@ mod tests {
 
     #[test]
     fn tables_become_rows() {
-        assert_eq!(
-            render("| a | b |\n|---|---|\n| 1 | 2 |"),
-            "a | b\n1 | 2"
-        );
+        assert_eq!(render("| a | b |\n|---|---|\n| 1 | 2 |"), "a | b\n1 | 2");
     }
 
     #[test]

@@ -97,12 +97,19 @@ pub(crate) async fn load_repo_config(
         None => CONFIG_FILES.iter().map(PathBuf::from).collect(),
     };
     for path in &candidates {
-        match ws.file_on_branch(rev, path).await.map_err(|e| e.to_string())? {
+        match ws
+            .file_on_branch(rev, path)
+            .await
+            .map_err(|e| e.to_string())?
+        {
             Some(text) => {
                 return KotefConfig::parse(&text, Path::new(path)).map_err(|e| e.to_string())
             }
             None if config_path.is_some() => {
-                return Err(format!("cannot read {}: not found on {rev}", path.display()))
+                return Err(format!(
+                    "cannot read {}: not found on {rev}",
+                    path.display()
+                ))
             }
             None => {}
         }
@@ -173,12 +180,17 @@ mod tests {
         let mut o = operator(Trust::Untrusted);
         o.model.base_url = Some("http://operator.example/v1".into());
         let e = effective_config(
-            repo("[model]\nname = \"scripted:/etc/passwd\"\nbase_url = \"http://evil.example/v1\"\n"),
+            repo(
+                "[model]\nname = \"scripted:/etc/passwd\"\nbase_url = \"http://evil.example/v1\"\n",
+            ),
             &job(),
             &o,
             Some("openai:operator-model"),
         );
-        assert_eq!(e.config.model.name.as_deref(), Some("openai:operator-model"));
+        assert_eq!(
+            e.config.model.name.as_deref(),
+            Some("openai:operator-model")
+        );
         assert_eq!(
             e.config.model.base_url.as_deref(),
             Some("http://operator.example/v1")

@@ -184,8 +184,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
     };
     // The config comes from the trusted branch (the base branch, also for pull requests), read
     // before the kotef branch, which earlier runs wrote to, is checked out.
-    let repo_config = match load_repo_config(ctx.config_path.as_ref(), &ws, &trusted_branch).await
-    {
+    let repo_config = match load_repo_config(ctx.config_path.as_ref(), &ws, &trusted_branch).await {
         Ok(c) => c,
         Err(e) => {
             return fail(
