@@ -175,5 +175,15 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         report_rel_path: rel(&written.markdown),
         issues_rel_path: written.issues_md.exists().then(|| rel(&written.issues_md)),
         model: setup.model_name,
+        change_summary: state
+            .coder_summary
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| redactor.redact(s)),
+        verification: state.test.as_ref().map(|t| kotef_core::Verification {
+            command: redactor.redact(&t.command),
+            passed: t.passed,
+        }),
     })
 }

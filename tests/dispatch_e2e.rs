@@ -257,7 +257,7 @@ async fn a_webhook_becomes_one_dispatch_and_the_runner_continues_the_comment() {
         "{}",
         c.body
     );
-    assert!(c.body.contains("requested by `alice`"), "{}", c.body);
+    assert!(c.body.contains("requested by @alice"), "{}", c.body);
     assert_eq!(
         testing::git_output(&bare, &["show", &format!("kotef/issue-{n}:hello.txt")]).as_deref(),
         Some("hello\n")

@@ -182,11 +182,5 @@ async fn looping_run_is_stopped_pushed_and_snitched() {
     let issues = on_branch(&w.bare, &branch, ".sdd/issues.md").expect("issues.md pushed");
     assert!(issues.contains("planner_to_researcher"), "{issues}");
     assert!(issues.contains("Add a greeting"), "{issues}");
-    let pulls = w.gh.pulls(REPO);
-    assert_eq!(pulls.len(), 1);
-    assert!(
-        !pulls[0].body.contains("Closes #"),
-        "only done_success closes: {}",
-        pulls[0].body
-    );
+    assert_eq!(w.gh.pulls(REPO).len(), 0, "no code changed, so no PR");
 }

@@ -12,7 +12,7 @@ pub mod summary;
 
 pub use config::{ConfigError, KotefConfig, Limits, LimitsOverride, Profile, SandboxMode};
 pub use ids::{DeliveryId, IssueNumber, RepoName, RunId};
-pub use outcome::{RunOutcome, RunRequest, StepProgress};
+pub use outcome::{RunOutcome, RunRequest, StepProgress, Verification};
 pub use redact::Redactor;
 pub use settings::{Ceilings, Clamp, Ignored, Owner, Trust};
 pub use status::{Edge, NodeName, StopRule, TerminalStatus};

@@ -27,6 +27,19 @@ pub struct RunOutcome {
     pub issues_rel_path: Option<String>,
     /// The model spec used (`scripted`, `openai:gpt-4o`, ...).
     pub model: String,
+    /// What the coder said it changed (its last `done` summary), when it said anything.
+    #[serde(default)]
+    pub change_summary: Option<String>,
+    /// The last verification: its command and whether it passed.
+    #[serde(default)]
+    pub verification: Option<Verification>,
+}
+
+/// A verification command and its result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verification {
+    pub command: String,
+    pub passed: bool,
 }
 
 /// What a caller asks the graph to do.

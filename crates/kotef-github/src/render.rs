@@ -62,11 +62,13 @@ pub enum Phase<'a> {
     Started,
     /// Running; the latest steps.
     Progress { steps: &'a [StepProgress] },
-    /// Ended with an outcome (any terminal status). `notes` tell about push/PR trouble.
+    /// Ended with an outcome (any terminal status). `notes` tell about push/PR trouble;
+    /// `diff_stat` is `git diff --shortstat` of the code the run changed.
     Finished {
         outcome: &'a RunOutcome,
         links: &'a Links,
         notes: &'a [String],
+        diff_stat: Option<&'a str>,
     },
     /// Ended without an outcome: what failed (`stage`) and why.
     Failed {
@@ -112,7 +114,9 @@ pub fn format_duration(ms: u64) -> String {
     }
 }
 
-fn footer(h: &RunHeader) -> String {
+/// The footer; a final comment @-mentions the requester (notifying them once), others name
+/// them as code.
+fn footer(h: &RunHeader, mention: bool) -> String {
     let model = h
         .model
         .as_deref()
@@ -123,12 +127,16 @@ fn footer(h: &RunHeader) -> String {
         .as_deref()
         .map(|u| format!(" · [Actions run]({})", link_target(u)))
         .unwrap_or_default();
+    let requester = if mention {
+        format!("@{}", inline(&h.requested_by))
+    } else {
+        format!("`{}`", inline(&h.requested_by))
+    };
     format!(
-        "\n<sub>kotef run `{}` · profile `{}`{} · requested by `{}`{}</sub>\n",
+        "\n<sub>kotef run `{}` · profile `{}`{} · requested by {requester}{}</sub>\n",
         h.run_id,
         h.profile.as_str(),
         model,
-        inline(&h.requested_by),
         run
     )
 }
@@ -224,10 +232,12 @@ pub fn outcome_details(outcome: &RunOutcome, limits: &Limits) -> String {
         Some(r) => format!("`{}`", r.as_str()),
         None => "none (the run ended by itself)".to_string(),
     };
-    let cost = outcome
-        .cost_usd
-        .map(|c| format!("${c:.4}"))
-        .unwrap_or_else(|| "unknown".into());
+    let cost = outcome.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| {
+        format!(
+            "n/a (no price is known for `{}`; the operator can set `price_prompt_per_mtok` and `price_completion_per_mtok`)",
+            inline(&outcome.model)
+        )
+    });
     out.push_str("| | |\n|---|---|\n");
     out.push_str(&format!(
         "| **Terminal status** | {} `{}` |\n",
@@ -336,15 +346,15 @@ pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
             outcome,
             links,
             notes,
+            diff_stat,
         } => {
-            let t = outcome.summary.terminal_status;
-            out.push_str(&format!(
-                "### {} kotef run ended: `{}`\n\n",
-                t.emoji(),
-                t.as_str()
-            ));
-            out.push_str(&outcome_details(outcome, &h.limits));
+            out.push_str(&first_screen(outcome, *diff_stat));
             push_notes_and_links(&mut out, notes, links);
+            out.push_str(
+                "\n<details><summary>Run details: stop rule, counters, budgets, path</summary>\n\n",
+            );
+            out.push_str(&outcome_details(outcome, &h.limits));
+            out.push_str("\n</details>\n");
         }
         Phase::Failed {
             stage,
@@ -361,8 +371,104 @@ pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
             push_notes_and_links(&mut out, notes, links);
         }
     }
-    out.push_str(&footer(h));
+    let is_final = matches!(phase, Phase::Finished { .. } | Phase::Failed { .. });
+    out.push_str(&footer(h, is_final));
     out
+}
+
+/// The headline of an ending: the status in words.
+fn headline(outcome: &RunOutcome) -> String {
+    use kotef_core::TerminalStatus as T;
+    let t = outcome.summary.terminal_status;
+    let words = match t {
+        T::DoneSuccess => "done, the tests pass",
+        T::DonePartial => "done in part",
+        T::AbortedStuck => "stopped, stuck",
+        T::AbortedConstraint => "stopped by a policy",
+    };
+    format!(
+        "### {} kotef run ended: {words} (`{}`)\n\n",
+        t.emoji(),
+        t.as_str()
+    )
+}
+
+/// What a maintainer reads first: status, what changed, the diff stat, the verification, and
+/// for unsuccessful endings the next step.
+pub fn first_screen(outcome: &RunOutcome, diff_stat: Option<&str>) -> String {
+    let mut out = headline(outcome);
+    out.push_str(&format!("{}\n\n", inline(&outcome.summary.stop_reason)));
+    let changed = match outcome.change_summary.as_deref() {
+        Some(s) if !outcome.files_changed.is_empty() => inline(&first_sentences(s, 2)),
+        _ if outcome.files_changed.is_empty() => "no code was changed.".to_string(),
+        _ => "the coder gave no summary.".to_string(),
+    };
+    out.push_str(&format!("**What changed:** {changed}\n"));
+    if let Some(stat) = diff_stat.map(str::trim).filter(|d| !d.is_empty()) {
+        let files: Vec<String> = outcome
+            .files_changed
+            .iter()
+            .take(8)
+            .map(|f| format!("`{}`", inline(f)))
+            .collect();
+        let more = outcome.files_changed.len().saturating_sub(8);
+        out.push_str(&format!(
+            "**Diff:** {} — {}{}\n",
+            inline(stat),
+            files.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    let verified = match &outcome.verification {
+        Some(v) if v.passed => format!("`{}` ✅ passed", inline(&v.command)),
+        Some(v) => format!("`{}` ❌ failed", inline(&v.command)),
+        None => "not verified (no test command ran)".to_string(),
+    };
+    out.push_str(&format!("**Verified by:** {verified}\n"));
+    if let Some(next) = next_step(outcome) {
+        out.push_str(&format!("**Next step:** {next}\n"));
+    }
+    out
+}
+
+/// At most `n` sentences of `text`.
+fn first_sentences(text: &str, n: usize) -> String {
+    let mut end = text.len();
+    let mut seen = 0;
+    for (i, c) in text.char_indices() {
+        if matches!(c, '.' | '!' | '?' | '\n') {
+            seen += 1;
+            if seen == n {
+                end = i + c.len_utf8();
+                break;
+            }
+        }
+    }
+    crate::sanitize::truncate_chars(text[..end].trim(), 300).replace("\n[… truncated]", "…")
+}
+
+/// What a maintainer can do after an unsuccessful ending.
+pub fn next_step(outcome: &RunOutcome) -> Option<String> {
+    use kotef_core::{StopRule as R, TerminalStatus as T};
+    let more = "comment `/kotef run` with more detail (which file or function, what the right behaviour is)";
+    let s = &outcome.summary;
+    Some(match (s.terminal_status, s.stop_rule) {
+        (T::DoneSuccess, _) => return None,
+        (T::DonePartial, _) if outcome.verification.is_none() => {
+            "add a `test_command` to `.github/kotef.toml` so kotef can verify its change, then comment `/kotef run`".to_string()
+        }
+        (T::DonePartial, _) => format!("the tests still fail; read the report, then {more}"),
+        (T::AbortedConstraint, _) => "a command the `strict` profile does not allow was needed; set `profile = \"yolo\"` or a `test_command` the profile allows in `.github/kotef.toml`".to_string(),
+        (_, Some(R::FixAttempts)) => format!("raise `fix_attempts` in `[limits]` of `.github/kotef.toml`, or {more}"),
+        (_, Some(R::Budget)) => "raise `token_budget` or `time_budget_s` in `[limits]` (within the operator's ceilings), or narrow the request".to_string(),
+        (_, Some(R::MaxSteps)) => format!("raise `max_steps` in `[limits]`, or {more}"),
+        (_, Some(R::ModelError)) => "the model kept failing; check the provider's status and comment `/kotef run` to retry".to_string(),
+        _ => more.to_string(),
+    })
 }
 
 /// The draft PR's title.
@@ -372,7 +478,8 @@ pub fn pull_title(number: u64, issue_title: &str) -> String {
     format!("kotef: {t} (#{number})")
 }
 
-/// The draft PR's body: the run summary; `Closes #N` only on `done_success`.
+/// The draft PR's body, short: `Closes #N` only on `done_success`, the first screen of the
+/// latest run, and links (the status comment holds the details).
 pub fn pull_body(h: &RunHeader, outcome: &RunOutcome, links: &Links) -> String {
     let t = outcome.summary.terminal_status;
     let mut out = String::new();
@@ -384,12 +491,7 @@ pub fn pull_body(h: &RunHeader, outcome: &RunOutcome, links: &Links) -> String {
             h.number
         ));
     }
-    out.push_str(&format!(
-        "### {} Latest kotef run: `{}`\n\n",
-        t.emoji(),
-        t.as_str()
-    ));
-    out.push_str(&outcome_details(outcome, &h.limits));
+    out.push_str(&first_screen(outcome, None));
     let without_pull = Links {
         pull: None,
         ..links.clone()
@@ -398,7 +500,11 @@ pub fn pull_body(h: &RunHeader, outcome: &RunOutcome, links: &Links) -> String {
         out.push('\n');
         out.push_str(&l);
     }
-    out.push_str(&footer(h));
+    out.push_str(&format!(
+        "\nDetails are in the status comment on #{}.\n",
+        h.number
+    ));
+    out.push_str(&footer(h, false));
     out
 }
 
@@ -461,6 +567,8 @@ mod tests {
             report_rel_path: ".sdd/runs/x.md".into(),
             issues_rel_path: Some(".sdd/issues.md".into()),
             model: "scripted".into(),
+            change_summary: None,
+            verification: None,
         }
     }
 
@@ -514,40 +622,172 @@ mod tests {
         insta::assert_snapshot!(text);
     }
 
-    #[test]
-    fn finished_aborted_comment() {
-        let o = outcome(
-            TerminalStatus::AbortedStuck,
-            Some(StopRule::PlannerToResearcher),
-        );
-        let l = links();
-        insta::assert_snapshot!(status_comment(
+    fn finished(o: &RunOutcome, diff_stat: Option<&str>) -> String {
+        status_comment(
             &header(),
             &Phase::Finished {
-                outcome: &o,
-                links: &l,
-                notes: &["the first push was rejected; kotef rebased and pushed again".into()],
-            }
-        ));
+                outcome: o,
+                links: &links(),
+                notes: &[],
+                diff_stat,
+            },
+        )
+    }
+
+    fn success() -> RunOutcome {
+        let mut o = outcome(TerminalStatus::DoneSuccess, None);
+        o.summary.stop_reason = "The planner finished and the last verification passed.".into();
+        o.failure_summary = None;
+        o.change_summary =
+            Some("Fixed `add()` to return a + b. Also added a test. And more.".into());
+        o.verification = Some(kotef_core::Verification {
+            command: "python3 -m unittest -q".into(),
+            passed: true,
+        });
+        o
     }
 
     #[test]
-    fn finished_success_comment_without_failure() {
-        let mut o = outcome(TerminalStatus::DoneSuccess, None);
-        o.failure_summary = None;
-        o.summary.stop_reason = "all checks pass".into();
-        o.cost_usd = None;
-        let text = status_comment(
-            &header(),
-            &Phase::Finished {
-                outcome: &o,
-                links: &links(),
-                notes: &[],
-            },
+    fn success_first_screen() {
+        insta::assert_snapshot!(first_screen(&success(), Some("1 file changed, 1 insertion(+), 1 deletion(-)")), @r####"
+            ### ✅ kotef run ended: done, the tests pass (`done_success`)
+
+            The planner finished and the last verification passed.
+
+            **What changed:** Fixed `add()` to return a + b. Also added a test.
+            **Diff:** 1 file changed, 1 insertion(+), 1 deletion(-) — `src/lib.rs`
+            **Verified by:** `python3 -m unittest -q` ✅ passed
+            "####);
+    }
+
+    #[test]
+    fn partial_first_screen_with_failing_tests() {
+        let mut o = outcome(TerminalStatus::DonePartial, None);
+        o.summary.stop_reason = "The planner finished, but the tests fail.".into();
+        o.change_summary = Some("Changed the parser".into());
+        o.verification = Some(kotef_core::Verification {
+            command: "cargo test".into(),
+            passed: false,
+        });
+        insta::assert_snapshot!(first_screen(&o, Some("1 file changed, 3 insertions(+)")), @r####"
+            ### 🟡 kotef run ended: done in part (`done_partial`)
+
+            The planner finished, but the tests fail.
+
+            **What changed:** Changed the parser
+            **Diff:** 1 file changed, 3 insertions(+) — `src/lib.rs`
+            **Verified by:** `cargo test` ❌ failed
+            **Next step:** the tests still fail; read the report, then comment `/kotef run` with more detail (which file or function, what the right behaviour is)
+            "####);
+    }
+
+    #[test]
+    fn partial_without_verification_asks_for_a_test_command() {
+        let mut o = outcome(TerminalStatus::DonePartial, None);
+        o.summary.stop_reason = "The planner finished; nothing verified the change.".into();
+        insta::assert_snapshot!(first_screen(&o, None), @r####"
+            ### 🟡 kotef run ended: done in part (`done_partial`)
+
+            The planner finished; nothing verified the change.
+
+            **What changed:** the coder gave no summary.
+            **Verified by:** not verified (no test command ran)
+            **Next step:** add a `test_command` to `.github/kotef.toml` so kotef can verify its change, then comment `/kotef run`
+            "####);
+    }
+
+    #[test]
+    fn stuck_first_screen_says_nothing_changed_and_what_to_do() {
+        let mut o = outcome(
+            TerminalStatus::AbortedStuck,
+            Some(StopRule::PlannerToResearcher),
         );
-        assert!(text.contains("none (the run ended by itself)"));
-        assert!(!text.contains("Failure summary"));
-        insta::assert_snapshot!(text);
+        o.files_changed.clear();
+        insta::assert_snapshot!(first_screen(&o, None), @r####"
+            ### 🛑 kotef run ended: stopped, stuck (`aborted_stuck`)
+
+            planner asked the researcher 5 times \| no new findings &lt;b&gt;
+
+            **What changed:** no code was changed.
+            **Verified by:** not verified (no test command ran)
+            **Next step:** comment `/kotef run` with more detail (which file or function, what the right behaviour is)
+            "####);
+    }
+
+    #[test]
+    fn fix_attempts_first_screen_suggests_raising_them() {
+        let mut o = outcome(TerminalStatus::AbortedStuck, Some(StopRule::FixAttempts));
+        o.summary.stop_reason = "5 verifications after code changes failed.".into();
+        o.verification = Some(kotef_core::Verification {
+            command: "pytest".into(),
+            passed: false,
+        });
+        insta::assert_snapshot!(first_screen(&o, Some("2 files changed, 9 insertions(+)")), @r####"
+            ### 🛑 kotef run ended: stopped, stuck (`aborted_stuck`)
+
+            5 verifications after code changes failed.
+
+            **What changed:** the coder gave no summary.
+            **Diff:** 2 files changed, 9 insertions(+) — `src/lib.rs`
+            **Verified by:** `pytest` ❌ failed
+            **Next step:** raise `fix_attempts` in `[limits]` of `.github/kotef.toml`, or comment `/kotef run` with more detail (which file or function, what the right behaviour is)
+            "####);
+    }
+
+    #[test]
+    fn constraint_first_screen_names_the_profile() {
+        let mut o = outcome(
+            TerminalStatus::AbortedConstraint,
+            Some(StopRule::Constraint),
+        );
+        o.summary.stop_reason = "`curl example.com` is not allowed by the strict profile.".into();
+        o.files_changed.clear();
+        insta::assert_snapshot!(first_screen(&o, None), @r####"
+            ### ⛔ kotef run ended: stopped by a policy (`aborted_constraint`)
+
+            `curl example.com` is not allowed by the strict profile.
+
+            **What changed:** no code was changed.
+            **Verified by:** not verified (no test command ran)
+            **Next step:** a command the `strict` profile does not allow was needed; set `profile = "yolo"` or a `test_command` the profile allows in `.github/kotef.toml`
+            "####);
+    }
+
+    #[test]
+    fn details_are_folded_below_the_first_screen() {
+        let text = finished(&success(), Some("1 file changed"));
+        let at = |needle: &str| text.find(needle).unwrap_or(usize::MAX);
+        assert!(
+            at("**What changed:**") < at("🔗")
+                && at("🔗") < at("<details>")
+                && at("<details>") < at("**Loop counters**"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn only_the_final_comment_mentions_the_requester() {
+        let progress = status_comment(&header(), &Phase::Started);
+        let last = finished(&success(), None);
+        assert_eq!(
+            (
+                progress.matches("@alice").count(),
+                last.matches("@alice").count()
+            ),
+            (0, 1)
+        );
+    }
+
+    #[test]
+    fn an_unpriced_model_shows_cost_na_with_a_reason() {
+        let mut o = success();
+        o.cost_usd = None;
+        let text = finished(&o, None);
+        assert!(
+            text.contains("| **Cost** | n/a (no price is known for `scripted`;")
+                && !text.contains("unknown"),
+            "{text}"
+        );
     }
 
     #[test]

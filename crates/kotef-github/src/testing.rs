@@ -1280,6 +1280,8 @@ pub fn sample_outcome(
         report_rel_path: report.into(),
         issues_rel_path: None,
         model: "fake".into(),
+        change_summary: Some("wrote hello.txt".into()),
+        verification: None,
     }
 }
 
@@ -1340,6 +1342,10 @@ impl RunExecutor for FakeExecutor {
                 write(&report, "# Run report\n\nterminal_status: done_success\n")?;
                 let mut o = sample_outcome(&req.run_id, TerminalStatus::DoneSuccess, None, &report);
                 o.files_changed = vec!["hello.txt".into()];
+                o.verification = Some(kotef_core::Verification {
+                    command: "grep -q hello hello.txt".into(),
+                    passed: true,
+                });
                 Ok(o)
             }
             FakeBehavior::AbortLoop => {

@@ -588,6 +588,23 @@ impl Workspace {
         Ok(true)
     }
 
+    /// `git diff --shortstat` of the code this branch changed against the cloned branch,
+    /// `.sdd/` left out; empty when no code changed.
+    pub async fn code_diff_stat(&self) -> Result<String, GitError> {
+        let out = self
+            .git_ok(&[
+                "diff",
+                "--shortstat",
+                &self.base_ref,
+                "HEAD",
+                "--",
+                ".",
+                ":(exclude).sdd",
+            ])
+            .await?;
+        Ok(out.stdout.trim().to_string())
+    }
+
     /// Commits on this branch that the cloned branch does not have.
     pub async fn commits_ahead_of_base(&self) -> Result<u64, GitError> {
         let range = format!("{}..HEAD", self.base_ref);

@@ -55,7 +55,7 @@ async fn process_job_runs_one_event_end_to_end() {
         result.branch.as_deref(),
         Some(format!("kotef/issue-{n}").as_str())
     );
-    assert!(result.pull.is_some());
+    assert_eq!(result.pull, None, "only .sdd/ changed, so no pull request");
     let comment = h.gh.kotef_comments(REPO, n).pop().expect("status comment");
     assert_eq!(Some(comment.id), result.comment_id);
     assert!(comment.body.contains("profile `yolo`"), "{}", comment.body);

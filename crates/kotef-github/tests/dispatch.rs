@@ -45,7 +45,7 @@ async fn a_comment_command_is_dispatched_with_the_discussion_in_its_goal() {
     let d = h.gh.dispatches().remove(0);
     let goal = d.inputs[INPUT_GOAL].as_str().unwrap();
     assert!(
-        goal.contains("@mo wrote:\nIt breaks only on Sundays."),
+        goal.contains("@mo (MEMBER) wrote:\nIt breaks only on Sundays."),
         "{goal}"
     );
     assert!(

@@ -182,6 +182,8 @@ mod test_support {
             report_rel_path: ".sdd/runs/r1.md".into(),
             issues_rel_path: None,
             model: "scripted".into(),
+            change_summary: None,
+            verification: None,
         }
     }
 

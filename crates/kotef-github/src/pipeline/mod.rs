@@ -269,6 +269,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         branch: pushed_branch,
         pull,
         links,
+        diff_stat,
     } = Publish {
         ctx,
         job,
@@ -290,6 +291,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
                     outcome,
                     links: &links,
                     notes: &notes,
+                    diff_stat: diff_stat.as_deref(),
                 },
             ),
             JobStatus::Finished,

@@ -1,6 +1,6 @@
 //! Publishing a run's work on every ending: the commit message, commit and push (with the
 //! notes a rejected push leaves), the web links to the branch and the report, and the draft PR
-//! (issue runs) or the PR itself (PR runs).
+//! (issue runs, only when code changed) or the PR itself (PR runs).
 
 use super::JobContext;
 use crate::job::Job;
@@ -27,6 +27,8 @@ pub(super) struct Published {
     pub(super) branch: Option<String>,
     pub(super) pull: Option<u64>,
     pub(super) links: Links,
+    /// `git diff --shortstat` of the code pushed (empty: no code changed).
+    pub(super) diff_stat: Option<String>,
 }
 
 impl Publish<'_> {
@@ -73,20 +75,30 @@ impl Publish<'_> {
             }
         }
 
-        // The draft PR (issue runs) or the PR itself (PR runs).
+        let diff_stat = match &pushed_branch {
+            Some(_) => ws.code_diff_stat().await.ok(),
+            None => None,
+        };
+        let code_changed = diff_stat.as_deref().is_some_and(|d| !d.is_empty());
+
+        // The draft PR (issue runs) or the PR itself (PR runs); no PR that would hold only
+        // kotef's notes.
         let mut pull = None;
         if self.trigger.is_pull_request() {
             pull = Some(number.0);
             links.pull = Some((number.0, format!("{web}/pull/{number}")));
         } else if let (Some(branch), Ok(outcome)) = (&pushed_branch, run) {
             match self
-                .open_or_update_pull(target.title.as_str(), branch, outcome, &links)
+                .open_or_update_pull(target.title.as_str(), branch, outcome, &links, code_changed)
                 .await
             {
-                Ok((n, url)) => {
+                Ok(Some((n, url))) => {
                     pull = Some(n);
                     links.pull = Some((n, url));
                 }
+                Ok(None) => notes.push(format!(
+                    "no code was changed, so no pull request was opened; the run's report is on the branch `{branch}`"
+                )),
                 Err(e) => notes.push(format!("opening the pull request failed: {e}")),
             }
         }
@@ -94,6 +106,7 @@ impl Publish<'_> {
             branch: pushed_branch,
             pull,
             links,
+            diff_stat,
         }
     }
 
@@ -103,7 +116,8 @@ impl Publish<'_> {
         branch: &str,
         outcome: &RunOutcome,
         links: &Links,
-    ) -> Result<(u64, String), String> {
+        code_changed: bool,
+    ) -> Result<Option<(u64, String)>, String> {
         let ctx = self.ctx;
         let repo = self.job.repo();
         let title = render::pull_title(self.header.number, title);
@@ -123,6 +137,7 @@ impl Publish<'_> {
                     .map_err(|e| e.to_string())?;
                 pr
             }
+            None if !code_changed => return Ok(None),
             None => ctx
                 .github
                 .create_draft_pull(repo, branch, self.clone_branch, &title, &body)
@@ -132,7 +147,7 @@ impl Publish<'_> {
         let url = pr
             .html_url
             .unwrap_or_else(|| format!("{}/pull/{}", ctx.repo_web_url(repo), pr.number));
-        Ok((pr.number, url))
+        Ok(Some((pr.number, url)))
     }
 }
 
