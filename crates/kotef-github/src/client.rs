@@ -4,6 +4,7 @@
 
 use crate::retry::{retry_delay, transport_retry_delay, RetryPolicy};
 use crate::secret::Secret;
+use futures::future::BoxFuture;
 use kotef_core::{IssueNumber, RepoName};
 use octocrab::models::{AppId, InstallationId};
 use octocrab::Octocrab;
@@ -54,6 +55,62 @@ impl GitHubError {
         match self {
             Self::Status { status, .. } => Some(*status),
             _ => None,
+        }
+    }
+
+    /// Whether GitHub may have applied the request although kotef saw an error: the response
+    /// was lost (a transport error) or the server failed after the fact (5xx).
+    pub fn maybe_applied(&self) -> bool {
+        match self {
+            Self::Transport { .. } => true,
+            Self::Status { status, .. } => *status >= 500,
+            _ => false,
+        }
+    }
+}
+
+/// An HTTP method of the REST API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+    Patch,
+    Put,
+    Delete,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Get => "GET",
+            Self::Post => "POST",
+            Self::Patch => "PATCH",
+            Self::Put => "PUT",
+            Self::Delete => "DELETE",
+        }
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Whether a call may be sent again after a lost response or a 5xx: reads and idempotent
+/// writes may; a POST that creates something may not (its caller checks whether it exists
+/// first). A rate-limit refusal is always retried: GitHub did not apply the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replay {
+    Safe,
+    OnlyAfterRefusal,
+}
+
+impl Replay {
+    fn of(method: Method) -> Self {
+        match method {
+            Method::Post => Self::OnlyAfterRefusal,
+            _ => Self::Safe,
         }
     }
 }
@@ -217,6 +274,23 @@ impl std::fmt::Debug for GitHub {
 
 const MAX_PAGES: u32 = 20;
 
+/// Whether `theirs` is the comment `ours` would create: the same kotef marker line (the run's
+/// id) when `ours` has one, else the same body.
+fn same_comment(ours: &str, theirs: &str) -> bool {
+    let first = |t: &str| {
+        t.trim_start()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    if first(ours).starts_with(crate::trigger::MARKER_PREFIX) {
+        first(ours) == first(theirs)
+    } else {
+        ours == theirs
+    }
+}
+
 /// Percent-encodes a query value (branch names may hold `#`, `&`, `+`, ...).
 pub fn encode_query(value: &str) -> String {
     let mut out = String::new();
@@ -307,7 +381,9 @@ impl GitHub {
                     path_segment(&repo.owner),
                     path_segment(&repo.name)
                 );
-                let inst: Installation = self.send_with(app, "GET", &path, None).await?;
+                let inst: Installation = self
+                    .send_with(app, Method::Get, Replay::Safe, &path, None)
+                    .await?;
                 let crab = app
                     .installation(InstallationId(inst.id))
                     .map_err(|e| GitHubError::Auth(format!("installation client: {e}")))?;
@@ -336,45 +412,63 @@ impl GitHub {
     async fn send<T: DeserializeOwned>(
         &self,
         repo: Option<&RepoName>,
-        method: &str,
+        method: Method,
+        path: &str,
+        body: Option<&serde_json::Value>,
+    ) -> Result<T, GitHubError> {
+        self.send_replay(repo, method, Replay::of(method), path, body)
+            .await
+    }
+
+    async fn send_replay<T: DeserializeOwned>(
+        &self,
+        repo: Option<&RepoName>,
+        method: Method,
+        replay: Replay,
         path: &str,
         body: Option<&serde_json::Value>,
     ) -> Result<T, GitHubError> {
         let crab = self.crab_for(repo).await?;
-        self.send_with(&crab, method, path, body).await
+        self.send_with(&crab, method, replay, path, body).await
     }
 
     /// One call with retries. `T = serde_json::Value` accepts any (or an empty) body.
     async fn send_with<T: DeserializeOwned>(
         &self,
         crab: &Octocrab,
-        method: &str,
+        method: Method,
+        replay: Replay,
         path: &str,
         body: Option<&serde_json::Value>,
     ) -> Result<T, GitHubError> {
+        let method_name = method.as_str();
         let policy = self.inner.policy;
         let mut waited = Duration::ZERO;
         let mut attempt = 0u32;
         loop {
             attempt += 1;
             let result = match method {
-                "GET" => crab._get(path).await,
-                "POST" => crab._post(path, body).await,
-                "PATCH" => crab._patch(path, body).await,
-                "PUT" => crab._put(path, body).await,
-                _ => crab._delete(path, body).await,
+                Method::Get => crab._get(path).await,
+                Method::Post => crab._post(path, body).await,
+                Method::Patch => crab._patch(path, body).await,
+                Method::Put => crab._put(path, body).await,
+                Method::Delete => crab._delete(path, body).await,
             };
             let delay = match result {
                 Err(e) => {
                     let message = e.to_string();
-                    match transport_retry_delay(&policy, attempt) {
+                    let delay = match replay {
+                        Replay::Safe => transport_retry_delay(&policy, attempt),
+                        Replay::OnlyAfterRefusal => None,
+                    };
+                    match delay {
                         Some(d) if waited + d <= policy.max_total_wait => {
-                            tracing::warn!(method, path, attempt, error = %message, "GitHub call failed; retrying");
+                            tracing::warn!(method = method_name, path, attempt, error = %message, "GitHub call failed; retrying");
                             d
                         }
                         _ => {
                             return Err(GitHubError::Transport {
-                                method: method.into(),
+                                method: method_name.into(),
                                 path: path.into(),
                                 message,
                             })
@@ -392,17 +486,22 @@ impl GitHub {
                             &text
                         };
                         return serde_json::from_str(text).map_err(|e| GitHubError::Decode {
-                            method: method.into(),
+                            method: method_name.into(),
                             path: path.into(),
                             message: e.to_string(),
                         });
                     }
                     let rate_hint = text.to_ascii_lowercase().contains("rate limit");
                     let now = chrono::Utc::now().timestamp().max(0) as u64;
-                    match retry_delay(&policy, attempt, status, &headers, rate_hint, now) {
+                    let delay = match (replay, status) {
+                        // The server may have applied it: the caller checks before a resend.
+                        (Replay::OnlyAfterRefusal, 500..=599) => None,
+                        _ => retry_delay(&policy, attempt, status, &headers, rate_hint, now),
+                    };
+                    match delay {
                         Some(d) if waited + d <= policy.max_total_wait => {
                             tracing::warn!(
-                                method,
+                                method = method_name,
                                 path,
                                 attempt,
                                 status,
@@ -417,7 +516,7 @@ impl GitHub {
                                 .and_then(|v| v.get("message")?.as_str().map(str::to_string))
                                 .unwrap_or_else(|| crate::sanitize::truncate_chars(&text, 300));
                             return Err(GitHubError::Status {
-                                method: method.into(),
+                                method: method_name.into(),
                                 path: path.into(),
                                 status,
                                 message,
@@ -442,11 +541,11 @@ impl GitHub {
         }
         match &self.inner.mode {
             Mode::Token { .. } => {
-                let me: Me = self.send(None, "GET", "/user", None).await?;
+                let me: Me = self.send(None, Method::Get, "/user", None).await?;
                 Ok(me.login.unwrap_or_default())
             }
             Mode::App { .. } => {
-                let me: Me = self.send(None, "GET", "/app", None).await?;
+                let me: Me = self.send(None, Method::Get, "/app", None).await?;
                 Ok(format!("{}[bot]", me.slug.unwrap_or_default()))
             }
         }
@@ -461,7 +560,7 @@ impl GitHub {
     }
 
     pub async fn repository(&self, repo: &RepoName) -> Result<RepoInfo, GitHubError> {
-        self.send(Some(repo), "GET", &Self::repo_path(repo), None)
+        self.send(Some(repo), Method::Get, &Self::repo_path(repo), None)
             .await
     }
 
@@ -491,7 +590,10 @@ impl GitHub {
             Self::repo_path(repo),
             path_segment(login)
         );
-        let p = match self.send::<Answer>(Some(repo), "GET", &path, None).await {
+        let p = match self
+            .send::<Answer>(Some(repo), Method::Get, &path, None)
+            .await
+        {
             Ok(a) => {
                 let by_role = a.role_name.as_deref().map(Permission::parse);
                 let by_perm = a.permission.as_deref().map(Permission::parse);
@@ -513,6 +615,8 @@ impl GitHub {
         Ok(p)
     }
 
+    /// Creates a comment once: when the response to the POST is lost, the comment is looked
+    /// for (by its kotef marker line, else its whole body) before the POST is sent again.
     pub async fn create_comment(
         &self,
         repo: &RepoName,
@@ -520,18 +624,68 @@ impl GitHub {
         body: &str,
     ) -> Result<CommentRef, GitHubError> {
         let path = format!("{}/issues/{}/comments", Self::repo_path(repo), number);
-        let c: Created = self
-            .send(
-                Some(repo),
-                "POST",
-                &path,
-                Some(&serde_json::json!({ "body": body })),
-            )
-            .await?;
-        Ok(CommentRef {
-            id: c.id,
-            html_url: c.html_url,
-        })
+        let request = serde_json::json!({ "body": body });
+        let (path, request) = (&path, &request);
+        self.create_once(
+            move || {
+                Box::pin(async move {
+                    let c: Created = self
+                        .send(Some(repo), Method::Post, path, Some(request))
+                        .await?;
+                    Ok(CommentRef {
+                        id: c.id,
+                        html_url: c.html_url,
+                    })
+                })
+            },
+            move || {
+                Box::pin(async move {
+                    let list = self.list_comments(repo, number).await?;
+                    Ok(list
+                        .into_iter()
+                        .rev()
+                        .find(|c| same_comment(body, c.body.as_deref().unwrap_or_default()))
+                        .map(|c| CommentRef {
+                            id: c.id,
+                            html_url: c.html_url,
+                        }))
+                })
+            },
+        )
+        .await
+    }
+
+    /// Sends a POST that creates something, once. After an error that GitHub may have applied
+    /// anyway (a lost response, a 5xx), `existing` looks for the thing; only when it is not
+    /// there is the POST sent again (within the retry policy).
+    async fn create_once<'a, T: 'a>(
+        &'a self,
+        post: impl Fn() -> BoxFuture<'a, Result<T, GitHubError>>,
+        existing: impl Fn() -> BoxFuture<'a, Result<Option<T>, GitHubError>>,
+    ) -> Result<T, GitHubError> {
+        let policy = self.inner.policy;
+        let mut attempt = 0u32;
+        let mut waited = Duration::ZERO;
+        loop {
+            attempt += 1;
+            match post().await {
+                Err(e) if e.maybe_applied() => {
+                    if let Some(found) = existing().await? {
+                        tracing::info!(error = %e, "the create was applied although its response was lost; adopting it");
+                        return Ok(found);
+                    }
+                    match transport_retry_delay(&policy, attempt) {
+                        Some(d) if waited + d <= policy.max_total_wait => {
+                            tracing::warn!(attempt, error = %e, "create failed and was not applied; sending it again");
+                            waited += d;
+                            tokio::time::sleep(d).await;
+                        }
+                        _ => return Err(e),
+                    }
+                }
+                other => return other,
+            }
+        }
     }
 
     pub async fn update_comment(
@@ -543,7 +697,7 @@ impl GitHub {
         let path = format!("{}/issues/comments/{}", Self::repo_path(repo), comment_id);
         self.send::<serde_json::Value>(
             Some(repo),
-            "PATCH",
+            Method::Patch,
             &path,
             Some(&serde_json::json!({ "body": body })),
         )
@@ -565,7 +719,7 @@ impl GitHub {
                 number,
                 page
             );
-            let batch: Vec<IssueComment> = self.send(Some(repo), "GET", &path, None).await?;
+            let batch: Vec<IssueComment> = self.send(Some(repo), Method::Get, &path, None).await?;
             let n = batch.len();
             all.extend(batch);
             if n < 100 {
@@ -582,9 +736,11 @@ impl GitHub {
         reaction: Reaction,
     ) -> Result<(), GitHubError> {
         let path = format!("{}/issues/{}/reactions", Self::repo_path(repo), number);
-        self.send::<serde_json::Value>(
+        // GitHub answers a repeated reaction with the existing one: safe to send again.
+        self.send_replay::<serde_json::Value>(
             Some(repo),
-            "POST",
+            Method::Post,
+            Replay::Safe,
             &path,
             Some(&serde_json::json!({ "content": reaction.as_str() })),
         )
@@ -603,9 +759,10 @@ impl GitHub {
             Self::repo_path(repo),
             comment_id
         );
-        self.send::<serde_json::Value>(
+        self.send_replay::<serde_json::Value>(
             Some(repo),
-            "POST",
+            Method::Post,
+            Replay::Safe,
             &path,
             Some(&serde_json::json!({ "content": reaction.as_str() })),
         )
@@ -620,7 +777,7 @@ impl GitHub {
         number: IssueNumber,
     ) -> Result<IssueInfo, GitHubError> {
         let path = format!("{}/issues/{}", Self::repo_path(repo), number);
-        self.send(Some(repo), "GET", &path, None).await
+        self.send(Some(repo), Method::Get, &path, None).await
     }
 
     /// Starts a `workflow_dispatch` run of `workflow` (a file name such as `kotef.yml`, or
@@ -639,7 +796,7 @@ impl GitHub {
         );
         self.send::<serde_json::Value>(
             Some(repo),
-            "POST",
+            Method::Post,
             &path,
             Some(&serde_json::json!({ "ref": git_ref, "inputs": inputs })),
         )
@@ -653,7 +810,7 @@ impl GitHub {
         number: IssueNumber,
     ) -> Result<PullInfo, GitHubError> {
         let path = format!("{}/pulls/{}", Self::repo_path(repo), number);
-        self.send(Some(repo), "GET", &path, None).await
+        self.send(Some(repo), Method::Get, &path, None).await
     }
 
     /// The open pull request whose head is `branch` of `repo`, if any.
@@ -667,11 +824,13 @@ impl GitHub {
             Self::repo_path(repo),
             encode_query(&format!("{}:{}", repo.owner, branch))
         );
-        let pulls: Vec<PullInfo> = self.send(Some(repo), "GET", &path, None).await?;
+        let pulls: Vec<PullInfo> = self.send(Some(repo), Method::Get, &path, None).await?;
         Ok(pulls.into_iter().find(|p| p.head.name == branch))
     }
 
-    /// Opens a draft pull request from `head` into `base`.
+    /// Opens a draft pull request from `head` into `base`, once: when the response is lost or
+    /// GitHub answers that one already exists (422), the open pull request of `head` is
+    /// adopted.
     pub async fn create_draft_pull(
         &self,
         repo: &RepoName,
@@ -684,7 +843,27 @@ impl GitHub {
         let req = serde_json::json!({
             "title": title, "head": head, "base": base, "body": body, "draft": true,
         });
-        self.send(Some(repo), "POST", &path, Some(&req)).await
+        let (path, req) = (&path, &req);
+        self.create_once(
+            move || {
+                Box::pin(async move {
+                    match self
+                        .send::<PullInfo>(Some(repo), Method::Post, path, Some(req))
+                        .await
+                    {
+                        Err(e) if e.status() == Some(422) => {
+                            match self.find_pull_by_head(repo, head).await? {
+                                Some(pr) => Ok(pr),
+                                None => Err(e),
+                            }
+                        }
+                        other => other,
+                    }
+                })
+            },
+            move || Box::pin(async move { self.find_pull_by_head(repo, head).await }),
+        )
+        .await
     }
 
     pub async fn update_pull(
@@ -697,7 +876,7 @@ impl GitHub {
         let path = format!("{}/pulls/{}", Self::repo_path(repo), number);
         self.send::<serde_json::Value>(
             Some(repo),
-            "PATCH",
+            Method::Patch,
             &path,
             Some(&serde_json::json!({ "title": title, "body": body })),
         )

@@ -115,6 +115,8 @@ pub enum FaultKind {
     Status(u16),
     /// 403 "secondary rate limit" with `Retry-After`.
     SecondaryRateLimit { retry_after_s: u64 },
+    /// The request is applied, then answered with this status: a lost response.
+    AppliedThenStatus(u16),
 }
 
 #[derive(Debug, Clone)]
@@ -263,7 +265,16 @@ async fn gate(State(st): State<St>, req: axum::extract::Request, next: Next) -> 
                 .insert("retry-after", retry_after_s.to_string().parse().unwrap());
             r
         }
-        (None, None) => err(StatusCode::UNAUTHORIZED, "Bad credentials"),
+        (Some(FaultKind::AppliedThenStatus(code)), Some(_)) => {
+            let _applied = next.run(req).await;
+            err(
+                StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_GATEWAY),
+                "injected fault after applying the request",
+            )
+        }
+        (None | Some(FaultKind::AppliedThenStatus(_)), None) => {
+            err(StatusCode::UNAUTHORIZED, "Bad credentials")
+        }
         (None, Some(Caller::Jwt))
             if !(path.starts_with("/app") || path.ends_with("/installation")) =>
         {
@@ -477,19 +488,22 @@ async fn react(
     content: String,
 ) -> Response {
     with_repo(st, o, r, |s, key| {
-        s.next_id += 1;
-        let id = s.next_id;
-        s.reactions.push(FakeReaction {
+        let reaction = FakeReaction {
             repo: key.to_string(),
             target,
             on_comment,
             content: content.clone(),
-        });
-        Ok((
-            StatusCode::CREATED,
-            Json(json!({ "id": id, "content": content })),
-        )
-            .into_response())
+        };
+        // As GitHub: the same reaction again is answered 200 and not added twice.
+        let status = if s.reactions.contains(&reaction) {
+            StatusCode::OK
+        } else {
+            s.reactions.push(reaction);
+            StatusCode::CREATED
+        };
+        s.next_id += 1;
+        let id = s.next_id;
+        Ok((status, Json(json!({ "id": id, "content": content }))).into_response())
     })
 }
 

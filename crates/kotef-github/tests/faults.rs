@@ -32,10 +32,54 @@ async fn github_502s_are_retried() {
     let posts: Vec<u16> =
         h.gh.requests(&format!("/issues/{n}/comments"))
             .iter()
+            .filter(|r| r.method == "POST")
             .map(|r| r.status)
             .collect();
     assert_eq!(&posts[..3], &[502, 502, 201], "{posts:?}");
     assert_eq!(h.gh.pulls(REPO).len(), 1, "the PR too");
+    h.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_response_never_duplicates_the_comment_or_the_pull_request() {
+    let mut h = Harness::new().await;
+    h.start(Arc::new(FakeExecutor::new(FakeBehavior::Succeed)))
+        .await;
+    let post = Some(axum::http::Method::POST);
+    h.gh.inject(
+        post.clone(),
+        Some("/comments"),
+        FaultKind::AppliedThenStatus(502),
+        1,
+    );
+    h.gh.inject(post, Some("/pulls"), FaultKind::AppliedThenStatus(502), 1);
+    let (n, _) = h.label_issue("flost", "alice").await;
+    h.gh.wait_final_comment(REPO, n, WAIT)
+        .await
+        .expect("final comment");
+    assert_eq!(
+        (h.gh.kotef_comments(REPO, n).len(), h.gh.pulls(REPO).len()),
+        (1, 1)
+    );
+    h.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_reaction_response_leaves_one_reaction() {
+    let mut h = Harness::new().await;
+    h.start(Arc::new(FakeExecutor::new(FakeBehavior::Succeed)))
+        .await;
+    h.gh.inject(
+        Some(axum::http::Method::POST),
+        Some("/reactions"),
+        FaultKind::AppliedThenStatus(502),
+        1,
+    );
+    let (n, _) = h.label_issue("freact", "alice").await;
+    h.gh.wait_final_comment(REPO, n, WAIT)
+        .await
+        .expect("final comment");
+    assert_eq!(h.gh.reactions().len(), 1);
     h.stop().await;
 }
 
