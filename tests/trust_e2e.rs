@@ -23,7 +23,7 @@ const WAIT: Duration = Duration::from_secs(60);
 
 struct World {
     gh: FakeGitHub,
-    git_root: tempfile::TempDir,
+    _git_root: tempfile::TempDir,
     _data: tempfile::TempDir,
     bare: PathBuf,
     server: kotef_github::RunningServer,
@@ -62,7 +62,7 @@ async fn world(files: &[(&str, &str)]) -> World {
         .unwrap();
     World {
         gh,
-        git_root,
+        _git_root: git_root,
         _data: data,
         bare,
         server,
@@ -185,38 +185,6 @@ async fn the_report_shows_the_sandbox_in_force_and_the_clamps() {
 
 // ---- config from the trusted branch ------------------------------------------------------
 
-/// Pushes a `feature` branch to `bare` whose `.github/kotef.toml` says `config`.
-fn push_feature_branch(bare: &Path, scratch: &Path, config: &str) {
-    let git = |dir: &Path, args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.com")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.com")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-    };
-    let clone = scratch.join("feature-clone");
-    git(
-        scratch,
-        &[
-            "clone",
-            "-q",
-            bare.to_str().unwrap(),
-            clone.to_str().unwrap(),
-        ],
-    );
-    git(&clone, &["checkout", "-q", "-b", "feature"]);
-    std::fs::write(clone.join(".github/kotef.toml"), config).unwrap();
-    git(&clone, &["commit", "-qam", "change the kotef config"]);
-    git(&clone, &["push", "-q", "origin", "feature"]);
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pull_request_runs_with_its_base_branch_config() {
     let w = world(&[(
@@ -224,10 +192,13 @@ async fn a_pull_request_runs_with_its_base_branch_config() {
         "test_command = \"true\"\ninstructions = \"BASE-BRANCH-INSTRUCTIONS\"\n",
     )])
     .await;
-    push_feature_branch(
+    testing::push_branch(
         &w.bare,
-        w.git_root.path(),
-        "test_command = \"true\"\ninstructions = \"HEAD-BRANCH-INSTRUCTIONS\"\n",
+        "feature",
+        &[(
+            ".github/kotef.toml",
+            "test_command = \"true\"\ninstructions = \"HEAD-BRANCH-INSTRUCTIONS\"\n",
+        )],
     );
     let n = w.gh.add_pull(REPO, "Feature", "feature", REPO, "main");
     let payload = testing::pull_request_labeled(REPO, n, "feature", REPO, "kotef", "alice");

@@ -770,6 +770,73 @@ impl GitHub {
         Ok(())
     }
 
+    /// Adds a reaction to a review comment on a pull request's diff.
+    pub async fn react_to_review_comment(
+        &self,
+        repo: &RepoName,
+        comment_id: u64,
+        reaction: Reaction,
+    ) -> Result<(), GitHubError> {
+        let path = format!(
+            "{}/pulls/comments/{}/reactions",
+            Self::repo_path(repo),
+            comment_id
+        );
+        self.send_replay::<serde_json::Value>(
+            Some(repo),
+            Method::Post,
+            Replay::Safe,
+            &path,
+            Some(&serde_json::json!({ "content": reaction.as_str() })),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// The text of `path` on `git_ref` through the contents API, `None` when it is not there.
+    pub async fn file_content(
+        &self,
+        repo: &RepoName,
+        path: &str,
+        git_ref: &str,
+    ) -> Result<Option<String>, GitHubError> {
+        #[derive(Deserialize)]
+        struct Content {
+            #[serde(default)]
+            content: String,
+            #[serde(default)]
+            encoding: String,
+        }
+        let url = format!(
+            "{}/contents/{}?ref={}",
+            Self::repo_path(repo),
+            encode_query(path),
+            encode_query(git_ref)
+        );
+        let c: Content = match self.send(Some(repo), Method::Get, &url, None).await {
+            Ok(c) => c,
+            Err(e) if e.status() == Some(404) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if c.encoding != "base64" {
+            return Err(GitHubError::Decode {
+                method: "GET".into(),
+                path: url,
+                message: format!("content encoded as `{}`, not base64", c.encoding),
+            });
+        }
+        use base64::Engine as _;
+        let compact: String = c.content.split_whitespace().collect();
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(compact)
+            .map_err(|e| GitHubError::Decode {
+                method: "GET".into(),
+                path: url.clone(),
+                message: e.to_string(),
+            })?;
+        Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+    }
+
     /// An issue or pull request by number.
     pub async fn issue(
         &self,

@@ -323,6 +323,7 @@ pub async fn start(
             trigger_label: cfg.trigger_label.clone(),
             bot_login,
             app_id,
+            repository_labels: true,
         },
         store: store.clone(),
         metrics: metrics.clone(),

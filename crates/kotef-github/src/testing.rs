@@ -106,6 +106,8 @@ struct FakeRepo {
     next_number: u64,
     /// Workflow file → the `workflow_dispatch` inputs it declares.
     workflows: HashMap<String, Vec<String>>,
+    /// (ref, path) → text, served by the contents API.
+    files: HashMap<(String, String), String>,
 }
 
 /// What an injected fault answers.
@@ -523,6 +525,49 @@ async fn react_comment(
     react(&st, &o, &r, id, true, b.content).await
 }
 
+async fn react_review_comment(
+    State(st): State<St>,
+    Path((o, r, id)): Path<(String, String, u64)>,
+    Json(b): Json<ReactionReq>,
+) -> Response {
+    react(&st, &o, &r, id, true, b.content).await
+}
+
+#[derive(serde::Deserialize)]
+struct RefQuery {
+    #[serde(rename = "ref", default)]
+    git_ref: Option<String>,
+}
+
+async fn get_contents(
+    State(st): State<St>,
+    Path((o, r, path)): Path<(String, String, String)>,
+    Query(q): Query<RefQuery>,
+) -> Response {
+    with_repo(&st, &o, &r, |s, key| {
+        let repo = &s.repos[key];
+        let git_ref = q.git_ref.unwrap_or_else(|| repo.default_branch.clone());
+        match repo.files.get(&(git_ref, path.clone())) {
+            Some(text) => {
+                use base64::Engine as _;
+                let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+                // GitHub wraps the base64 text at 60 characters.
+                let wrapped: Vec<String> = encoded
+                    .as_bytes()
+                    .chunks(60)
+                    .map(|c| String::from_utf8_lossy(c).into_owned())
+                    .collect();
+                Ok(Json(json!({
+                    "type": "file", "path": path, "encoding": "base64",
+                    "content": wrapped.join("\n") + "\n",
+                }))
+                .into_response())
+            }
+            None => Err(not_found()),
+        }
+    })
+}
+
 #[derive(serde::Deserialize)]
 struct PullQuery {
     #[serde(default)]
@@ -767,6 +812,11 @@ impl FakeGitHub {
                 post(react_comment),
             )
             .route("/repos/{o}/{r}/issues/{n}", get(get_issue))
+            .route("/repos/{o}/{r}/contents/{*path}", get(get_contents))
+            .route(
+                "/repos/{o}/{r}/pulls/comments/{id}/reactions",
+                post(react_review_comment),
+            )
             .route(
                 "/repos/{o}/{r}/actions/workflows/{w}/dispatches",
                 post(dispatch),
@@ -806,6 +856,14 @@ impl FakeGitHub {
                 ..FakeRepo::default()
             },
         );
+    }
+
+    /// Serves `text` as `path` on `git_ref` through the contents API.
+    pub fn set_file(&self, repo: &str, git_ref: &str, path: &str, text: &str) {
+        let mut s = self.shared.state.lock().unwrap();
+        let r = s.repos.get_mut(repo).expect("add_repo first");
+        r.files
+            .insert((git_ref.to_string(), path.to_string()), text.to_string());
     }
 
     /// Gives `login` a role (`admin`, `maintain`, `write`, `triage`, `read`) on a repository.
@@ -1034,6 +1092,32 @@ fn git(dir: &FsPath, args: &[&str]) {
 }
 
 /// Creates the bare repository `root/owner/name.git` whose `main` holds `files`; returns its path.
+/// Pushes a new branch `branch` of `bare` (from its `main`) that adds or changes `files`.
+pub fn push_branch(bare: &FsPath, branch: &str, files: &[(&str, &str)]) {
+    let work = tempfile::tempdir().expect("work dir");
+    let clone = work.path().join("c");
+    git(
+        work.path(),
+        &[
+            "clone",
+            "-q",
+            bare.to_str().expect("utf-8 path"),
+            clone.to_str().expect("utf-8 path"),
+        ],
+    );
+    git(&clone, &["checkout", "-q", "-b", branch]);
+    for (path, text) in files {
+        let p = clone.join(path);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(p, text).expect("write branch file");
+    }
+    git(&clone, &["add", "-A"]);
+    git(&clone, &["commit", "-q", "-m", branch]);
+    git(&clone, &["push", "-q", "origin", branch]);
+}
+
 pub fn init_bare_repo(root: &FsPath, full_name: &str, files: &[(&str, &str)]) -> PathBuf {
     let bare = root.join(format!("{full_name}.git"));
     std::fs::create_dir_all(&bare).expect("create bare dir");
@@ -1167,6 +1251,68 @@ pub fn workflow_dispatch(repo: &str, inputs: &[(&str, &str)], sender: &str) -> V
 /// The numeric id the fake gives a login (as in its payloads).
 pub fn user_id(login: &str) -> u64 {
     user_json(login, "User")["id"].as_u64().unwrap_or_default()
+}
+
+/// A `pull_request_review_comment.created` payload at `(path, line)` of PR `number`.
+pub fn review_comment_created(
+    repo: &str,
+    number: u64,
+    head: &str,
+    comment_id: u64,
+    (path, line): (&str, u64),
+    body: &str,
+    sender: &str,
+) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "action": "created",
+        "comment": { "id": comment_id, "body": body, "path": path, "line": line,
+                     "start_line": null, "diff_hunk": "@@ -1,2 +1,2 @@\n-old line\n+new line",
+                     "user": user_json(sender, "User"), "author_association": "MEMBER",
+                     "created_at": "2024-01-02T03:04:05Z" },
+        "pull_request": pull_payload(repo, number, head),
+        "repository": repo_json(repo),
+        "sender": user_json(sender, "User"),
+    }))
+    .expect("json")
+}
+
+/// A `pull_request_review.submitted` payload with `body` on PR `number`.
+pub fn review_submitted(repo: &str, number: u64, head: &str, body: &str, sender: &str) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "action": "submitted",
+        "review": { "id": 555, "body": body, "state": "commented",
+                    "user": user_json(sender, "User"), "author_association": "MEMBER" },
+        "pull_request": pull_payload(repo, number, head),
+        "repository": repo_json(repo),
+        "sender": user_json(sender, "User"),
+    }))
+    .expect("json")
+}
+
+/// An `issues.assigned` payload: `sender` assigns issue `number` to `assignee`.
+pub fn issues_assigned(
+    repo: &str,
+    number: u64,
+    title: &str,
+    body: &str,
+    assignee: &str,
+    sender: &str,
+) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "action": "assigned",
+        "issue": { "number": number, "title": title, "body": body, "state": "open",
+                   "user": user_json(sender, "User") },
+        "assignee": user_json(assignee, "User"),
+        "repository": repo_json(repo),
+        "sender": user_json(sender, "User"),
+    }))
+    .expect("json")
+}
+
+fn pull_payload(repo: &str, number: u64, head: &str) -> Value {
+    json!({ "number": number, "title": "PR title", "body": "PR body", "state": "open",
+            "head": { "ref": head, "repo": { "full_name": repo } },
+            "base": { "ref": "main", "repo": { "full_name": repo } } })
 }
 
 /// A `pull_request.labeled` payload.

@@ -82,6 +82,52 @@ pub enum Trigger {
         target: Target,
         is_pull_request: bool,
     },
+    /// `pull_request_review_comment.created` with `/kotef run [extra]` on a line of a
+    /// same-repository pull request: the agent gets the file, the lines and the comment.
+    ReviewComment {
+        target: Target,
+        head_ref: String,
+        base_ref: String,
+        comment_id: u64,
+        extra_goal: String,
+        code: Box<CodeComment>,
+    },
+    /// `pull_request_review.submitted` whose body holds `/kotef run [extra]`.
+    Review {
+        target: Target,
+        head_ref: String,
+        base_ref: String,
+        review_id: u64,
+        extra_goal: String,
+        /// The review's visible text.
+        body: String,
+    },
+    /// `issues.assigned` to kotef's own login.
+    IssueAssigned { target: Target },
+}
+
+/// A review comment on lines of a pull request's diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeComment {
+    pub path: String,
+    pub start_line: Option<u64>,
+    pub line: Option<u64>,
+    /// The diff around the comment (capped).
+    pub diff_hunk: String,
+    /// The comment's visible text.
+    pub body: String,
+    pub author: Author,
+}
+
+impl CodeComment {
+    /// `path` with its lines: `src/a.rs` line 7, or lines 3–7.
+    pub fn location(&self) -> String {
+        match (self.start_line, self.line) {
+            (Some(a), Some(b)) if a != b => format!("`{}` lines {a}–{b}", self.path),
+            (_, Some(b)) => format!("`{}` line {b}", self.path),
+            _ => format!("`{}`", self.path),
+        }
+    }
 }
 
 impl Trigger {
@@ -90,14 +136,19 @@ impl Trigger {
             Self::IssueLabeled { target, .. }
             | Self::PullRequestLabeled { target, .. }
             | Self::Command { target, .. }
-            | Self::Dispatch { target, .. } => target,
+            | Self::Dispatch { target, .. }
+            | Self::ReviewComment { target, .. }
+            | Self::Review { target, .. }
+            | Self::IssueAssigned { target } => target,
         }
     }
 
     pub fn is_pull_request(&self) -> bool {
         match self {
-            Self::IssueLabeled { .. } => false,
-            Self::PullRequestLabeled { .. } => true,
+            Self::IssueLabeled { .. } | Self::IssueAssigned { .. } => false,
+            Self::PullRequestLabeled { .. } | Self::ReviewComment { .. } | Self::Review { .. } => {
+                true
+            }
             Self::Command {
                 is_pull_request, ..
             }
@@ -114,6 +165,35 @@ impl Trigger {
             Self::PullRequestLabeled { .. } => "pull_request_labeled",
             Self::Command { .. } => "command",
             Self::Dispatch { .. } => "dispatch",
+            Self::ReviewComment { .. } => "review_comment",
+            Self::Review { .. } => "review",
+            Self::IssueAssigned { .. } => "issue_assigned",
+        }
+    }
+
+    /// The label a labeled trigger carries.
+    pub fn label(&self) -> Option<&str> {
+        match self {
+            Self::IssueLabeled { label, .. } | Self::PullRequestLabeled { label, .. } => {
+                Some(label)
+            }
+            _ => None,
+        }
+    }
+
+    /// A pull request's (head, base) branches when the trigger carries them.
+    pub fn pull_branches(&self) -> Option<(&str, &str)> {
+        match self {
+            Self::PullRequestLabeled {
+                head_ref, base_ref, ..
+            }
+            | Self::ReviewComment {
+                head_ref, base_ref, ..
+            }
+            | Self::Review {
+                head_ref, base_ref, ..
+            } => Some((head_ref, base_ref)),
+            _ => None,
         }
     }
 }
@@ -148,6 +228,9 @@ pub struct DecisionConfig {
     pub bot_login: Option<String>,
     /// kotef's GitHub App id (comments made through it are ignored), when running as an App.
     pub app_id: Option<u64>,
+    /// Other labels become runs too, for the admission step to check against the
+    /// repository's own `trigger_label` (a server; the Action knows its label).
+    pub repository_labels: bool,
 }
 
 impl Default for DecisionConfig {
@@ -156,6 +239,7 @@ impl Default for DecisionConfig {
             trigger_label: crate::DEFAULT_TRIGGER_LABEL.to_string(),
             bot_login: None,
             app_id: None,
+            repository_labels: false,
         }
     }
 }
@@ -249,6 +333,62 @@ struct PullPayload {
     state: Option<String>,
     head: BranchRef,
     base: BranchRef,
+}
+
+#[derive(Debug, Deserialize)]
+struct ReviewCommentPayload {
+    id: u64,
+    #[serde(default)]
+    body: Option<String>,
+    path: String,
+    #[serde(default)]
+    line: Option<u64>,
+    #[serde(default)]
+    start_line: Option<u64>,
+    #[serde(default)]
+    original_line: Option<u64>,
+    #[serde(default)]
+    original_start_line: Option<u64>,
+    #[serde(default)]
+    diff_hunk: Option<String>,
+    #[serde(default)]
+    user: Option<User>,
+    #[serde(default)]
+    author_association: Option<String>,
+    #[serde(default)]
+    performed_via_github_app: Option<AppRef>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ReviewCommentEvent {
+    comment: ReviewCommentPayload,
+    pull_request: PullPayload,
+    repository: RepoPayload,
+    sender: User,
+}
+
+#[derive(Debug, Deserialize)]
+struct ReviewPayload {
+    id: u64,
+    #[serde(default)]
+    body: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ReviewEvent {
+    review: ReviewPayload,
+    pull_request: PullPayload,
+    repository: RepoPayload,
+    sender: User,
+}
+
+#[derive(Debug, Deserialize)]
+struct AssignedEvent {
+    #[serde(default)]
+    assignee: Option<User>,
+    issue: IssuePayload,
+    repository: RepoPayload,
+    sender: User,
 }
 
 #[derive(Debug, Deserialize)]
@@ -349,18 +489,27 @@ pub fn decide(event: &str, body: &[u8], cfg: &DecisionConfig) -> Result<Decision
     if event == "ping" {
         return Ok(Decision::Ping);
     }
-    if !matches!(event, "issues" | "issue_comment" | "pull_request") {
+    if !matches!(
+        event,
+        "issues"
+            | "issue_comment"
+            | "pull_request"
+            | "pull_request_review_comment"
+            | "pull_request_review"
+    ) {
         // Still require JSON, so garbage is not silently accepted.
         parse::<serde_json::Value>(event, body)?;
         return Ok(Decision::Ignore(format!("event `{event}` is not handled")));
     }
     let head: ActionOnly = parse(event, body)?;
     let action = head.action.unwrap_or_default();
-    let wanted = match event {
-        "issues" | "pull_request" => "labeled",
-        _ => "created",
+    let wanted: &[&str] = match event {
+        "issues" => &["labeled", "assigned"],
+        "pull_request" => &["labeled"],
+        "pull_request_review" => &["submitted"],
+        _ => &["created"],
     };
-    if action != wanted {
+    if !wanted.contains(&action.as_str()) {
         return Ok(Decision::Ignore(format!(
             "`{event}.{action}` is not handled"
         )));
@@ -380,16 +529,165 @@ pub fn decide(event: &str, body: &[u8], cfg: &DecisionConfig) -> Result<Decision
             return Ok(Decision::Ignore("kotef's own event".into()));
         }
     }
-    match event {
-        "issues" => decide_issue(event, parse(event, body)?, cfg),
-        "pull_request" => decide_pull(event, parse(event, body)?, cfg),
+    match (event, action.as_str()) {
+        ("issues", "assigned") => decide_assigned(event, parse(event, body)?, cfg),
+        ("issues", _) => decide_issue(event, parse(event, body)?, cfg),
+        ("pull_request", _) => decide_pull(event, parse(event, body)?, cfg),
+        ("pull_request_review_comment", _) => {
+            decide_review_comment(event, parse(event, body)?, cfg)
+        }
+        ("pull_request_review", _) => decide_review(event, parse(event, body)?),
         _ => decide_comment(event, parse(event, body)?, cfg),
     }
 }
 
+/// What a pull request trigger runs on, or why not: closed PRs are ignored, PRs from forks
+/// rejected (kotef cannot push there).
+fn pull_target(
+    event: &str,
+    repository: &RepoPayload,
+    pr: &PullPayload,
+    sender: &User,
+) -> Result<Result<Target, Decision>, PayloadError> {
+    if pr.state.as_deref() == Some("closed") {
+        return Ok(Err(Decision::Ignore("the pull request is closed".into())));
+    }
+    let repo = repo_name(event, repository)?;
+    let head_repo = pr.head.repo.as_ref().map(|r| r.full_name.as_str());
+    if head_repo != Some(repository.full_name.as_str()) {
+        return Ok(Err(Decision::Reject(Rejection {
+            repo,
+            number: IssueNumber(pr.number),
+            sender: actor(sender),
+            reason: fork_reason(head_repo),
+        })));
+    }
+    Ok(Ok(Target {
+        repo,
+        default_branch: repository.default_branch.clone(),
+        number: IssueNumber(pr.number),
+        title: plain_text(&pr.title),
+        body: visible_text(pr.body.as_deref().unwrap_or_default()),
+        sender: actor(sender),
+        author: author(pr.user.as_ref(), pr.author_association.as_deref()),
+    }))
+}
+
+/// The `/kotef run` command of a comment body, or why there is none.
+fn run_command(raw: &str) -> Result<String, String> {
+    if raw.contains(MARKER_PREFIX) {
+        return Err("kotef's own comment".into());
+    }
+    match find_command(&visible_text(raw)) {
+        Some(Command::Run { extra }) => Ok(extra),
+        Some(Command::Unknown(word)) => Err(format!("unknown command `/kotef {word}`")),
+        None => Err("no `/kotef run` command".into()),
+    }
+}
+
+/// Longest diff hunk of a review comment passed to the agent, in characters.
+const MAX_HUNK_CHARS: usize = 3_000;
+
+fn decide_review_comment(
+    event: &str,
+    e: ReviewCommentEvent,
+    cfg: &DecisionConfig,
+) -> Result<Decision, PayloadError> {
+    let c = e.comment;
+    if let (Some(app), Some(own)) = (&c.performed_via_github_app, cfg.app_id) {
+        if app.id == own {
+            return Ok(Decision::Ignore("kotef's own comment".into()));
+        }
+    }
+    let extra = match run_command(c.body.as_deref().unwrap_or_default()) {
+        Ok(x) => x,
+        Err(why) => return Ok(Decision::Ignore(why)),
+    };
+    let target = match pull_target(event, &e.repository, &e.pull_request, &e.sender)? {
+        Ok(t) => t,
+        Err(d) => return Ok(d),
+    };
+    let code = Box::new(CodeComment {
+        path: plain_text(&c.path),
+        start_line: c.start_line.or(c.original_start_line),
+        line: c.line.or(c.original_line),
+        diff_hunk: crate::sanitize::truncate_chars(
+            &plain_text(c.diff_hunk.as_deref().unwrap_or_default()),
+            MAX_HUNK_CHARS,
+        ),
+        body: visible_text(c.body.as_deref().unwrap_or_default()),
+        author: Author {
+            login: c
+                .user
+                .as_ref()
+                .map(|u| u.login.clone())
+                .unwrap_or_else(|| e.sender.login.clone()),
+            association: c.author_association,
+        },
+    });
+    Ok(Decision::Run(Trigger::ReviewComment {
+        target,
+        head_ref: e.pull_request.head.name,
+        base_ref: e.pull_request.base.name,
+        comment_id: c.id,
+        extra_goal: extra,
+        code,
+    }))
+}
+
+fn decide_review(event: &str, e: ReviewEvent) -> Result<Decision, PayloadError> {
+    let raw = e.review.body.as_deref().unwrap_or_default();
+    let extra = match run_command(raw) {
+        Ok(x) => x,
+        Err(why) => return Ok(Decision::Ignore(why)),
+    };
+    let target = match pull_target(event, &e.repository, &e.pull_request, &e.sender)? {
+        Ok(t) => t,
+        Err(d) => return Ok(d),
+    };
+    Ok(Decision::Run(Trigger::Review {
+        target,
+        head_ref: e.pull_request.head.name,
+        base_ref: e.pull_request.base.name,
+        review_id: e.review.id,
+        extra_goal: extra,
+        body: visible_text(raw),
+    }))
+}
+
+fn decide_assigned(
+    event: &str,
+    e: AssignedEvent,
+    cfg: &DecisionConfig,
+) -> Result<Decision, PayloadError> {
+    let Some(bot) = cfg.bot_login.as_deref() else {
+        return Ok(Decision::Ignore(
+            "kotef's own login is unknown, so an assignment cannot be matched".into(),
+        ));
+    };
+    let assignee = e.assignee.as_ref().map(|a| a.login.as_str()).unwrap_or("");
+    if !assignee.eq_ignore_ascii_case(bot) {
+        return Ok(Decision::Ignore(format!(
+            "assigned to `{assignee}`, not to kotef (`{bot}`)"
+        )));
+    }
+    if e.issue.pull_request.is_some() {
+        return Ok(Decision::Ignore(
+            "assignment of a pull request (label it or comment `/kotef run`)".into(),
+        ));
+    }
+    if e.issue.state.as_deref() == Some("closed") {
+        return Ok(Decision::Ignore("the issue is closed".into()));
+    }
+    let target = issue_target(event, &e.repository, &e.issue, &e.sender)?;
+    Ok(Decision::Run(Trigger::IssueAssigned { target }))
+}
+
 fn label_matches(label: &Option<LabelPayload>, cfg: &DecisionConfig) -> Result<String, String> {
     match label {
-        Some(l) if l.name.eq_ignore_ascii_case(&cfg.trigger_label) => Ok(l.name.clone()),
+        Some(l) if l.name.eq_ignore_ascii_case(&cfg.trigger_label) || cfg.repository_labels => {
+            Ok(l.name.clone())
+        }
         Some(l) => Err(format!(
             "label `{}` is not the trigger label `{}`",
             l.name, cfg.trigger_label
@@ -428,29 +726,11 @@ fn decide_pull(
         Ok(l) => l,
         Err(why) => return Ok(Decision::Ignore(why)),
     };
-    let pr = e.pull_request;
-    if pr.state.as_deref() == Some("closed") {
-        return Ok(Decision::Ignore("the pull request is closed".into()));
-    }
-    let repo = repo_name(event, &e.repository)?;
-    let head_repo = pr.head.repo.as_ref().map(|r| r.full_name.as_str());
-    if head_repo != Some(e.repository.full_name.as_str()) {
-        return Ok(Decision::Reject(Rejection {
-            repo,
-            number: IssueNumber(pr.number),
-            sender: actor(&e.sender),
-            reason: fork_reason(head_repo),
-        }));
-    }
-    let target = Target {
-        repo,
-        default_branch: e.repository.default_branch.clone(),
-        number: IssueNumber(pr.number),
-        title: plain_text(&pr.title),
-        body: visible_text(pr.body.as_deref().unwrap_or_default()),
-        sender: actor(&e.sender),
-        author: author(pr.user.as_ref(), pr.author_association.as_deref()),
+    let target = match pull_target(event, &e.repository, &e.pull_request, &e.sender)? {
+        Ok(t) => t,
+        Err(d) => return Ok(d),
     };
+    let pr = e.pull_request;
     Ok(Decision::Run(Trigger::PullRequestLabeled {
         target,
         label,
@@ -475,20 +755,14 @@ fn decide_comment(
     cfg: &DecisionConfig,
 ) -> Result<Decision, PayloadError> {
     let raw = e.comment.body.as_deref().unwrap_or_default();
-    if raw.contains(MARKER_PREFIX) {
-        return Ok(Decision::Ignore("kotef's own comment".into()));
-    }
     if let (Some(app), Some(own)) = (&e.comment.performed_via_github_app, cfg.app_id) {
         if app.id == own {
             return Ok(Decision::Ignore("kotef's own comment".into()));
         }
     }
-    let extra = match find_command(&visible_text(raw)) {
-        Some(Command::Run { extra }) => extra,
-        Some(Command::Unknown(word)) => {
-            return Ok(Decision::Ignore(format!("unknown command `/kotef {word}`")))
-        }
-        None => return Ok(Decision::Ignore("no `/kotef run` command".into())),
+    let extra = match run_command(raw) {
+        Ok(x) => x,
+        Err(why) => return Ok(Decision::Ignore(why)),
     };
     if e.issue.state.as_deref() == Some("closed") {
         return Ok(Decision::Ignore("the issue is closed".into()));
@@ -576,7 +850,45 @@ pub fn build_goal(trigger: &Trigger, thread: &[ThreadComment]) -> String {
             ));
         }
     }
+    match trigger {
+        Trigger::ReviewComment {
+            code, extra_goal, ..
+        } => {
+            goal.push_str(&format!(
+                "\nThe request is a review comment by {} on {}:\n\n```diff\n{}\n```\n\n{}\n",
+                code.author.label(),
+                code.location(),
+                code.diff_hunk.replace("```", "ʼʼʼ"),
+                truncate_chars(code.body.trim(), MAX_COMMENT_CHARS)
+            ));
+            push_extra(&mut goal, &t.sender.login, extra_goal);
+        }
+        Trigger::Review {
+            body, extra_goal, ..
+        } => {
+            goal.push_str(&format!(
+                "\nThe request is a review by @{}:\n{}\n",
+                t.sender.login,
+                truncate_chars(body.trim(), MAX_COMMENT_CHARS)
+            ));
+            push_extra(&mut goal, &t.sender.login, extra_goal);
+        }
+        Trigger::IssueAssigned { .. } => goal.push_str(&format!(
+            "\n@{} assigned this issue to kotef.\n",
+            t.sender.login
+        )),
+        _ => {}
+    }
     truncate_chars(&goal, MAX_GOAL_CHARS)
+}
+
+fn push_extra(goal: &mut String, login: &str, extra: &str) {
+    if !extra.trim().is_empty() {
+        goal.push_str(&format!(
+            "\nAdditional instruction from @{login}: {}\n",
+            extra.trim()
+        ));
+    }
 }
 
 #[cfg(test)]
@@ -589,6 +901,7 @@ mod tests {
             trigger_label: "kotef".into(),
             bot_login: Some("kotef-bot".into()),
             app_id: Some(42),
+            repository_labels: false,
         }
     }
 

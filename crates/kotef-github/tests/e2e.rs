@@ -204,34 +204,7 @@ async fn labeled_pull_request_runs_on_its_head_branch_and_fork_is_refused() {
     h.start(Arc::new(FakeExecutor::new(FakeBehavior::Succeed)))
         .await;
     // A same-repository branch for the PR.
-    let work = tempfile::tempdir().unwrap();
-    let bare = h.bare.to_str().unwrap().to_string();
-    let args = ["clone", "-q", bare.as_str(), "c"];
-    assert!(std::process::Command::new("git")
-        .args(args)
-        .current_dir(work.path())
-        .status()
-        .unwrap()
-        .success());
-    let c = work.path().join("c");
-    let git = |args: &[&str]| {
-        assert!(std::process::Command::new("git")
-            .args(args)
-            .current_dir(&c)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_AUTHOR_NAME", "a")
-            .env("GIT_AUTHOR_EMAIL", "a@x")
-            .env("GIT_COMMITTER_NAME", "a")
-            .env("GIT_COMMITTER_EMAIL", "a@x")
-            .status()
-            .unwrap()
-            .success());
-    };
-    git(&["checkout", "-q", "-b", "feature"]);
-    std::fs::write(c.join("feature.txt"), "f\n").unwrap();
-    git(&["add", "-A"]);
-    git(&["commit", "-q", "-m", "feature"]);
-    git(&["push", "-q", "origin", "feature"]);
+    testing::push_branch(&h.bare, "feature", &[("feature.txt", "f\n")]);
 
     let pr = h.gh.add_pull(REPO, "Feature", "feature", REPO, "main");
     let body = testing::pull_request_labeled(REPO, pr, "feature", REPO, "kotef", "alice");

@@ -17,7 +17,84 @@ fn cfg(label: &str) -> DecisionConfig {
         trigger_label: label.into(),
         bot_login: Some("kotef-bot".into()),
         app_id: None,
+        repository_labels: false,
     }
+}
+
+/// `name`'s payload with `field.body` replaced by `body`.
+fn with_body(name: &str, field: &str, body: &str) -> Vec<u8> {
+    let mut v: serde_json::Value = serde_json::from_slice(&load(name)).unwrap();
+    v[field]["body"] = serde_json::Value::String(body.into());
+    serde_json::to_vec(&v).unwrap()
+}
+
+#[test]
+fn a_real_review_comment_without_the_command_is_ignored() {
+    let body = load("pull_request_review_comment.created.payload.json");
+    assert_eq!(
+        decide("pull_request_review_comment", &body, &cfg("kotef")).unwrap(),
+        Decision::Ignore("no `/kotef run` command".into())
+    );
+}
+
+#[test]
+fn a_real_review_comment_with_the_command_runs_on_its_file() {
+    let body = with_body(
+        "pull_request_review_comment.created.payload.json",
+        "comment",
+        "/kotef run use more emoji",
+    );
+    let Decision::Run(Trigger::ReviewComment {
+        head_ref,
+        code,
+        extra_goal,
+        ..
+    }) = decide("pull_request_review_comment", &body, &cfg("kotef")).unwrap()
+    else {
+        panic!("expected a run")
+    };
+    assert_eq!(
+        (head_ref.as_str(), code.path.as_str(), extra_goal.as_str()),
+        ("changes", "README.md", "use more emoji")
+    );
+}
+
+#[test]
+fn a_real_review_without_a_body_is_ignored() {
+    let body = load("pull_request_review.submitted.payload.json");
+    assert!(matches!(
+        decide("pull_request_review", &body, &cfg("kotef")).unwrap(),
+        Decision::Ignore(_)
+    ));
+}
+
+#[test]
+fn a_real_review_with_the_command_runs() {
+    let body = with_body(
+        "pull_request_review.submitted.payload.json",
+        "review",
+        "/kotef run",
+    );
+    assert!(matches!(
+        decide("pull_request_review", &body, &cfg("kotef")).unwrap(),
+        Decision::Run(Trigger::Review { .. })
+    ));
+}
+
+#[test]
+fn a_real_assignment_runs_only_when_kotef_is_the_assignee() {
+    let body = load("issues.assigned.payload.json");
+    let mut as_assignee = cfg("kotef");
+    as_assignee.bot_login = Some("Codertocat".into());
+    // The example's sender is also Codertocat, kotef's own login here: its own event.
+    assert!(matches!(
+        decide("issues", &body, &as_assignee).unwrap(),
+        Decision::Ignore(why) if why == "kotef's own event"
+    ));
+    assert!(matches!(
+        decide("issues", &body, &cfg("kotef")).unwrap(),
+        Decision::Ignore(why) if why.contains("not to kotef")
+    ));
 }
 
 #[test]
@@ -140,4 +217,17 @@ fn unhandled_events_are_ignored() {
             "{event}"
         );
     }
+}
+
+#[test]
+fn a_real_assignment_to_kotef_by_someone_else_runs() {
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&load("issues.assigned.payload.json")).unwrap();
+    v["sender"]["login"] = "alice".into();
+    let mut as_assignee = cfg("kotef");
+    as_assignee.bot_login = Some("Codertocat".into());
+    assert!(matches!(
+        decide("issues", &serde_json::to_vec(&v).unwrap(), &as_assignee).unwrap(),
+        Decision::Run(Trigger::IssueAssigned { .. })
+    ));
 }

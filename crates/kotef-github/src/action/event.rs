@@ -84,6 +84,7 @@ pub async fn prepare_job(
             trigger_label: inputs.trigger_label.clone(),
             bot_login: None,
             app_id: None,
+            repository_labels: false,
         };
         match Job::from_event(&env.event_name, payload, &cfg, delivery)? {
             Ok(job) => job,

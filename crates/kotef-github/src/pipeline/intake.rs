@@ -17,6 +17,25 @@ pub(crate) async fn admit<'j>(ctx: &JobContext, job: &'j Job) -> Result<&'j Trig
     let repo = job.repo();
     let number = job.number();
     let sender = job.sender_login();
+    if let Work::Run { trigger } = &job.work {
+        if let Some(label) = trigger.label() {
+            if !label.eq_ignore_ascii_case(&job.trigger_label) {
+                match repository_label(ctx, trigger).await {
+                    Some(own) if own.eq_ignore_ascii_case(label) => {}
+                    own => {
+                        return Err(JobResult::simple(
+                            JobStatus::Ignored,
+                            format!(
+                                "label `{label}` is neither the server's trigger label `{}` nor the repository's ({})",
+                                job.trigger_label,
+                                own.map(|l| format!("`{l}`")).unwrap_or_else(|| "none set".into())
+                            ),
+                        ))
+                    }
+                }
+            }
+        }
+    }
     match ctx.github.permission(repo, sender).await {
         Ok(p) if p.may_run() => {}
         Ok(p) => {
@@ -61,6 +80,37 @@ pub(crate) async fn admit<'j>(ctx: &JobContext, job: &'j Job) -> Result<&'j Trig
     }
 }
 
+/// The repository's own `trigger_label`, read from its default branch through the contents
+/// API (nothing is cloned for a label that is not kotef's).
+async fn repository_label(ctx: &JobContext, trigger: &Trigger) -> Option<String> {
+    let target = trigger.target();
+    let branch = match &target.default_branch {
+        Some(b) => b.clone(),
+        None => {
+            ctx.github
+                .repository(&target.repo)
+                .await
+                .ok()?
+                .default_branch
+        }
+    };
+    for path in kotef_core::config::CONFIG_FILES {
+        match ctx.github.file_content(&target.repo, path, &branch).await {
+            Ok(Some(text)) => {
+                return kotef_core::KotefConfig::parse(&text, std::path::Path::new(path))
+                    .ok()?
+                    .trigger_label
+            }
+            Ok(None) => {}
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the repository's config for its trigger label");
+                return None;
+            }
+        }
+    }
+    None
+}
+
 /// Adds 👀 to what asked for the run.
 pub(crate) async fn react(
     ctx: &JobContext,
@@ -72,6 +122,11 @@ pub(crate) async fn react(
         Trigger::Command { comment_id, .. } => {
             ctx.github
                 .react_to_comment(repo, *comment_id, Reaction::Eyes)
+                .await
+        }
+        Trigger::ReviewComment { comment_id, .. } => {
+            ctx.github
+                .react_to_review_comment(repo, *comment_id, Reaction::Eyes)
                 .await
         }
         _ => {
@@ -144,14 +199,14 @@ pub(super) async fn resolve_branches(
     trigger: &Trigger,
 ) -> Result<Resolved, String> {
     let target = trigger.target();
+    if let Some((head, base)) = trigger.pull_branches() {
+        return Ok(Resolved::Branches(Branches {
+            clone: head.to_string(),
+            work: head.to_string(),
+            trusted: base.to_string(),
+        }));
+    }
     match trigger {
-        Trigger::PullRequestLabeled {
-            head_ref, base_ref, ..
-        } => Ok(Resolved::Branches(Branches {
-            clone: head_ref.clone(),
-            work: head_ref.clone(),
-            trusted: base_ref.clone(),
-        })),
         Trigger::Command {
             is_pull_request: true,
             ..
