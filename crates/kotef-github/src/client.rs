@@ -200,6 +200,37 @@ pub struct PullRepo {
     pub full_name: String,
 }
 
+/// One file of a pull request's diff.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct PullFile {
+    pub filename: String,
+    #[serde(default)]
+    pub status: String,
+    #[serde(default)]
+    pub additions: u64,
+    #[serde(default)]
+    pub deletions: u64,
+    /// The unified diff; absent for binary or very large files.
+    #[serde(default)]
+    pub patch: Option<String>,
+}
+
+/// A review comment on a pull request's diff.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct PullReviewComment {
+    pub id: u64,
+    pub path: String,
+    /// The line in the current diff; `None` when the code it was about has changed since
+    /// (GitHub calls such a comment outdated).
+    #[serde(default)]
+    pub line: Option<u64>,
+    #[serde(default)]
+    pub body: Option<String>,
+    pub user: CommentUser,
+    #[serde(default)]
+    pub author_association: Option<String>,
+}
+
 /// An issue (or a pull request seen through the issues API) as the Action's
 /// `workflow_dispatch` entry reads it.
 #[derive(Debug, Clone, Deserialize)]
@@ -835,6 +866,53 @@ impl GitHub {
                 message: e.to_string(),
             })?;
         Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+    }
+
+    /// The files of a pull request's diff (at most 300, GitHub's page limit times three).
+    pub async fn pull_files(
+        &self,
+        repo: &RepoName,
+        number: IssueNumber,
+    ) -> Result<Vec<PullFile>, GitHubError> {
+        let mut all = Vec::new();
+        for page in 1..=3 {
+            let path = format!(
+                "{}/pulls/{}/files?per_page=100&page={page}",
+                Self::repo_path(repo),
+                number
+            );
+            let batch: Vec<PullFile> = self.send(Some(repo), Method::Get, &path, None).await?;
+            let n = batch.len();
+            all.extend(batch);
+            if n < 100 {
+                break;
+            }
+        }
+        Ok(all)
+    }
+
+    /// The review comments of a pull request, oldest first (at most 300).
+    pub async fn pull_review_comments(
+        &self,
+        repo: &RepoName,
+        number: IssueNumber,
+    ) -> Result<Vec<PullReviewComment>, GitHubError> {
+        let mut all = Vec::new();
+        for page in 1..=3 {
+            let path = format!(
+                "{}/pulls/{}/comments?per_page=100&page={page}",
+                Self::repo_path(repo),
+                number
+            );
+            let batch: Vec<PullReviewComment> =
+                self.send(Some(repo), Method::Get, &path, None).await?;
+            let n = batch.len();
+            all.extend(batch);
+            if n < 100 {
+                break;
+            }
+        }
+        Ok(all)
     }
 
     /// An issue or pull request by number.

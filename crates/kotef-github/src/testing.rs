@@ -150,6 +150,10 @@ pub struct FakeState {
     next_id: u64,
     installation_tokens: Vec<String>,
     app_slug: String,
+    /// (repo, PR number) → its files as the API lists them.
+    pull_files: HashMap<(String, u64), Vec<Value>>,
+    /// (repo, PR number) → its review comments as the API lists them.
+    review_comments: HashMap<(String, u64), Vec<Value>>,
 }
 
 struct Shared {
@@ -533,6 +537,26 @@ async fn react_review_comment(
     react(&st, &o, &r, id, true, b.content).await
 }
 
+async fn list_pull_files(
+    State(st): State<St>,
+    Path((o, r, n)): Path<(String, String, u64)>,
+) -> Response {
+    with_repo(&st, &o, &r, |s, key| {
+        let files = s.pull_files.get(&(key.to_string(), n)).cloned();
+        Ok(Json(Value::Array(files.unwrap_or_default())).into_response())
+    })
+}
+
+async fn list_review_comments(
+    State(st): State<St>,
+    Path((o, r, n)): Path<(String, String, u64)>,
+) -> Response {
+    with_repo(&st, &o, &r, |s, key| {
+        let list = s.review_comments.get(&(key.to_string(), n)).cloned();
+        Ok(Json(Value::Array(list.unwrap_or_default())).into_response())
+    })
+}
+
 #[derive(serde::Deserialize)]
 struct RefQuery {
     #[serde(rename = "ref", default)]
@@ -823,6 +847,11 @@ impl FakeGitHub {
             )
             .route("/repos/{o}/{r}/pulls", get(list_pulls).post(create_pull))
             .route("/repos/{o}/{r}/pulls/{n}", get(get_pull).patch(update_pull))
+            .route("/repos/{o}/{r}/pulls/{n}/files", get(list_pull_files))
+            .route(
+                "/repos/{o}/{r}/pulls/{n}/comments",
+                get(list_review_comments),
+            )
             .fallback(fallback)
             .layer(axum::middleware::from_fn_with_state(shared.clone(), gate))
             .with_state(shared.clone());
@@ -856,6 +885,41 @@ impl FakeGitHub {
                 ..FakeRepo::default()
             },
         );
+    }
+
+    /// The files of pull request `number`: (filename, additions, deletions, patch).
+    pub fn set_pull_files(&self, repo: &str, number: u64, files: &[(&str, u64, u64, &str)]) {
+        let list = files
+            .iter()
+            .map(|(f, a, d, p)| {
+                json!({ "filename": f, "status": "modified", "additions": a, "deletions": d, "patch": p })
+            })
+            .collect();
+        self.shared
+            .state
+            .lock()
+            .unwrap()
+            .pull_files
+            .insert((repo.to_string(), number), list);
+    }
+
+    /// A review comment by `login` on `path` at `line` (`None`: outdated) of PR `number`.
+    pub fn add_review_comment(
+        &self,
+        repo: &str,
+        number: u64,
+        (path, line): (&str, Option<u64>),
+        body: &str,
+        login: &str,
+    ) {
+        let mut s = self.shared.state.lock().unwrap();
+        s.next_id += 1;
+        let c = json!({ "id": s.next_id, "path": path, "line": line, "body": body,
+                        "user": user_json(login, "User"), "author_association": "MEMBER" });
+        s.review_comments
+            .entry((repo.to_string(), number))
+            .or_default()
+            .push(c);
     }
 
     /// Serves `text` as `path` on `git_ref` through the contents API.

@@ -794,10 +794,101 @@ pub const MAX_COMMENT_CHARS: usize = 4_000;
 /// Longest goal passed to the agent, in characters.
 pub const MAX_GOAL_CHARS: usize = 40_000;
 
+/// What a run on a pull request sees of it besides its text: the diff and the open review
+/// comments.
+#[derive(Debug, Clone, Default)]
+pub struct PullContext {
+    pub files: Vec<crate::client::PullFile>,
+    pub review_comments: Vec<crate::client::PullReviewComment>,
+}
+
+/// Longest diff passed to the agent, in characters (the stat always comes whole).
+pub const MAX_DIFF_CHARS: usize = 12_000;
+
+impl PullContext {
+    /// The stat, the capped diff and the review comments on lines still in the diff (outdated
+    /// ones are about code that changed since), bodies as a reader sees them.
+    pub fn render(&self) -> String {
+        use crate::sanitize::truncate_chars;
+        let mut out = String::new();
+        if !self.files.is_empty() {
+            let (add, del) = self
+                .files
+                .iter()
+                .fold((0, 0), |(a, d), f| (a + f.additions, d + f.deletions));
+            out.push_str(&format!(
+                "\nThe pull request changes {} files (+{add} −{del}):\n",
+                self.files.len()
+            ));
+            for f in &self.files {
+                out.push_str(&format!(
+                    "- {} ({}, +{} −{})\n",
+                    crate::sanitize::plain_text(&f.filename),
+                    f.status,
+                    f.additions,
+                    f.deletions
+                ));
+            }
+            let mut diff = String::new();
+            for f in &self.files {
+                if let Some(p) = &f.patch {
+                    diff.push_str(&format!(
+                        "--- {0}\n+++ {0}\n{1}\n",
+                        crate::sanitize::plain_text(&f.filename),
+                        crate::sanitize::plain_text(p)
+                    ));
+                }
+            }
+            if !diff.is_empty() {
+                out.push_str(&format!(
+                    "\nIts diff:\n\n```diff\n{}\n```\n",
+                    truncate_chars(diff.trim_end(), MAX_DIFF_CHARS).replace("```", "ʼʼʼ")
+                ));
+            }
+        }
+        let open: Vec<_> = self
+            .review_comments
+            .iter()
+            .filter(|c| {
+                c.line.is_some()
+                    && !c
+                        .body
+                        .as_deref()
+                        .unwrap_or_default()
+                        .contains(MARKER_PREFIX)
+            })
+            .collect();
+        if !open.is_empty() {
+            out.push_str("\nReview comments on the current diff:\n");
+            for c in open {
+                let who = Author {
+                    login: c.user.login.clone(),
+                    association: c.author_association.clone(),
+                };
+                out.push_str(&format!(
+                    "\n{} on `{}` line {}:\n{}\n",
+                    who.label(),
+                    crate::sanitize::plain_text(&c.path),
+                    c.line.unwrap_or_default(),
+                    truncate_chars(
+                        visible_text(c.body.as_deref().unwrap_or_default()).trim(),
+                        MAX_COMMENT_CHARS
+                    )
+                ));
+            }
+        }
+        out
+    }
+}
+
 /// The goal text for a run: title and body, and for comment triggers the thread up to and
 /// including the trigger comment (later comments, bots and kotef's own comments left out),
-/// everything cleaned and capped.
-pub fn build_goal(trigger: &Trigger, thread: &[ThreadComment]) -> String {
+/// for pull requests the diff and review comments, everything cleaned and capped.
+pub fn build_goal(
+    trigger: &Trigger,
+    thread: &[ThreadComment],
+    pull: Option<&PullContext>,
+) -> String {
     use crate::sanitize::truncate_chars;
     let t = trigger.target();
     let kind = if trigger.is_pull_request() {
@@ -878,6 +969,9 @@ pub fn build_goal(trigger: &Trigger, thread: &[ThreadComment]) -> String {
             t.sender.login
         )),
         _ => {}
+    }
+    if let Some(p) = pull {
+        goal.push_str(&p.render());
     }
     truncate_chars(&goal, MAX_GOAL_CHARS)
 }
@@ -1139,7 +1233,7 @@ mod tests {
                 created_at: at("2024-01-02T03:04:05Z"),
             },
         ];
-        let goal = build_goal(&trigger, &thread);
+        let goal = build_goal(&trigger, &thread, None);
         assert!(goal.starts_with("Issue #9: T\n\nB\n"), "{goal}");
         assert!(goal.contains("@alice wrote:\ncontext here"), "{goal}");
         assert!(goal.contains("@bob wrote:\n/kotef run be brief"), "{goal}");

@@ -7,7 +7,7 @@ use super::{JobContext, JobResult, JobStatus};
 use crate::client::Reaction;
 use crate::job::{Job, Work};
 use crate::render;
-use crate::trigger::{build_goal, fork_reason, ThreadComment, Trigger};
+use crate::trigger::{build_goal, fork_reason, PullContext, ThreadComment, Trigger};
 use crate::workspace::issue_branch;
 use kotef_core::{IssueNumber, RepoName};
 
@@ -169,7 +169,30 @@ pub(crate) async fn goal_for(ctx: &JobContext, job: &Job, trigger: &Trigger) -> 
         },
         _ => Vec::new(),
     };
-    build_goal(trigger, &thread)
+    let pull = match trigger.is_pull_request() {
+        true => Some(pull_context(ctx, job).await),
+        false => None,
+    };
+    build_goal(trigger, &thread, pull.as_ref())
+}
+
+/// The diff and review comments of the job's pull request (what could not be read is left
+/// out, with a warning in the log).
+async fn pull_context(ctx: &JobContext, job: &Job) -> PullContext {
+    let (files, comments) = tokio::join!(
+        ctx.github.pull_files(job.repo(), job.number()),
+        ctx.github.pull_review_comments(job.repo(), job.number())
+    );
+    PullContext {
+        files: files.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "cannot read the pull request's diff");
+            Vec::new()
+        }),
+        review_comments: comments.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "cannot read the pull request's review comments");
+            Vec::new()
+        }),
+    }
 }
 
 /// The branches of a job.
