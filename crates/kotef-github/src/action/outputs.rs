@@ -39,6 +39,18 @@ pub fn outputs(result: Option<&JobResult>) -> Vec<(&'static str, String)> {
             "branch",
             result.and_then(|r| r.branch.clone()).unwrap_or_default(),
         ),
+        (
+            "tokens",
+            s.map(|s| (s.prompt_tokens + s.completion_tokens).to_string())
+                .unwrap_or_default(),
+        ),
+        (
+            "cost-usd",
+            outcome
+                .and_then(|o| o.cost_usd)
+                .map(|c| format!("{c:.4}"))
+                .unwrap_or_default(),
+        ),
     ]
 }
 
@@ -111,11 +123,12 @@ mod tests {
         ));
         assert!(text.contains("report-path=.sdd/runs/r1.md\n"));
         assert!(text.contains("pr-url=https://github.com/o/r/pull/5\n"));
-        assert!(text.ends_with("branch=kotef/issue-4\n"));
+        assert!(text.contains("branch=kotef/issue-4\n"));
+        assert!(text.ends_with("tokens=15\ncost-usd=\n"), "{text}");
         let tricky = github_output(&[("x", "a\nghadelimiter_kotef_0".to_string())]);
         assert!(tricky.starts_with("x<<ghadelimiter_kotef_1\n"), "{tricky}");
         let none = outputs(None);
-        assert_eq!(none.len(), 6);
+        assert_eq!(none.len(), 8);
         assert!(none.iter().all(|(_, v)| v.is_empty()));
     }
 
