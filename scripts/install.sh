@@ -10,6 +10,7 @@
 #   KOTEF_DOWNLOAD_BASE   where releases live, as BASE/TAG/ASSET
 #                         (default: https://github.com/$KOTEF_REPO/releases/download)
 #   KOTEF_INSTALL_DIR     where `kotef` goes (default: $HOME/.kotef/bin)
+#   KOTEF_DOWNLOAD_RETRIES  retries of a failed download (default: 4)
 #   KOTEF_TARGET          the asset's target triple (default: detected, e.g.
 #                         x86_64-unknown-linux-musl, aarch64-apple-darwin)
 #   KOTEF_SOURCE_DIR      a kotef checkout to build when there is no release (default: this
@@ -35,6 +36,10 @@ KOTEF_INSTALL_DIR=${KOTEF_INSTALL_DIR:-${HOME:?HOME is not set; set KOTEF_INSTAL
 default_base="https://github.com/$KOTEF_REPO/releases/download"
 KOTEF_DOWNLOAD_BASE=${KOTEF_DOWNLOAD_BASE:-$default_base}
 KOTEF_DOWNLOAD_BASE=${KOTEF_DOWNLOAD_BASE%/}
+KOTEF_DOWNLOAD_RETRIES=${KOTEF_DOWNLOAD_RETRIES:-4}
+case $KOTEF_DOWNLOAD_RETRIES in
+  *[!0-9]*) die "KOTEF_DOWNLOAD_RETRIES must be a number, not '$KOTEF_DOWNLOAD_RETRIES'" ;;
+esac
 
 # GitHub serves the newest release under releases/latest/download/ASSET; a mirror has a
 # `latest` directory instead.
@@ -82,7 +87,7 @@ download() {
   command -v curl >/dev/null 2>&1 || die "curl is needed to download kotef; install curl"
   code=$(curl --silent --show-error --location \
     --connect-timeout 10 --max-time 300 \
-    --retry 4 --retry-delay 2 --retry-connrefused \
+    --retry "$KOTEF_DOWNLOAD_RETRIES" --retry-delay 2 --retry-connrefused \
     --output "$2" --write-out '%{http_code}' "$1") || die "downloading $1 failed (curl exit $?)"
   case $code in
     200) ;;

@@ -11,7 +11,7 @@ use axum::routing::get;
 use axum::Router;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The tag the test release is published under.
 const VERSION: &str = "v0.0.0-test";
@@ -86,7 +86,15 @@ fn packed_release() -> &'static Path {
 struct Release {
     root: tempfile::TempDir,
     base_url: String,
+    fail_with: Arc<Mutex<Option<StatusCode>>>,
     _server: tokio::runtime::Runtime,
+}
+
+/// What the loopback server serves: files under `root`, or `fail_with` for every request.
+#[derive(Clone)]
+struct Served {
+    root: Arc<PathBuf>,
+    fail_with: Arc<Mutex<Option<StatusCode>>>,
 }
 
 impl Release {
@@ -112,6 +120,13 @@ impl Release {
         Self::serve()
     }
 
+    /// A release host that answers every request with a server error.
+    fn failing() -> Self {
+        let release = Self::serve();
+        *release.fail_with.lock().unwrap() = Some(StatusCode::INTERNAL_SERVER_ERROR);
+        release
+    }
+
     fn file(&self, name: &str) -> PathBuf {
         self.root.path().join(VERSION).join(name)
     }
@@ -125,18 +140,23 @@ impl Release {
             .enable_all()
             .build()
             .unwrap();
-        let dir = Arc::new(root.path().to_path_buf());
+        let fail_with = Arc::new(Mutex::new(None));
+        let served = Served {
+            root: Arc::new(root.path().to_path_buf()),
+            fail_with: fail_with.clone(),
+        };
         let listener = runtime
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
             .unwrap();
         let addr = listener.local_addr().unwrap();
         let app = Router::new()
             .route("/{*path}", get(serve_file))
-            .with_state(dir);
+            .with_state(served);
         runtime.spawn(async move { axum::serve(listener, app).await });
         Release {
             root,
             base_url: format!("http://{addr}"),
+            fail_with,
             _server: runtime,
         }
     }
@@ -151,6 +171,7 @@ impl Release {
             .env("KOTEF_DOWNLOAD_BASE", &self.base_url)
             .env("KOTEF_INSTALL_DIR", &bin_dir)
             .env("KOTEF_BUILD_FALLBACK", build_fallback)
+            .env("KOTEF_DOWNLOAD_RETRIES", "0")
             .env_remove("KOTEF_TARGET")
             .env_remove("KOTEF_SOURCE_DIR")
             .env_remove("KOTEF_REPO")
@@ -164,11 +185,15 @@ impl Release {
     }
 }
 
-async fn serve_file(State(root): State<Arc<PathBuf>>, UrlPath(path): UrlPath<String>) -> Response {
+async fn serve_file(State(served): State<Served>, UrlPath(path): UrlPath<String>) -> Response {
+    let failure = *served.fail_with.lock().unwrap();
+    if let Some(status) = failure {
+        return status.into_response();
+    }
     if path.split('/').any(|part| part == ".." || part.is_empty()) {
         return StatusCode::NOT_FOUND.into_response();
     }
-    match tokio::fs::read(root.join(&path)).await {
+    match tokio::fs::read(served.root.join(&path)).await {
         Ok(bytes) => (StatusCode::OK, bytes).into_response(),
         Err(_) => StatusCode::NOT_FOUND.into_response(),
     }
@@ -257,4 +282,20 @@ fn a_tag_without_a_release_takes_the_build_fallback() {
         installed.said()
     );
     assert_eq!(installed.version(), "kotef 0.0.0-stub");
+}
+
+#[test]
+fn a_server_error_fails_the_install_instead_of_building() {
+    let installed = Release::failing().install(NO_FALLBACK);
+
+    assert!(
+        !installed.succeeded(),
+        "a failing release host was accepted"
+    );
+    assert!(
+        installed.said().contains("HTTP 500") && !installed.said().contains("build fallback ran"),
+        "not refused with the server's error:\n{}",
+        installed.said()
+    );
+    assert!(!installed.kotef.exists(), "a kotef was installed anyway");
 }
