@@ -12,6 +12,7 @@
 ARG BINARIES=source
 
 FROM rust:1-alpine AS source
+# hadolint ignore=DL3018
 RUN apk add --no-cache musl-dev
 WORKDIR /src
 COPY . .
@@ -25,6 +26,8 @@ COPY dist/image/${TARGETARCH}/kotef /kotef
 FROM ${BINARIES} AS binaries
 
 FROM alpine:3.20
+# Packages come from the pinned Alpine branch (3.20).
+# hadolint ignore=DL3018
 RUN apk add --no-cache bubblewrap ca-certificates git \
     && addgroup -S -g 10001 kotef \
     && adduser -S -D -u 10001 -G kotef -h /var/lib/kotef kotef \
@@ -38,6 +41,6 @@ VOLUME ["/var/lib/kotef"]
 WORKDIR /var/lib/kotef
 USER 10001:10001
 EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=5s CMD wget -q -O /dev/null http://127.0.0.1:8080/healthz || exit 1
+HEALTHCHECK --interval=30s --timeout=5s CMD ["wget", "-q", "-O", "/dev/null", "http://127.0.0.1:8080/healthz"]
 ENTRYPOINT ["kotef"]
 CMD ["serve", "--listen", "0.0.0.0:8080"]
