@@ -33,21 +33,19 @@ die() {
 KOTEF_REPO=${KOTEF_REPO:-kotef/kotef}
 KOTEF_VERSION=${KOTEF_VERSION:-latest}
 KOTEF_INSTALL_DIR=${KOTEF_INSTALL_DIR:-${HOME:?HOME is not set; set KOTEF_INSTALL_DIR}/.kotef/bin}
-default_base="https://github.com/$KOTEF_REPO/releases/download"
-KOTEF_DOWNLOAD_BASE=${KOTEF_DOWNLOAD_BASE:-$default_base}
+KOTEF_DOWNLOAD_BASE=${KOTEF_DOWNLOAD_BASE:-https://github.com/$KOTEF_REPO/releases/download}
 KOTEF_DOWNLOAD_BASE=${KOTEF_DOWNLOAD_BASE%/}
 KOTEF_DOWNLOAD_RETRIES=${KOTEF_DOWNLOAD_RETRIES:-4}
 case $KOTEF_DOWNLOAD_RETRIES in
   *[!0-9]*) die "KOTEF_DOWNLOAD_RETRIES must be a number, not '$KOTEF_DOWNLOAD_RETRIES'" ;;
 esac
 
-# GitHub serves the newest release under releases/latest/download/ASSET; a mirror has a
-# `latest` directory instead.
-if [ "$KOTEF_VERSION" = latest ] && [ "$KOTEF_DOWNLOAD_BASE" = "$default_base" ]; then
-  release_url="https://github.com/$KOTEF_REPO/releases/latest/download"
-else
-  release_url="$KOTEF_DOWNLOAD_BASE/$KOTEF_VERSION"
-fi
+# GitHub (and GitHub Enterprise) serve the newest release under releases/latest/download/ASSET;
+# another mirror has a `latest` directory instead.
+case $KOTEF_VERSION/$KOTEF_DOWNLOAD_BASE in
+  latest/*/releases/download) release_url="${KOTEF_DOWNLOAD_BASE%/download}/latest/download" ;;
+  *) release_url="$KOTEF_DOWNLOAD_BASE/$KOTEF_VERSION" ;;
+esac
 
 # The release asset for this machine: static musl builds on Linux, native ones on macOS.
 detect_target() {
