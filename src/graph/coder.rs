@@ -114,7 +114,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             }
         }
         if let Some(c) = correction.take() {
-            user.push_str(&format!("\n## Your last reply\n{c}\n\n{NO_TOOL_CALL_CORRECTION}\n"));
+            user.push_str(&format!(
+                "\n## Your last reply\n{c}\n\n{NO_TOOL_CALL_CORRECTION}\n"
+            ));
         }
         if let Some(review) = pending_review.take() {
             user.push_str(&format!("\n## Budget review\n{review}\n"));
@@ -238,8 +240,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         if notes.len() > context::STEP_NOTES {
             notes.drain(..notes.len() - context::STEP_NOTES);
         }
-        if matches!(end, CoderEnd::Done | CoderEnd::RepeatedFailingCall) || state.ending.is_some()
-        {
+        if matches!(end, CoderEnd::Done | CoderEnd::RepeatedFailingCall) || state.ending.is_some() {
             break;
         }
     }

@@ -6,8 +6,8 @@
 use super::rules::{self, Fired};
 use super::state::{CallRecord, RunState};
 use super::GraphContext;
-use kotef_model::{ModelError, ModelReply, ModelRequest};
 use kotef_core::NodeName;
+use kotef_model::{ModelError, ModelReply, ModelRequest};
 
 /// Why a model call produced no reply.
 #[derive(Debug)]

@@ -150,7 +150,9 @@ pub async fn run_graph(ctx: &GraphContext, mut state: RunState) -> RunState {
     let _enter = span.enter();
     let mut next = NodeName::Planner;
     let mut prev: Option<NodeName> = None;
-    state.seen_states.insert(rules::world_fingerprint(&state), 0);
+    state
+        .seen_states
+        .insert(rules::world_fingerprint(&state), 0);
     loop {
         if let Some(ending) = &state.ending {
             // Success ends here; every other ending goes through the snitch once.

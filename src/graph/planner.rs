@@ -87,7 +87,12 @@ pub fn extract_json_object(text: &str) -> Option<&str> {
 pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     if let Some(f) = rules::pre_decision(state, &ctx.limits) {
         state.stop(f.rule, f.reason.clone());
-        return StepResult::to(NodeName::Snitch, Decision::Stop(Some(f.rule)), f.reason, false);
+        return StepResult::to(
+            NodeName::Snitch,
+            Decision::Stop(Some(f.rule)),
+            f.reason,
+            false,
+        );
     }
     let snapshot = kotef_tools::snapshot(ctx.tools.workdir().root(), context::SNAPSHOT_FILES);
     let user = format!(
@@ -216,7 +221,10 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
                     state.stop(f.rule, f.reason.clone());
                     StepResult::to(
                         NodeName::Snitch,
-                        Decision::Refused { to: next, rule: f.rule },
+                        Decision::Refused {
+                            to: next,
+                            rule: f.rule,
+                        },
                         f.reason,
                         false,
                     )
@@ -232,8 +240,8 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
 /// is ignored under yolo.
 fn adopt_verify_command(state: &mut RunState, verify: Option<&str>) -> Option<StepResult> {
     let command = verify?;
-    let replaceable = state.test_command.is_none()
-        || state.test_command_source == Some(CommandSource::Planner);
+    let replaceable =
+        state.test_command.is_none() || state.test_command_source == Some(CommandSource::Planner);
     if !replaceable || state.test_command.as_deref() == Some(command) {
         return None;
     }

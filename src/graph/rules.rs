@@ -249,7 +249,11 @@ pub fn clamp_decision(
 /// the last change.
 pub fn done_verdict(state: &RunState, reason: &str) -> Ending {
     if state.verified_after_last_change() {
-        let command = state.test.as_ref().map(|t| t.command.as_str()).unwrap_or("");
+        let command = state
+            .test
+            .as_ref()
+            .map(|t| t.command.as_str())
+            .unwrap_or("");
         return ending(
             TerminalStatus::DoneSuccess,
             None,
@@ -710,8 +714,14 @@ mod tests {
             ..Spent::default()
         };
         assert_eq!(budget_stop(&spent(99, 9), &l), None);
-        assert_eq!(budget_stop(&spent(100, 0), &l).unwrap().rule, StopRule::Budget);
-        assert_eq!(budget_stop(&spent(0, 10), &l).unwrap().rule, StopRule::Budget);
+        assert_eq!(
+            budget_stop(&spent(100, 0), &l).unwrap().rule,
+            StopRule::Budget
+        );
+        assert_eq!(
+            budget_stop(&spent(0, 10), &l).unwrap().rule,
+            StopRule::Budget
+        );
         assert_eq!(step_cap_reached(3, &l), None);
         assert_eq!(step_cap_reached(4, &l).unwrap().rule, StopRule::MaxSteps);
     }
@@ -849,7 +859,11 @@ mod tests {
         s.file_hashes.insert("a".into(), "1".into());
         let changed = world_fingerprint(&s);
         s.test = Some(test(true, ""));
-        assert_eq!(world_fingerprint(&s), changed, "the outcome was not of these files");
+        assert_eq!(
+            world_fingerprint(&s),
+            changed,
+            "the outcome was not of these files"
+        );
     }
 
     #[test]

@@ -148,7 +148,10 @@ pub enum Decision {
     /// The planner sent the run to this node.
     Route(NodeName),
     /// The planner proposed this node and a stop rule refused the hop.
-    Refused { to: NodeName, rule: StopRule },
+    Refused {
+        to: NodeName,
+        rule: StopRule,
+    },
     /// A stop rule ended the run in this step (`None`: the run ended without a rule).
     Stop(Option<StopRule>),
     /// The planner finished after a passing verification.

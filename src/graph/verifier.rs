@@ -55,7 +55,8 @@ pub fn record_result(state: &mut RunState, r: &CommandResult, step: u32) -> bool
             state.failures.attempts += 1;
         }
     }
-    let files_changed_since = state.hashes_at_last_verification.as_ref() != Some(&state.file_hashes);
+    let files_changed_since =
+        state.hashes_at_last_verification.as_ref() != Some(&state.file_hashes);
     let progress =
         super::rules::verification_progress(state.test.as_ref(), &result, files_changed_since);
     state.test = Some(result);

@@ -302,9 +302,7 @@ impl Transport {
 
     fn transport_error(&self, e: reqwest::Error) -> ModelError {
         if e.is_timeout() {
-            return ModelError::Timeout(
-                millis(self.timeout),
-            );
+            return ModelError::Timeout(millis(self.timeout));
         }
         let mut text = e.to_string();
         let mut source = std::error::Error::source(&e);

@@ -228,7 +228,8 @@ where
             return Err(failure.error);
         }
         let jitter: f64 = rand::random();
-        let Some(delay) = policy.delay_before_attempt(n + 1, failure.hint, started.elapsed(), jitter)
+        let Some(delay) =
+            policy.delay_before_attempt(n + 1, failure.hint, started.elapsed(), jitter)
         else {
             tracing::warn!(attempt = n, error = %failure.error, "model call failed; no retry left");
             return Err(failure.error);
@@ -513,7 +514,10 @@ mod tests {
 
     #[test]
     fn the_default_window_is_two_minutes() {
-        assert_eq!(RetryPolicy::default().retry_window, Duration::from_secs(120));
+        assert_eq!(
+            RetryPolicy::default().retry_window,
+            Duration::from_secs(120)
+        );
         assert!(RetryPolicy::default().max_retries >= 20);
     }
 }
