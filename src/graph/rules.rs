@@ -323,32 +323,23 @@ pub struct Spent {
 
 /// The token, wall-clock, model-call and dollar budgets.
 pub fn budget_stop(spent: &Spent, limits: &Limits) -> Option<Fired> {
-    if spent.tokens >= limits.token_budget {
-        return fired(
-            StopRule::Budget,
-            format!(
-                "The token budget ran out: {} of {} tokens used.",
-                spent.tokens, limits.token_budget
-            ),
-        );
-    }
-    if spent.elapsed_s >= limits.time_budget_s {
-        return fired(
-            StopRule::Budget,
-            format!(
-                "The time budget ran out: {} s of {} s used.",
-                spent.elapsed_s, limits.time_budget_s
-            ),
-        );
-    }
-    if spent.model_calls >= limits.max_model_calls {
-        return fired(
-            StopRule::Budget,
-            format!(
-                "The model-call budget ran out: {} of {} calls made.",
-                spent.model_calls, limits.max_model_calls
-            ),
-        );
+    let counted = [
+        ("token", spent.tokens, limits.token_budget, "tokens used"),
+        ("time", spent.elapsed_s, limits.time_budget_s, "s used"),
+        (
+            "model-call",
+            u64::from(spent.model_calls),
+            u64::from(limits.max_model_calls),
+            "calls made",
+        ),
+    ];
+    for (name, used, cap, unit) in counted {
+        if used >= cap {
+            return fired(
+                StopRule::Budget,
+                format!("The {name} budget ran out: {used} of {cap} {unit}."),
+            );
+        }
     }
     if let (Some(cost), Some(cap)) = (spent.cost_usd, limits.cost_budget_usd) {
         if cost >= cap {

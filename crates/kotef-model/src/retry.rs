@@ -464,15 +464,20 @@ mod tests {
         assert!(matches!(r, Err(ModelError::Rejected { status: 401, .. })));
         assert_eq!(calls, 1);
 
-        let r = run_with_retries(&p, |n| async move {
-            if n < 3 {
-                Err(ModelError::Connection("reset".into()).into())
-            } else {
-                Ok(n)
-            }
+        let r = run_with_retries(&p, |n| {
+            fail_until(n, 3, ModelError::Connection("reset".into()))
         })
         .await;
         assert_eq!(r, Ok(3));
+    }
+
+    /// An attempt that fails with `err` before attempt `ok_at`.
+    async fn fail_until(n: u32, ok_at: u32, err: ModelError) -> Result<u32, AttemptFailure> {
+        if n < ok_at {
+            Err(err.into())
+        } else {
+            Ok(n)
+        }
     }
 
     #[tokio::test]
@@ -481,18 +486,11 @@ mod tests {
             .with_base_delay(Duration::from_millis(1))
             .with_max_delay(Duration::from_millis(2))
             .with_retry_window(Duration::from_secs(10));
-        let r = run_with_retries(&p, |n| async move {
-            if n <= 8 {
-                Err(ModelError::Server {
-                    status: 500,
-                    message: "down".into(),
-                }
-                .into())
-            } else {
-                Ok(n)
-            }
-        })
-        .await;
+        let down = ModelError::Server {
+            status: 500,
+            message: "down".into(),
+        };
+        let r = run_with_retries(&p, |n| fail_until(n, 9, down.clone())).await;
         assert_eq!(r, Ok(9));
     }
 
