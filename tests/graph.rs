@@ -212,7 +212,7 @@ async fn a_dollar_budget_without_a_price_fails_at_start() {
 
 #[tokio::test]
 async fn a_coder_step_stops_at_its_call_cap() {
-    let repo = git_repo(&[("a.txt", "a\n")]);
+    let repo = git_repo(&[("a.txt", "a\nb\nc\n")]);
     let reads: Vec<Value> = (0..30)
         .map(|i| json!({"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt", "start_line": 1 + i % 2}}]}))
         .collect();
