@@ -277,3 +277,18 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     };
     StepResult::to(NodeName::Verifier, Decision::Code(end), reason, progress)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_correction_shows_a_tool_call_in_its_exact_shape() {
+        let json = super::super::planner::extract_json_object(NO_TOOL_CALL_CORRECTION).unwrap();
+        let call: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(call["name"], "edit_file");
+        for field in ["path", "old", "new"] {
+            assert!(call["arguments"][field].is_string(), "{call}");
+        }
+    }
+}
