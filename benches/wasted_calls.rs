@@ -88,7 +88,7 @@ fn main() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     println!("wasted_calls: model calls spent after the loop became provable, per example");
     println!(
-        "{:<22} {:<14} {:<20} {:>5} {:>5} {:>9} {:>6} {:>6}",
+        "{:<22} {:<14} {:<22} {:>5} {:>5} {:>9} {:>6} {:>6}",
         "example", "status", "stop rule", "steps", "calls", "provable", "wasted", "cycles"
     );
     let mut false_aborts = 0;
@@ -110,7 +110,7 @@ fn main() {
             false_aborts += 1;
         }
         println!(
-            "{:<22} {:<14} {:<20} {:>5} {:>5} {:>9} {:>6} {:>6}",
+            "{:<22} {:<14} {:<22} {:>5} {:>5} {:>9} {:>6} {:>6}",
             name,
             s.terminal_status.as_str(),
             s.stop_rule.map(|r| r.as_str()).unwrap_or("-"),

@@ -111,11 +111,13 @@ pub fn workspace_hashes(root: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Applies the state-revisit rule to a finished step: a step that claims progress but brings
-/// the run back to a world it has been in is not progress (its reason says which step it
-/// repeats). Also keeps the coder's no-progress and revisit streaks. Returns the step repeated.
+/// Applies the state-revisit rule to a finished step: a coder or verifier step that claims
+/// progress but brings the run back to a world it has been in is not progress (its reason says
+/// which step it repeats; research progress is judged by its own rule). Also keeps the coder's
+/// no-progress and revisit streaks. Returns the step repeated.
 fn judge_revisit(state: &mut RunState, node: NodeName, result: &mut StepResult) -> Option<u32> {
-    let revisit = rules::revisit_of(state);
+    let world_changing = matches!(node, NodeName::Coder | NodeName::Verifier);
+    let revisit = rules::revisit_of(state).filter(|_| world_changing);
     let step = state.total_steps;
     state
         .seen_states
@@ -237,4 +239,39 @@ pub async fn run_graph(ctx: &GraphContext, mut state: RunState) -> RunState {
             .or_insert(0) += 1;
     }
     state
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kotef_core::Profile;
+
+    fn revisited_state() -> RunState {
+        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        s.seen_states.insert(rules::world_fingerprint(&s), 2);
+        s.total_steps = 8;
+        s
+    }
+
+    fn claimed(next: NodeName) -> StepResult {
+        StepResult::to(next, Decision::Pass, "did it".into(), true)
+    }
+
+    #[test]
+    fn a_coder_step_back_to_an_earlier_state_is_not_progress() {
+        let mut s = revisited_state();
+        let mut r = claimed(NodeName::Verifier);
+        assert_eq!(judge_revisit(&mut s, NodeName::Coder, &mut r), Some(2));
+        assert!(!r.progress);
+        assert_eq!(r.reason, "did it (state of step 2 again)");
+        assert_eq!((s.revisit_streak, s.coder_noop_count), (1, 1));
+    }
+
+    #[test]
+    fn research_progress_is_not_judged_by_the_world() {
+        let mut s = revisited_state();
+        let mut r = claimed(NodeName::Planner);
+        assert_eq!(judge_revisit(&mut s, NodeName::Researcher, &mut r), None);
+        assert!(r.progress);
+    }
 }

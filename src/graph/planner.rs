@@ -282,6 +282,38 @@ mod tests {
         assert_eq!(d.verify.as_deref(), Some("sh test.sh"));
     }
 
+    fn state(profile: kotef_core::Profile) -> RunState {
+        RunState::new("g", profile, Default::default())
+    }
+
+    #[test]
+    fn a_named_verify_command_is_adopted_when_none_was_found() {
+        let mut s = state(kotef_core::Profile::Yolo);
+        assert_eq!(adopt_verify_command(&mut s, Some("sh test.sh")), None);
+        assert_eq!(s.test_command.as_deref(), Some("sh test.sh"));
+        assert_eq!(s.test_command_source, Some(CommandSource::Planner));
+    }
+
+    #[test]
+    fn a_named_verify_command_never_replaces_a_configured_one() {
+        let mut s = state(kotef_core::Profile::Yolo);
+        s.test_command = Some("cargo test".into());
+        s.test_command_source = Some(CommandSource::Configured);
+        assert_eq!(adopt_verify_command(&mut s, Some("sh test.sh")), None);
+        assert_eq!(s.test_command.as_deref(), Some("cargo test"));
+    }
+
+    #[test]
+    fn a_named_verify_command_the_strict_policy_denies_ends_the_run() {
+        let mut s = state(kotef_core::Profile::Strict);
+        let r = adopt_verify_command(&mut s, Some("sh test.sh")).unwrap();
+        assert_eq!(
+            r.decision,
+            Decision::Stop(Some(kotef_core::StopRule::Constraint))
+        );
+        assert_eq!(s.test_command, None);
+    }
+
     #[test]
     fn rejects_malformed_replies_without_panicking() {
         for bad in [

@@ -29,7 +29,8 @@
 //! ([`research_progress`]), changed file contents ([`files_progress`]), or a verification on
 //! changed contents or with a flipped pass/fail ([`verification_progress`]) — and only when the
 //! run's world (files + verified outcome, [`world_fingerprint`]) is not one it has been in
-//! before ([`revisit_of`]).
+//! before ([`revisit_of`], applied by the graph loop after every step, which also keeps the
+//! coder's no-progress and revisit streaks the rules above read).
 
 use super::state::{Ending, PlannerDecision, ResearchState, RunState, TestResult};
 use kotef_core::{Edge, Limits, NodeName, Profile, StopRule, TerminalStatus};
