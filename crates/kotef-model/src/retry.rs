@@ -480,12 +480,17 @@ mod tests {
         }
     }
 
+    /// Millisecond backoff (`base` ms, at most twice that) within `window`.
+    fn windowed(base_ms: u64, window: Duration) -> RetryPolicy {
+        RetryPolicy::default()
+            .with_base_delay(Duration::from_millis(base_ms))
+            .with_max_delay(Duration::from_millis(2 * base_ms))
+            .with_retry_window(window)
+    }
+
     #[tokio::test]
     async fn an_outage_shorter_than_the_window_is_retried_through() {
-        let p = RetryPolicy::default()
-            .with_base_delay(Duration::from_millis(1))
-            .with_max_delay(Duration::from_millis(2))
-            .with_retry_window(Duration::from_secs(10));
+        let p = windowed(1, Duration::from_secs(10));
         let down = ModelError::Server {
             status: 500,
             message: "down".into(),
@@ -496,10 +501,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_outage_longer_than_the_window_ends_the_call() {
-        let p = RetryPolicy::default()
-            .with_base_delay(Duration::from_millis(2))
-            .with_max_delay(Duration::from_millis(4))
-            .with_retry_window(Duration::from_millis(40));
+        let p = windowed(2, Duration::from_millis(40));
         let mut calls = 0;
         let r: Result<(), _> = run_with_retries(&p, |_| {
             calls += 1;
