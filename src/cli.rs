@@ -64,6 +64,9 @@ pub struct LimitFlags {
     /// Model calls per coder step before a budget review.
     #[arg(long)]
     pub coder_turns: Option<u32>,
+    /// Model calls one coder step may make at all.
+    #[arg(long)]
+    pub coder_step_calls: Option<u32>,
     /// Prompt + completion tokens allowed in the run.
     #[arg(long)]
     pub token_budget: Option<u64>,
@@ -91,6 +94,7 @@ impl LimitFlags {
             no_progress_steps: self.no_progress_steps,
             fix_attempts: self.fix_attempts,
             coder_turns: self.coder_turns,
+            coder_step_calls: self.coder_step_calls,
             token_budget: self.token_budget,
             time_budget_s: self.time_budget_s,
             command_timeout_s: self.command_timeout_s,

@@ -2,7 +2,8 @@
 //! the tool box, runs the graph, writes the run report and hands back a `RunOutcome`. Every
 //! entry point (CLI, scenario, server, Action) comes through here.
 
-use crate::graph::{self, state::RunState, GraphContext};
+use crate::graph::state::{CommandSource, RunState};
+use crate::graph::{self, GraphContext};
 use crate::sdd::report::{self, ReportMeta};
 use anyhow::Context as _;
 use kotef_core::{
@@ -95,6 +96,10 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
     let started = Instant::now();
     let started_at = chrono::Utc::now();
     let (profile, limits) = setup.resolve_limits();
+    let price_known = setup.cost.as_ref().is_some_and(|f| f(0, 0).is_some());
+    if let Err(problem) = graph::rules::cost_budget_usable(limits.cost_budget_usd, price_known) {
+        anyhow::bail!("{problem} (model `{}`)", setup.model_name);
+    }
     let workdir = WorkDir::new(&setup.workdir)
         .with_context(|| format!("workspace {} is not usable", setup.workdir.display()))?;
     let root = workdir.root().to_path_buf();
@@ -112,15 +117,22 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
     });
     let sandbox_name = runner.sandbox_in_force().to_string();
     let tools = ToolBox::new(workdir, runner, profile);
-    let test_command = setup
+    let configured = setup
         .test_command
         .clone()
-        .or_else(|| setup.config.test_command.clone())
-        .or_else(|| kotef_tools::detect_test_command(&root));
+        .or_else(|| setup.config.test_command.clone());
+    let (test_command, source) = match configured {
+        Some(c) => (Some(c), Some(CommandSource::Configured)),
+        None => match kotef_tools::detect_test_command(&root) {
+            Some(c) => (Some(c), Some(CommandSource::Detected)),
+            None => (None, None),
+        },
+    };
 
     let goal = goal_with_instructions(&setup.goal, setup.config.instructions.as_deref());
     let mut state = RunState::new(&goal, profile, graph::workspace_hashes(&root));
     state.test_command = test_command;
+    state.test_command_source = source;
     let ctx = GraphContext {
         run_id: setup.run_id.clone(),
         model: setup.model.clone(),
@@ -130,6 +142,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         started,
         redactor: setup.redactor.clone(),
         progress: setup.progress.clone(),
+        cost: setup.cost.clone(),
     };
     let state = graph::run_graph(&ctx, state).await;
 

@@ -4,9 +4,9 @@
 
 use kotef::run::{self, RunSetup};
 use kotef_core::{
-    KotefConfig, LimitsOverride, Profile, Redactor, RunId, RunOutcome, TerminalStatus,
+    KotefConfig, LimitsOverride, Profile, Redactor, RunId, RunOutcome, StopRule, TerminalStatus,
 };
-use kotef_model::ScriptedModel;
+use kotef_model::{Model, ModelError, ModelReply, ModelRequest, ScriptedModel};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -29,15 +29,14 @@ fn git_repo(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-async fn run_with(
+fn setup(
     repo: &Path,
-    model: Value,
+    model: Arc<dyn Model>,
     test_command: &str,
     limits: LimitsOverride,
     profile: Profile,
-) -> RunOutcome {
-    let model = ScriptedModel::from_model_value(&model).unwrap();
-    run::execute(RunSetup {
+) -> RunSetup {
+    RunSetup {
         run_id: RunId::generate(),
         workdir: repo.to_path_buf(),
         goal: "Make the tests pass.".into(),
@@ -45,15 +44,195 @@ async fn run_with(
         profile: Some(profile),
         limit_overrides: limits,
         test_command: Some(test_command.into()),
-        model: Arc::new(model),
+        model,
         model_name: "scripted".into(),
         progress: None,
         redactor: Redactor::new(),
         cost: None,
         settings_notes: Vec::new(),
-    })
+    }
+}
+
+fn scripted(model: &Value) -> Arc<dyn Model> {
+    Arc::new(ScriptedModel::from_model_value(model).unwrap())
+}
+
+async fn run_with(
+    repo: &Path,
+    model: Value,
+    test_command: &str,
+    limits: LimitsOverride,
+    profile: Profile,
+) -> RunOutcome {
+    run::execute(setup(repo, scripted(&model), test_command, limits, profile))
+        .await
+        .unwrap()
+}
+
+fn report_json(repo: &Path, out: &RunOutcome) -> Value {
+    let path = repo.join(&out.report_rel_path).with_extension("json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// A provider that never answers.
+struct Hanging;
+
+#[async_trait::async_trait]
+impl Model for Hanging {
+    fn name(&self) -> String {
+        "hanging".into()
+    }
+
+    async fn complete(&self, _: &ModelRequest) -> Result<ModelReply, ModelError> {
+        std::future::pending().await
+    }
+}
+
+#[tokio::test]
+async fn the_time_budget_cancels_a_model_call_in_flight() {
+    let repo = git_repo(&[("a.txt", "a\n")]);
+    let limits = LimitsOverride {
+        time_budget_s: Some(1),
+        ..Default::default()
+    };
+    let started = std::time::Instant::now();
+    let out = run::execute(setup(
+        repo.path(),
+        Arc::new(Hanging),
+        "true",
+        limits,
+        Profile::Strict,
+    ))
     .await
-    .unwrap()
+    .unwrap();
+    assert_cancelled_at_the_deadline(&out, started, "model call");
+}
+
+/// The run ended by the time budget, which cancelled `what` well before it would have ended.
+fn assert_cancelled_at_the_deadline(out: &RunOutcome, started: std::time::Instant, what: &str) {
+    assert!(
+        started.elapsed().as_secs() < 20,
+        "the {what} was not cancelled"
+    );
+    assert_eq!(out.summary.stop_rule, Some(StopRule::Budget));
+    assert!(
+        out.summary
+            .stop_reason
+            .contains(&format!("{what} in flight was cancelled")),
+        "{}",
+        out.summary.stop_reason
+    );
+}
+
+#[tokio::test]
+async fn the_time_budget_cancels_a_command_in_flight() {
+    let repo = git_repo(&[("a.txt", "a\n")]);
+    let model = json!({
+        "planner": [planner("coder")],
+        "coder": [{"tool_calls": [{"name": "run_command", "arguments": {"command": "sleep 60"}}]}]
+    });
+    let limits = LimitsOverride {
+        time_budget_s: Some(2),
+        ..Default::default()
+    };
+    let started = std::time::Instant::now();
+    let out = run_with(repo.path(), model, "true", limits, Profile::Yolo).await;
+    assert_cancelled_at_the_deadline(&out, started, "tool call");
+}
+
+#[tokio::test]
+async fn max_model_calls_ends_the_run_with_budget() {
+    let repo = git_repo(&[("a.txt", "a\n")]);
+    let researcher: Vec<Value> = (0..20)
+        .map(|i| json!({"content": json!({"findings": format!("fact {i}"), "quality": 0.5}).to_string()}))
+        .collect();
+    let planner_turns: Vec<Value> = (0..20)
+        .map(|i| json!({"content": json!({"next": "researcher", "reason": "more", "query": format!("q{i}")}).to_string()}))
+        .collect();
+    let model = json!({"planner": planner_turns, "researcher": researcher});
+    let limits = LimitsOverride {
+        max_model_calls: Some(5),
+        ..Default::default()
+    };
+    let out = run_with(repo.path(), model, "true", limits, Profile::Strict).await;
+    assert_eq!(out.summary.stop_rule, Some(StopRule::Budget));
+    assert_eq!(out.summary.model_calls, 5);
+    assert!(out.summary.stop_reason.contains("model-call budget"));
+}
+
+#[tokio::test]
+async fn the_dollar_budget_is_checked_before_every_call() {
+    let repo = git_repo(&[("a.txt", "a\n")]);
+    let model = json!({"planner": [planner("researcher")], "researcher": [{"content": "{\"findings\": \"x\", \"quality\": 0.5}"}]});
+    let mut s = setup(
+        repo.path(),
+        scripted(&model),
+        "true",
+        LimitsOverride {
+            cost_budget_usd: Some(0.001),
+            ..Default::default()
+        },
+        Profile::Strict,
+    );
+    // $10 per million tokens of either kind: 100 tokens cost $0.001.
+    s.cost = Some(Arc::new(|p, c| Some((p + c) as f64 * 10.0 / 1e6)));
+    let out = run::execute(s).await.unwrap();
+    assert_eq!(out.summary.stop_rule, Some(StopRule::Budget));
+    assert!(
+        out.summary.stop_reason.contains("dollar budget"),
+        "{}",
+        out.summary.stop_reason
+    );
+    let spent = (out.summary.prompt_tokens + out.summary.completion_tokens) as f64 * 10.0 / 1e6;
+    assert!(
+        spent >= 0.001,
+        "stopped only once the budget was spent: {spent}"
+    );
+}
+
+#[tokio::test]
+async fn a_dollar_budget_without_a_price_fails_at_start() {
+    let repo = git_repo(&[("a.txt", "a\n")]);
+    let err = run::execute(setup(
+        repo.path(),
+        scripted(&json!({})),
+        "true",
+        LimitsOverride {
+            cost_budget_usd: Some(1.0),
+            ..Default::default()
+        },
+        Profile::Strict,
+    ))
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("cost_budget_usd"), "{err}");
+    assert!(err.contains("price"), "{err}");
+    assert!(!repo.path().join(".sdd").exists(), "nothing ran");
+}
+
+#[tokio::test]
+async fn a_coder_step_stops_at_its_call_cap() {
+    let repo = git_repo(&[("a.txt", "a\nb\nc\n")]);
+    let reads: Vec<Value> = (0..30)
+        .map(|i| json!({"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt", "start_line": 1 + i % 2}}]}))
+        .collect();
+    let model = json!({"planner": [planner("coder"), planner("snitch")], "coder": reads});
+    let limits = LimitsOverride {
+        coder_step_calls: Some(7),
+        ..Default::default()
+    };
+    let out = run_with(repo.path(), model, "true", limits, Profile::Strict).await;
+    let twin = report_json(repo.path(), &out);
+    let coder_calls = twin["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["node"] == "coder")
+        .count();
+    assert_eq!(coder_calls, 7);
+    let step = &twin["timeline"][1];
+    assert_eq!(step["decision"], json!({"code": "call_cap"}), "{step}");
 }
 
 fn planner(next: &str) -> Value {
@@ -119,6 +298,7 @@ async fn prompt_stays_small_over_a_40_turn_coder_session() {
     let model = json!({"planner": [planner("coder"), planner("done")], "coder": coder});
     let limits = LimitsOverride {
         coder_turns: Some(50),
+        coder_step_calls: Some(50),
         ..Default::default()
     };
     let out = run_with(repo.path(), model, "true", limits, Profile::Strict).await;
@@ -175,19 +355,25 @@ fn arb_turn() -> impl Strategy<Value = Value> {
         Just(json!({"tool_calls": [{"name": "edit_file", "arguments": {"path": "a.txt", "old": "zzz", "new": "y"}}]})),
         Just(json!({"tool_calls": [{"name": "read_file", "arguments": "not an object"}]})),
         Just(json!({"tool_calls": [{"name": "no_such_tool", "arguments": {}}]})),
+        Just(json!({"tool_calls": [{"name": "apply_patch", "arguments": {"patch": "-a\n+b\n"}}]})),
+        // A text tool call: the JSON of a call written as prose, not made.
+        Just(json!({"content": "Calling it now: {\"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"b\"}}"})),
+        Just(json!({"content": "```json\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"a.txt\", \"old\": \"a\", \"new\": \"b\"}}\n```"})),
+        // Oscillating writes: two versions of one file.
+        prop::sample::select(vec!["A\n", "B\n"]).prop_map(|v| json!({"tool_calls": [{"name": "write_file", "arguments": {"path": "osc.txt", "content": v}}]})),
         Just(json!({"tool_calls": [{"name": "run_command", "arguments": {"command": "sudo rm -rf /"}}]})),
         Just(json!({"tool_calls": [{"name": "done", "arguments": {}}]})),
     ]
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
 
     #[test]
     fn any_model_replies_end_bounded_with_a_status_and_a_report(
         planner_turns in prop::collection::vec(arb_turn(), 1..6),
         researcher_turns in prop::collection::vec(arb_turn(), 0..4),
-        coder_turns in prop::collection::vec(arb_turn(), 0..6),
+        coder_turns in prop::collection::vec(arb_turn(), 0..8),
         profile in prop::sample::select(vec![Profile::Strict, Profile::Yolo]),
         pass in any::<bool>(),
     ) {
@@ -197,9 +383,16 @@ proptest! {
         model.insert("planner".into(), Value::Array(planner_turns));
         if !researcher_turns.is_empty() { model.insert("researcher".into(), Value::Array(researcher_turns)); }
         if !coder_turns.is_empty() { model.insert("coder".into(), Value::Array(coder_turns)); }
-        let limits = LimitsOverride { max_steps: Some(30), coder_turns: Some(3), ..Default::default() };
+        let limits = LimitsOverride { max_steps: Some(30), coder_turns: Some(3), coder_step_calls: Some(9), max_model_calls: Some(60), ..Default::default() };
         let out = rt.block_on(run_with(repo.path(), Value::Object(model), if pass { "true" } else { "false" }, limits, profile));
         prop_assert!(out.summary.total_steps <= 30);
+        prop_assert!(out.summary.model_calls <= 60);
+        let twin = report_json(repo.path(), &out);
+        let mut per_step: std::collections::BTreeMap<u64, u32> = Default::default();
+        for c in twin["calls"].as_array().unwrap().iter().filter(|c| c["node"] == "coder") {
+            *per_step.entry(c["step"].as_u64().unwrap()).or_default() += 1;
+        }
+        prop_assert!(per_step.values().all(|&n| n <= 9), "{per_step:?}");
         prop_assert!(TerminalStatus::ALL.contains(&out.summary.terminal_status));
         prop_assert!(!out.summary.stop_reason.is_empty());
         prop_assert!(repo.path().join(&out.report_rel_path).exists());

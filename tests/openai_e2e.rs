@@ -158,7 +158,11 @@ async fn flaky_provider_is_retried_and_counted() {
     let (code, s) = kotef_run(&url, dir.path()).await;
     assert_eq!(code, 0, "{s}");
     assert_eq!(fake.lock().unwrap().requests, 5);
-    assert_eq!(s["model_calls"], 5, "the failed attempt counts: {s}");
+    assert_eq!(s["model_calls"], 4, "a retried call is one call: {s}");
+    assert!(
+        s["prompt_tokens"].as_u64().unwrap() > 400,
+        "the failed attempt's tokens are charged: {s}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,8 +1,8 @@
 //! Whole runs through the real OpenAI-compatible and Anthropic clients against fake providers
 //! on loopback, one per fault the issue names: 429 with Retry-After, 500 then success, a
 //! timeout, a malformed JSON body, a tool call with bad arguments, an empty reply, an empty
-//! `finish_reason` with no usage, Anthropic tool use and overload. Each ends in a named status
-//! with a report.
+//! `finish_reason` with no usage, Anthropic tool use and overload, an outage shorter than the
+//! retry window. Each ends in a named status with a report.
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -215,10 +215,28 @@ async fn start(fake: Fake) -> (String, Arc<Mutex<Fake>>) {
     (format!("http://{addr}"), state)
 }
 
+/// Retries in milliseconds, at most 2 per call.
+fn test_policy() -> RetryPolicy {
+    RetryPolicy::default()
+        .with_max_retries(2)
+        .with_base_delay(Duration::from_millis(10))
+        .with_max_delay(Duration::from_millis(50))
+        .with_retry_window(Duration::from_secs(5))
+}
+
 async fn run_against(
     provider: &str,
     base: &str,
     timeout_s: u64,
+) -> (RunOutcome, tempfile::TempDir) {
+    run_with_policy(provider, base, timeout_s, test_policy()).await
+}
+
+async fn run_with_policy(
+    provider: &str,
+    base: &str,
+    timeout_s: u64,
+    policy: RetryPolicy,
 ) -> (RunOutcome, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("README.md"), "# x\n").unwrap();
@@ -239,11 +257,6 @@ async fn run_against(
     };
     let env =
         |k: &str| (k.ends_with("_API_KEY")).then(|| "sk-test-provider-runs-0123456789".to_string());
-    let policy = RetryPolicy::default()
-        .with_max_retries(2)
-        .with_base_delay(Duration::from_millis(10))
-        .with_max_delay(Duration::from_millis(50))
-        .with_max_total_wait(Duration::from_secs(5));
     let model = kotef_model::model_from_spec_with_policy(
         &format!("{provider}:fake-model"),
         &cfg,
@@ -304,8 +317,8 @@ async fn rate_limited_with_retry_after_then_success() {
     );
     assert_eq!(state.lock().unwrap().requests, 5);
     assert_eq!(
-        out.summary.model_calls, 5,
-        "the rate-limited attempt is charged"
+        out.summary.model_calls, 4,
+        "the rate-limited attempt is part of its call"
     );
     assert_eq!(
         std::fs::read_to_string(dir.path().join("hello.txt")).unwrap(),
@@ -318,7 +331,33 @@ async fn server_error_then_success() {
     let (base, _) = start(fake(vec![Fault::ServerError, Fault::ServerError])).await;
     let (out, _dir) = run_against("openai", &base, 30).await;
     assert_success(&out);
-    assert_eq!(out.summary.model_calls, 6);
+    assert_eq!(out.summary.model_calls, 4);
+}
+
+fn report_json(out: &RunOutcome, dir: &tempfile::TempDir) -> Value {
+    let path = dir.path().join(&out.report_rel_path).with_extension("json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outage_shorter_than_the_retry_window_is_survived() {
+    let (base, state) = start(fake(vec![Fault::ServerError; 8])).await;
+    let policy = RetryPolicy::default()
+        .with_base_delay(Duration::from_millis(5))
+        .with_max_delay(Duration::from_millis(20))
+        .with_retry_window(Duration::from_secs(20));
+    let (out, dir) = run_with_policy("openai", &base, 30, policy).await;
+    assert_success(&out);
+    assert_eq!(state.lock().unwrap().requests, 12);
+    assert_eq!(out.summary.model_calls, 4, "the outage is one call");
+    let first = &report_json(&out, &dir)["calls"][0];
+    assert_eq!(first["attempts"], 9, "{first}");
+    assert!(
+        first["last_error"].as_str().unwrap().contains("boom"),
+        "{first}"
+    );
+    let report = std::fs::read_to_string(dir.path().join(&out.report_rel_path)).unwrap();
+    assert!(report.contains("Provider retries: 1 call(s)"), "{report}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -351,9 +390,13 @@ async fn providers_that_keep_failing_end_with_model_error() {
     let (out, _dir) = run_against("openai", &base, 30).await;
     assert_eq!(out.summary.stop_rule, Some(StopRule::ModelError));
     assert!(
-        out.summary.stop_reason.contains("failed"),
+        out.summary.stop_reason.contains("failed 3 calls in a row"),
         "{}",
         out.summary.stop_reason
+    );
+    assert_eq!(
+        out.summary.model_calls, 3,
+        "a call with its retries is one call"
     );
 }
 

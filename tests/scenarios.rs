@@ -21,6 +21,33 @@ fn examples() -> Vec<PathBuf> {
     files
 }
 
+/// A temporary folder holding an empty git repository `repo`.
+fn git_repo() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    assert!(Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status()
+        .unwrap()
+        .success());
+    (dir, repo)
+}
+
+/// `kotef run` on `repo` with goal "x", the scripted model in `script` and `flags`.
+fn run_scripted(repo: &Path, script: &Path, flags: &[&str]) -> std::process::Output {
+    kotef()
+        .arg("run")
+        .args(flags)
+        .arg("--repo")
+        .arg(repo)
+        .args(["--goal", "x", "--model"])
+        .arg(format!("scripted:{}", script.display()))
+        .output()
+        .unwrap()
+}
+
 /// Runs one scenario with `--json --keep` and returns (exit code, summary, workspace).
 fn run_scenario(file: &Path) -> (i32, Value, tempfile::TempDir) {
     let keep = tempfile::tempdir().unwrap();
@@ -200,16 +227,8 @@ fn run_command_exit_codes_and_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no such directory"));
 
     // A real run on a local repository with a scripted model file: exit code of its status.
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("repo");
-    std::fs::create_dir(&repo).unwrap();
+    let (dir, repo) = git_repo();
     std::fs::write(repo.join("a.txt"), "x\n").unwrap();
-    assert!(Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&repo)
-        .status()
-        .unwrap()
-        .success());
     // No model configured at all: exit 1.
     let out = kotef()
         .args(["run", "--repo"])
@@ -258,13 +277,20 @@ fn run_command_exit_codes_and_errors() {
 
     // An invalid config file names its field: exit 1.
     std::fs::write(repo.join("kotef.toml"), "[limits]\nmax_stepz = 3\n").unwrap();
-    let out = kotef()
-        .args(["run", "--repo"])
-        .arg(&repo)
-        .args(["--goal", "x", "--model"])
-        .arg(format!("scripted:{}", script.display()))
-        .output()
-        .unwrap();
+    let out = run_scripted(&repo, &script, &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("max_stepz"));
+}
+
+#[test]
+fn a_dollar_budget_for_an_unpriced_model_fails_before_the_run() {
+    let (dir, repo) = git_repo();
+    let script = dir.path().join("model.json");
+    std::fs::write(&script, r#"{"model": {}}"#).unwrap();
+    let out = run_scripted(&repo, &script, &["--cost-budget-usd", "2"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cost_budget_usd"), "{stderr}");
+    assert!(stderr.contains("price"), "{stderr}");
+    assert!(!repo.join(".sdd").exists(), "nothing ran");
 }

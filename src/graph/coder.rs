@@ -1,49 +1,32 @@
 //! The coder node: a tool loop with a per-step turn budget and a budget review that cannot
 //! become a loop of its own. Each turn sees the repository snapshot, the task and only the
-//! results of its previous turn's tool calls. `done` ends the step; a step with no net change
-//! increments the no-op count.
+//! results of its previous turn's tool calls. `done` ends the step; so do the breakers the
+//! rules decide (the same failing call three times, replies without tool calls, the step's
+//! call cap), each named in the timeline.
 
 use super::context::{self, BUDGET_REVIEW_PROMPT, CODER_PROMPT};
 use super::llm::{self, CallFailure};
-use super::rules;
-use super::state::RunState;
+use super::rules::{self, NoToolCall, Review};
+use super::state::{CoderEnd, Decision, RunState};
 use super::{GraphContext, StepResult};
-use kotef_core::{NodeName, Profile, StopRule};
-use kotef_model::{Message, ModelRequest};
-use kotef_tools::{ToolEffect, ToolSet};
-use std::collections::BTreeSet;
+use kotef_core::NodeName;
+use kotef_model::{Message, ModelRequest, ToolCall};
+use kotef_tools::{ToolEffect, ToolOutcome, ToolSet};
+use std::collections::{BTreeMap, BTreeSet};
 
-/// Budget reviews in one step after which the prompt carries a warning.
-pub const REVIEW_SOFT_CAP: u32 = 3;
-/// Budget reviews in one step after which the step ends as no progress.
-pub const REVIEW_HARD_CAP: u32 = 6;
-/// Replies without tool calls in a row after which the step ends.
-pub const EMPTY_TURN_LIMIT: u32 = 3;
+/// The corrective message after a reply with neither a tool call nor `done`: the exact shape
+/// of a tool call, since a model that writes prose or JSON in its text is not calling tools.
+pub const NO_TOOL_CALL_CORRECTION: &str = "Your last reply made no tool call, so nothing \
+happened. Do the work by calling a tool through the tool-calling interface (not as text), one \
+of: list_files, read_file, search, write_file, edit_file, run_command, done. A tool call is a \
+name and JSON arguments, for example {\"name\": \"edit_file\", \"arguments\": {\"path\": \
+\"src/lib.rs\", \"old\": \"exact text to replace\", \"new\": \"replacement\"}} or \
+{\"name\": \"done\", \"arguments\": {\"summary\": \"what changed\"}}. Call done when the task \
+is complete.";
 
-/// What the budget review decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Review {
-    /// Work looks complete: one turn asking the coder to call `done`.
-    AskForDone,
-    /// Keep going (with a warning in the prompt once the soft cap is passed).
-    Continue { warn: bool },
-    /// The hard cap: end the step as no progress.
-    EndStep,
-}
-
-/// The budget review, a pure function: `streak` is the number of reviews in this step
-/// including this one; `changed_files` whether the step changed anything; `last_turn_changed`
-/// whether the latest turn still changed files.
-pub fn budget_review(streak: u32, changed_files: bool, last_turn_changed: bool) -> Review {
-    if streak >= REVIEW_HARD_CAP {
-        Review::EndStep
-    } else if changed_files && !last_turn_changed {
-        Review::AskForDone
-    } else {
-        Review::Continue {
-            warn: streak >= REVIEW_SOFT_CAP,
-        }
-    }
+/// The identity of a failing tool call: tool, arguments and the error it got.
+fn failure_key(call: &ToolCall, out: &ToolOutcome) -> String {
+    format!("{}\u{0}{}\u{0}{}", call.name, call.arguments, out.content)
 }
 
 pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
@@ -66,17 +49,28 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let mut warn = false;
     let mut asked_for_done = false;
     let mut empty_turns = 0u32;
-    let mut done = false;
+    let mut failing_calls: BTreeMap<String, u32> = BTreeMap::new();
     let mut forced_no_progress = false;
     let mut last_turn_changed = false;
-    let max_turns = turn_budget * (REVIEW_HARD_CAP + 1);
+    let mut calls = 0u32;
+    let mut correction: Option<String> = None;
+    let mut end = CoderEnd::TurnsUsed;
 
-    for _turn in 0..max_turns {
+    loop {
+        if rules::coder_step_cap_reached(calls, &ctx.limits) {
+            end = CoderEnd::CallCap;
+            forced_no_progress = written.is_empty();
+            notes.push(format!(
+                "{calls} model calls, the step's cap (coder_step_calls): step ended"
+            ));
+            break;
+        }
         if turns_since_review >= turn_budget {
             turns_since_review = 0;
             review_streak += 1;
-            match budget_review(review_streak, !written.is_empty(), last_turn_changed) {
+            match rules::budget_review(review_streak, !written.is_empty(), last_turn_changed) {
                 Review::EndStep => {
+                    end = CoderEnd::ReviewCap;
                     forced_no_progress = true;
                     notes.push(format!(
                         "budget review {review_streak}: hard cap, step ended"
@@ -86,6 +80,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                 Review::AskForDone => {
                     if asked_for_done {
                         // Asked once already and it kept going: end the step, keep its work.
+                        end = CoderEnd::TurnsUsed;
                         break;
                     }
                     asked_for_done = true;
@@ -118,6 +113,11 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                 user.push_str(&format!("- {n}\n"));
             }
         }
+        if let Some(c) = correction.take() {
+            user.push_str(&format!(
+                "\n## Your last reply\n{c}\n\n{NO_TOOL_CALL_CORRECTION}\n"
+            ));
+        }
         if let Some(review) = pending_review.take() {
             user.push_str(&format!("\n## Budget review\n{review}\n"));
         }
@@ -136,6 +136,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             json_reply: false,
         };
         turns_since_review += 1;
+        calls += 1;
         let reply = match llm::call(ctx, state, NodeName::Coder, request).await {
             Err(CallFailure::Stopped) => break,
             Err(CallFailure::Failed(_)) => continue,
@@ -146,11 +147,24 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         };
         if reply.tool_calls.is_empty() {
             empty_turns += 1;
-            notes.push("a reply without tool calls (use tools; call done when finished)".into());
-            if empty_turns >= EMPTY_TURN_LIMIT {
-                break;
+            notes.push("a reply without tool calls".into());
+            match rules::no_tool_call(empty_turns) {
+                NoToolCall::EndStep => {
+                    end = CoderEnd::NoToolCalls;
+                    break;
+                }
+                NoToolCall::Correct => {
+                    correction = Some(context::clip(
+                        if reply.content.trim().is_empty() {
+                            "(empty)"
+                        } else {
+                            &reply.content
+                        },
+                        600,
+                    ));
+                    continue;
+                }
             }
-            continue;
         }
         empty_turns = 0;
         last_turn_changed = false;
@@ -158,7 +172,13 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         assistant.tool_calls = reply.tool_calls.clone();
         current.push(assistant);
         for call in &reply.tool_calls {
-            let out = ctx.tools.call(call, ToolSet::Coder).await;
+            let Ok(out) =
+                tokio::time::timeout(ctx.time_left(), ctx.tools.call(call, ToolSet::Coder)).await
+            else {
+                let f = rules::deadline_cancelled("tool call", &ctx.limits);
+                state.stop(f.rule, f.reason);
+                break;
+            };
             let brief = context::clip(&call.arguments.to_string(), 100);
             let note = match &out.effect {
                 ToolEffect::FileWritten { path, hash } => {
@@ -174,16 +194,13 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                     format!("{} {path} → no-op (identical content)", call.name)
                 }
                 ToolEffect::Done { summary } => {
-                    done = true;
+                    end = CoderEnd::Done;
                     state.coder_summary = summary.clone();
                     "done".into()
                 }
                 ToolEffect::PolicyDenied { command, reason } => {
-                    if state.profile == Profile::Strict {
-                        state.stop(
-                            StopRule::Constraint,
-                            format!("The command `{command}` is not allowed under the strict profile: {reason}"),
-                        );
+                    if let Some(f) = rules::command_denied(state.profile, command, reason) {
+                        state.stop(f.rule, f.reason);
                     }
                     format!("run_command `{command}` → denied: {reason}")
                 }
@@ -204,14 +221,26 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                 call.id.clone(),
                 context::clip(&out.content, context::TOOL_RESULT_CHARS),
             ));
-            if done || state.ending.is_some() {
+            if out.is_error {
+                let times = failing_calls.entry(failure_key(call, &out)).or_insert(0);
+                *times += 1;
+                if rules::repeated_failure_ends_step(*times) {
+                    end = CoderEnd::RepeatedFailingCall;
+                    notes.push(format!(
+                        "{} failed the same way {times} times: step ended",
+                        call.name
+                    ));
+                    break;
+                }
+            }
+            if end == CoderEnd::Done || state.ending.is_some() {
                 break;
             }
         }
         if notes.len() > context::STEP_NOTES {
             notes.drain(..notes.len() - context::STEP_NOTES);
         }
-        if done || state.ending.is_some() {
+        if matches!(end, CoderEnd::Done | CoderEnd::RepeatedFailingCall) || state.ending.is_some() {
             break;
         }
     }
@@ -220,20 +249,33 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let changed = rules::files_progress(&before, &after);
     state.file_hashes = after;
     let progress = changed && !forced_no_progress;
-    if changed {
-        state.coder_noop_count = 0;
-    } else {
-        state.coder_noop_count += 1;
-    }
     if state.ending.is_some() {
         return StepResult::stopped(state, progress);
     }
-    let reason = match (changed, done) {
-        (true, true) => format!("changed {} file(s) and called done", written.len().max(1)),
-        (true, false) => "changed files without calling done".to_string(),
-        (false, _) => "no net change".to_string(),
+    let what = if changed {
+        format!("changed {} file(s)", written.len().max(1))
+    } else {
+        "no net change".to_string()
     };
-    StepResult::to(NodeName::Verifier, "code".into(), reason, progress)
+    let reason = match end {
+        CoderEnd::Done => format!("{what} and called done"),
+        CoderEnd::TurnsUsed => format!("{what} without calling done"),
+        CoderEnd::ReviewCap => format!("{what}; the budget review's hard cap ended the step"),
+        CoderEnd::RepeatedFailingCall => format!(
+            "{what}; the same failing tool call {} times ended the step",
+            rules::REPEATED_FAILURE_LIMIT
+        ),
+        CoderEnd::NoToolCalls => format!(
+            "{what}; {} replies in a row without a tool call ended the step",
+            rules::NO_TOOL_CALL_LIMIT
+        ),
+        CoderEnd::CallCap => format!(
+            "{what}; the step's cap of {} model calls ended it",
+            ctx.limits.coder_step_calls
+        ),
+        CoderEnd::RunStopped => what,
+    };
+    StepResult::to(NodeName::Verifier, Decision::Code(end), reason, progress)
 }
 
 #[cfg(test)]
@@ -241,20 +283,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn review_asks_for_done_only_when_work_settled() {
-        assert_eq!(budget_review(1, true, false), Review::AskForDone);
-        assert_eq!(
-            budget_review(1, true, true),
-            Review::Continue { warn: false }
-        );
-        assert_eq!(
-            budget_review(1, false, false),
-            Review::Continue { warn: false }
-        );
-        assert_eq!(
-            budget_review(3, false, false),
-            Review::Continue { warn: true }
-        );
-        assert_eq!(budget_review(6, true, false), Review::EndStep);
+    fn the_correction_shows_a_tool_call_in_its_exact_shape() {
+        let json = super::super::planner::extract_json_object(NO_TOOL_CALL_CORRECTION).unwrap();
+        let call: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(call["name"], "edit_file");
+        for field in ["path", "old", "new"] {
+            assert!(call["arguments"][field].is_string(), "{call}");
+        }
     }
 }

@@ -1,11 +1,12 @@
-//! The one door through which nodes reach the model: checks the budgets before a call,
-//! charges every call's tokens (failed ones and provider retries included) to `RunState`,
-//! and turns provider failures into stop rules when they are final.
+//! The one door through which nodes reach the model: asks the budget rules before a call,
+//! cancels a call the time budget runs out on, charges every call's tokens (failed ones and
+//! provider retries included) to `RunState` as one call with its attempts and waits, and asks
+//! the rules whether a failure ends the run.
 
 use super::rules::{self, Fired};
-use super::state::RunState;
+use super::state::{CallRecord, RunState};
 use super::GraphContext;
-use kotef_core::{NodeName, StopRule};
+use kotef_core::NodeName;
 use kotef_model::{ModelError, ModelReply, ModelRequest};
 
 /// Why a model call produced no reply.
@@ -24,57 +25,53 @@ pub async fn call(
     node: NodeName,
     request: ModelRequest,
 ) -> Result<ModelReply, CallFailure> {
-    if let Some(Fired { rule, reason }) = rules::budget_stop(
-        state.tokens_used(),
-        ctx.started.elapsed().as_secs(),
-        &ctx.limits,
-    ) {
+    if let Some(Fired { rule, reason }) = rules::budget_stop(&ctx.spent(state), &ctx.limits) {
         state.stop(rule, reason);
         return Err(CallFailure::Stopped);
     }
     let started = std::time::Instant::now();
-    let result = ctx.model.complete(&request).await;
-    let latency_ms = started.elapsed().as_millis() as u64;
-    for failed in ctx.model.take_failed_attempts() {
-        state.record_call(
-            node,
-            failed.prompt_tokens,
-            failed.completion_tokens,
-            0,
-            true,
-        );
+    let result = tokio::time::timeout(ctx.time_left(), ctx.model.complete(&request)).await;
+    let mut record = CallRecord {
+        node: node.as_str().to_string(),
+        latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        ..CallRecord::default()
+    };
+    for retried in ctx.model.take_failed_attempts() {
+        record.prompt_tokens += retried.prompt_tokens;
+        record.completion_tokens += retried.completion_tokens;
     }
+    for attempt in ctx.model.take_call_records() {
+        record.attempts += 1;
+        record.retry_wait_ms += attempt.waited_ms;
+        if let Some(e) = attempt.error {
+            record.last_error = Some(ctx.redactor.redact(&e));
+        }
+    }
+    let Ok(result) = result else {
+        record.prompt_tokens += request.estimated_prompt_tokens();
+        record.failed = true;
+        state.record_call(record);
+        let f = rules::deadline_cancelled("model call", &ctx.limits);
+        state.stop(f.rule, f.reason);
+        return Err(CallFailure::Stopped);
+    };
     match result {
         Ok(reply) => {
-            state.record_call(
-                node,
-                reply.usage.prompt_tokens,
-                reply.usage.completion_tokens,
-                latency_ms,
-                false,
-            );
+            record.prompt_tokens += reply.usage.prompt_tokens;
+            record.completion_tokens += reply.usage.completion_tokens;
+            state.record_call(record);
             Ok(reply)
         }
         Err(err) => {
             let err_text = ctx.redactor.redact(&err.to_string());
-            state.record_call(node, request.estimated_prompt_tokens(), 0, latency_ms, true);
+            record.prompt_tokens += request.estimated_prompt_tokens();
+            record.failed = true;
+            record.last_error = Some(err_text.clone());
+            state.record_call(record);
             tracing::warn!(node = node.as_str(), error = %err_text, "model call failed");
-            let fatal = matches!(err, ModelError::Rejected { .. } | ModelError::Config(_));
-            if fatal {
-                state.stop(
-                    StopRule::ModelError,
-                    format!("The model provider rejected the request: {err_text}"),
-                );
-                return Err(CallFailure::Stopped);
-            }
-            if state.consecutive_model_failures >= rules::MODEL_FAILURE_LIMIT {
-                state.stop(
-                    StopRule::ModelError,
-                    format!(
-                        "The model failed {} calls in a row (last: {err_text}).",
-                        state.consecutive_model_failures
-                    ),
-                );
+            if let Some(f) = rules::model_failure(&err, &err_text, state.consecutive_model_failures)
+            {
+                state.stop(f.rule, f.reason);
                 return Err(CallFailure::Stopped);
             }
             Err(CallFailure::Failed(err))

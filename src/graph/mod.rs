@@ -15,7 +15,7 @@ pub mod verifier;
 use kotef_core::{Limits, NodeName, Redactor, RunId, SandboxMode, StepProgress, TerminalStatus};
 use kotef_model::Model;
 use kotef_tools::ToolBox;
-use state::{RunState, StepRecord};
+use state::{Decision, RunState, StepRecord};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -32,13 +32,36 @@ pub struct GraphContext {
     pub started: Instant,
     pub redactor: Redactor,
     pub progress: Option<UnboundedSender<StepProgress>>,
+    /// Prices the run's tokens, for the dollar budget (`None`: unknown price).
+    pub cost: Option<crate::run::CostFn>,
+}
+
+impl GraphContext {
+    /// What the run has used so far, for the budget rules.
+    pub fn spent(&self, state: &RunState) -> rules::Spent {
+        rules::Spent {
+            tokens: state.tokens_used(),
+            elapsed_s: self.started.elapsed().as_secs(),
+            model_calls: state.model_calls,
+            cost_usd: self
+                .cost
+                .as_ref()
+                .and_then(|f| f(state.prompt_tokens, state.completion_tokens)),
+        }
+    }
+
+    /// Time left in the run's time budget.
+    pub fn time_left(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.limits.time_budget_s)
+            .saturating_sub(self.started.elapsed())
+    }
 }
 
 /// What one node execution decided.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepResult {
     pub next: NodeName,
-    pub decision: String,
+    pub decision: Decision,
     pub reason: String,
     pub progress: bool,
 }
@@ -46,15 +69,15 @@ pub struct StepResult {
 impl StepResult {
     /// The step that saw a stop rule fire: on to the snitch, with the ending's reason.
     pub fn stopped(state: &RunState, progress: bool) -> Self {
-        let reason = state
+        let (rule, reason) = state
             .ending
             .as_ref()
-            .map(|e| e.reason.clone())
+            .map(|e| (e.rule, e.reason.clone()))
             .unwrap_or_default();
-        Self::to(NodeName::Snitch, "stop".into(), reason, progress)
+        Self::to(NodeName::Snitch, Decision::Stop(rule), reason, progress)
     }
 
-    pub fn to(next: NodeName, decision: String, reason: String, progress: bool) -> Self {
+    pub fn to(next: NodeName, decision: Decision, reason: String, progress: bool) -> Self {
         Self {
             next,
             decision,
@@ -88,6 +111,40 @@ pub fn workspace_hashes(root: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// Applies the state-revisit rule to a finished step: a coder or verifier step that claims
+/// progress but brings the run back to a world it has been in is not progress (its reason says
+/// which step it repeats; research progress is judged by its own rule). Also keeps the coder's
+/// no-progress and revisit streaks. Returns the step repeated.
+fn judge_revisit(state: &mut RunState, node: NodeName, result: &mut StepResult) -> Option<u32> {
+    let world_changing = matches!(node, NodeName::Coder | NodeName::Verifier);
+    let revisit = rules::revisit_of(state).filter(|_| world_changing);
+    let step = state.total_steps;
+    state
+        .seen_states
+        .entry(rules::world_fingerprint(state))
+        .or_insert(step);
+    let repeated = if result.progress { revisit } else { None };
+    if let Some(earlier) = repeated {
+        result.progress = false;
+        result.reason = format!("{} (state of step {earlier} again)", result.reason);
+        if node == NodeName::Coder {
+            state.revisit_streak += 1;
+            state.last_revisit_of = Some(earlier);
+        }
+    }
+    if result.progress {
+        state.revisit_streak = 0;
+    }
+    if node == NodeName::Coder {
+        state.coder_noop_count = if result.progress {
+            0
+        } else {
+            state.coder_noop_count + 1
+        };
+    }
+    repeated
+}
+
 /// Runs the graph to its end and returns the final state. Never panics on model output and
 /// never loops: every iteration executes one step, and the step cap ends the run.
 pub async fn run_graph(ctx: &GraphContext, mut state: RunState) -> RunState {
@@ -95,6 +152,9 @@ pub async fn run_graph(ctx: &GraphContext, mut state: RunState) -> RunState {
     let _enter = span.enter();
     let mut next = NodeName::Planner;
     let mut prev: Option<NodeName> = None;
+    state
+        .seen_states
+        .insert(rules::world_fingerprint(&state), 0);
     loop {
         if let Some(ending) = &state.ending {
             // Success ends here; every other ending goes through the snitch once.
@@ -106,28 +166,20 @@ pub async fn run_graph(ctx: &GraphContext, mut state: RunState) -> RunState {
         if next == NodeName::Done {
             // The planner ended the run (success handled above); make sure it is recorded.
             if state.ending.is_none() {
-                state.end(
-                    TerminalStatus::DonePartial,
-                    None,
-                    "The run ended without a verdict.",
-                );
+                state.finish(rules::no_verdict());
             }
             continue;
         }
         if next != NodeName::Snitch {
-            let budget = rules::budget_stop(
-                state.tokens_used(),
-                ctx.started.elapsed().as_secs(),
-                &ctx.limits,
-            )
-            .or_else(|| rules::step_cap_reached(state.total_steps, &ctx.limits));
+            let budget = rules::budget_stop(&ctx.spent(&state), &ctx.limits)
+                .or_else(|| rules::step_cap_reached(state.total_steps, &ctx.limits));
             if let Some(f) = budget {
                 state.stop(f.rule, f.reason);
                 continue;
             }
         }
         let node = next;
-        let result = match node {
+        let mut result = match node {
             NodeName::Planner => planner::step(ctx, &mut state).await,
             NodeName::Researcher => researcher::step(ctx, &mut state).await,
             NodeName::Coder => coder::step(ctx, &mut state).await,
@@ -136,6 +188,7 @@ pub async fn run_graph(ctx: &GraphContext, mut state: RunState) -> RunState {
             NodeName::Done => unreachable!("handled above"),
         };
         state.total_steps += 1;
+        let revisit_of = judge_revisit(&mut state, node, &mut result);
         if result.progress {
             state.last_progress_step = state.total_steps;
             match node {
@@ -151,16 +204,17 @@ pub async fn run_graph(ctx: &GraphContext, mut state: RunState) -> RunState {
         let record = StepRecord {
             step: state.total_steps,
             node,
-            decision: result.decision.clone(),
+            decision: result.decision,
             reason: ctx.redactor.redact(&result.reason),
             progress: result.progress,
+            revisit_of,
         };
         tracing::info!(step = record.step, node = node.as_str(), decision = %record.decision, progress = record.progress, "step");
         if let Some(tx) = &ctx.progress {
             let _ = tx.send(StepProgress {
                 step: record.step,
                 node: node.as_str().into(),
-                decision: record.decision.clone(),
+                decision: record.decision.to_string(),
                 reason: record.reason.clone(),
                 progress: record.progress,
             });
@@ -185,4 +239,39 @@ pub async fn run_graph(ctx: &GraphContext, mut state: RunState) -> RunState {
             .or_insert(0) += 1;
     }
     state
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kotef_core::Profile;
+
+    fn revisited_state() -> RunState {
+        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        s.seen_states.insert(rules::world_fingerprint(&s), 2);
+        s.total_steps = 8;
+        s
+    }
+
+    fn claimed(next: NodeName) -> StepResult {
+        StepResult::to(next, Decision::Pass, "did it".into(), true)
+    }
+
+    #[test]
+    fn a_coder_step_back_to_an_earlier_state_is_not_progress() {
+        let mut s = revisited_state();
+        let mut r = claimed(NodeName::Verifier);
+        assert_eq!(judge_revisit(&mut s, NodeName::Coder, &mut r), Some(2));
+        assert!(!r.progress);
+        assert_eq!(r.reason, "did it (state of step 2 again)");
+        assert_eq!((s.revisit_streak, s.coder_noop_count), (1, 1));
+    }
+
+    #[test]
+    fn research_progress_is_not_judged_by_the_world() {
+        let mut s = revisited_state();
+        let mut r = claimed(NodeName::Planner);
+        assert_eq!(judge_revisit(&mut s, NodeName::Researcher, &mut r), None);
+        assert!(r.progress);
+    }
 }

@@ -5,9 +5,9 @@
 use super::context::{self, PLANNER_PROMPT};
 use super::llm::{self, CallFailure};
 use super::rules;
-use super::state::{PlannerDecision, RunState};
+use super::state::{CommandSource, Decision, PlannerDecision, RunState};
 use super::{GraphContext, StepResult};
-use kotef_core::{NodeName, TerminalStatus};
+use kotef_core::NodeName;
 use kotef_model::{Message, ModelRequest};
 use serde_json::Value;
 
@@ -49,6 +49,7 @@ pub fn parse_decision(text: &str) -> Result<PlannerDecision, String> {
         plan,
         query: text_field("query"),
         task: text_field("task"),
+        verify: text_field("verify"),
     })
 }
 
@@ -88,7 +89,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         state.stop(f.rule, f.reason.clone());
         return StepResult::to(
             NodeName::Snitch,
-            format!("stop: {}", f.rule),
+            Decision::Stop(Some(f.rule)),
             f.reason,
             false,
         );
@@ -99,7 +100,10 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         state.goal,
         context::run_state_summary(state),
         context::repo_state(&snapshot, state),
-        state.test_command.as_deref().unwrap_or("(none detected)")
+        state
+            .test_command
+            .as_deref()
+            .unwrap_or("(none detected: name one with \"verify\")")
     );
     let mut messages = vec![Message::system(PLANNER_PROMPT), Message::user(user)];
     let mut decision = None;
@@ -133,7 +137,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         }
     }
     let Some(decision) = decision else {
-        return StepResult::to(NodeName::Planner, "malformed".into(), last_problem, false);
+        return StepResult::to(NodeName::Planner, Decision::Malformed, last_problem, false);
     };
     apply_decision(ctx, state, decision)
 }
@@ -149,45 +153,31 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
     } else {
         d.reason.clone()
     };
+    if let Some(stopped) = adopt_verify_command(state, d.verify.as_deref()) {
+        return stopped;
+    }
     match d.next {
         NodeName::Done => {
             state.last_decision = Some(d);
-            if state.verified_after_last_change() {
-                state.end(TerminalStatus::DoneSuccess, None, format!(
-                    "The planner finished and the last verification (`{}`) passed after the latest change: {reason}",
-                    state.test.as_ref().map(|t| t.command.as_str()).unwrap_or("")
-                ));
-                StepResult::to(NodeName::Done, "done".into(), reason, false)
+            let verdict = rules::done_verdict(state, &reason);
+            let success = verdict.status == kotef_core::TerminalStatus::DoneSuccess;
+            state.finish(verdict);
+            if success {
+                StepResult::to(NodeName::Done, Decision::Done, reason, false)
             } else {
-                let why = match &state.test {
-                    None => "no verification ran".to_string(),
-                    Some(t) if !t.passed => {
-                        format!("the last verification (`{}`) failed", t.command)
-                    }
-                    Some(_) => "files changed after the last passing verification".to_string(),
-                };
-                state.end(
-                    TerminalStatus::DonePartial,
-                    None,
-                    format!("The planner said done but {why}; what remains is written to .sdd/issues.md."),
-                );
-                StepResult::to(NodeName::Snitch, "done (partial)".into(), reason, false)
+                StepResult::to(NodeName::Snitch, Decision::DonePartial, reason, false)
             }
         }
         NodeName::Snitch => {
             state.last_decision = Some(d);
-            state.end(
-                TerminalStatus::AbortedStuck,
-                None,
-                format!("The planner gave up: {reason}"),
-            );
-            StepResult::to(NodeName::Snitch, "snitch".into(), reason, false)
+            state.finish(rules::gave_up(&reason));
+            StepResult::to(NodeName::Snitch, Decision::GaveUp, reason, false)
         }
         next => {
             let Some(edge) = next.edge() else {
                 return StepResult::to(
                     NodeName::Planner,
-                    "malformed".into(),
+                    Decision::Malformed,
                     "impossible next node".into(),
                     false,
                 );
@@ -231,15 +221,45 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
                     state.stop(f.rule, f.reason.clone());
                     StepResult::to(
                         NodeName::Snitch,
-                        format!("{next} (refused: {})", f.rule),
+                        Decision::Refused {
+                            to: next,
+                            rule: f.rule,
+                        },
                         f.reason,
                         false,
                     )
                 }
-                None => StepResult::to(next, next.as_str().into(), reason, false),
+                None => StepResult::to(next, Decision::Route(next), reason, false),
             }
         }
     }
+}
+
+/// Takes the planner's `"verify"` command when the run has none configured or detected. It
+/// must pass the profile's command policy: a denied one ends a strict run (`constraint`) and
+/// is ignored under yolo.
+fn adopt_verify_command(state: &mut RunState, verify: Option<&str>) -> Option<StepResult> {
+    let command = verify?;
+    let replaceable =
+        state.test_command.is_none() || state.test_command_source == Some(CommandSource::Planner);
+    if !replaceable || state.test_command.as_deref() == Some(command) {
+        return None;
+    }
+    if let kotef_tools::PolicyDecision::Deny { reason } =
+        kotef_tools::check_command(state.profile, command)
+    {
+        let f = rules::command_denied(state.profile, command, &reason)?;
+        state.stop(f.rule, f.reason.clone());
+        return Some(StepResult::to(
+            NodeName::Snitch,
+            Decision::Stop(Some(f.rule)),
+            f.reason,
+            false,
+        ));
+    }
+    state.test_command = Some(command.to_string());
+    state.test_command_source = Some(CommandSource::Planner);
+    None
 }
 
 #[cfg(test)]
@@ -258,6 +278,40 @@ mod tests {
         assert_eq!(d.reason, "ok {x}");
         let d = parse_decision("Sure! {\"next\":\"researcher\",\"query\":\"  \"} thanks").unwrap();
         assert_eq!(d.query, None);
+        let d = parse_decision(r#"{"next":"verifier","verify":" sh test.sh "}"#).unwrap();
+        assert_eq!(d.verify.as_deref(), Some("sh test.sh"));
+    }
+
+    fn state(profile: kotef_core::Profile) -> RunState {
+        RunState::new("g", profile, Default::default())
+    }
+
+    #[test]
+    fn a_named_verify_command_is_adopted_when_none_was_found() {
+        let mut s = state(kotef_core::Profile::Yolo);
+        assert_eq!(adopt_verify_command(&mut s, Some("sh test.sh")), None);
+        assert_eq!(s.test_command.as_deref(), Some("sh test.sh"));
+        assert_eq!(s.test_command_source, Some(CommandSource::Planner));
+    }
+
+    #[test]
+    fn a_named_verify_command_never_replaces_a_configured_one() {
+        let mut s = state(kotef_core::Profile::Yolo);
+        s.test_command = Some("cargo test".into());
+        s.test_command_source = Some(CommandSource::Configured);
+        assert_eq!(adopt_verify_command(&mut s, Some("sh test.sh")), None);
+        assert_eq!(s.test_command.as_deref(), Some("cargo test"));
+    }
+
+    #[test]
+    fn a_named_verify_command_the_strict_policy_denies_ends_the_run() {
+        let mut s = state(kotef_core::Profile::Strict);
+        let r = adopt_verify_command(&mut s, Some("sh test.sh")).unwrap();
+        assert_eq!(
+            r.decision,
+            Decision::Stop(Some(kotef_core::StopRule::Constraint))
+        );
+        assert_eq!(s.test_command, None);
     }
 
     #[test]

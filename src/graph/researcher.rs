@@ -6,7 +6,7 @@ use super::context::{self, RESEARCHER_PROMPT};
 use super::llm::{self, CallFailure};
 use super::planner::extract_json_object;
 use super::rules;
-use super::state::RunState;
+use super::state::{Decision, RunState};
 use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
 use kotef_model::{Message, ModelRequest};
@@ -48,7 +48,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     {
         let note = format!("No new information; repeated query \"{query}\"");
         state.research.reasons.push(note.clone());
-        return StepResult::to(NodeName::Planner, "repeated query".into(), note, false);
+        return StepResult::to(NodeName::Planner, Decision::RepeatedQuery, note, false);
     }
 
     let before = state.research.clone();
@@ -145,7 +145,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     } else {
         format!("nothing new for \"{}\"", context::clip(&query, 80))
     };
-    StepResult::to(NodeName::Planner, "findings".into(), reason, progress)
+    StepResult::to(NodeName::Planner, Decision::Findings, reason, progress)
 }
 
 #[cfg(test)]

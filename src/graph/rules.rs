@@ -1,12 +1,40 @@
-//! Stop rules and progress heuristics as pure functions over data, each with its contract name.
+//! Every stop decision of a run, as pure functions over data, each with its contract name.
+//! Nodes report facts (a reply, a tool result, a test result); the functions here decide.
 //!
-//! The planner step calls [`pre_decision`] before asking the model (rules that need no new
-//! decision: fix attempts, no progress, model failures) and [`clamp_decision`] after (edge
-//! limits and exact repeats). Budgets and the global step cap are checked by the graph loop
-//! before every step with [`budget_stop`] and [`step_cap_reached`].
+//! | rule | where it is checked | threshold | status |
+//! |---|---|---|---|
+//! | `budget` (tokens) | graph loop before every step; [`llm::call`](super::llm::call) before every model call | `token_budget` | `aborted_stuck` |
+//! | `budget` (time) | the same; at the deadline an in-flight model call or command is cancelled | `time_budget_s` | `aborted_stuck` |
+//! | `budget` (model calls) | the same | `max_model_calls` | `aborted_stuck` |
+//! | `budget` (dollars) | the same, from the price table or the configured prices | `cost_budget_usd` | `aborted_stuck` |
+//! | `max_steps` | graph loop before every step (the last step is kept for the snitch) | `max_steps` | `aborted_stuck` |
+//! | `model_error` | `llm::call` after a failed call (one call = all its retries) | [`MODEL_FAILURE_LIMIT`] failed calls in a row, or a rejected request | `aborted_stuck` |
+//! | `planner_to_coder` (oscillation) | planner, before asking the model | [`OSCILLATION_LIMIT`] coder steps since progress that returned to an earlier state | `aborted_stuck` |
+//! | `fix_attempts` | planner, before asking the model | `fix_attempts` failing verifications after code changes | `aborted_stuck` |
+//! | `no_progress` | planner, before asking the model | `no_progress_steps` steps without progress | `aborted_stuck` |
+//! | `planner_to_<node>` (exact repeat) | planner, after the model's proposal | [`EXACT_REPEAT_LIMIT`] identical decisions on an identical state | `aborted_stuck` |
+//! | `planner_to_<node>` (edge) | planner, after the model's proposal | more than `edge_limit_<node>` hops without progress | `aborted_stuck` |
+//! | `planner_to_coder` (no-op coder) | planner, after the model's proposal | [`CODER_NOOP_LIMIT`] coder steps in a row without progress | `aborted_stuck` |
+//! | `constraint` | coder's `run_command`; the planner's `verify` command | a command the `strict` profile denies | `aborted_constraint` |
+//! | none (success) | planner says `done` | the last verification passed after the last change | `done_success` |
+//! | none (partial) | planner says `done` | no passing verification after the last change | `done_partial` |
+//! | none (gave up) | planner says `snitch` | — | `aborted_stuck` |
+//!
+//! Inside one coder step, breakers end the step (not the run) and name why in the timeline:
+//! the same failing tool call [`REPEATED_FAILURE_LIMIT`] times, [`NO_TOOL_CALL_LIMIT`]
+//! replies in a row without a tool call (one corrective message in between), the step's hard
+//! cap `coder_step_calls`, and the budget review's [`REVIEW_HARD_CAP`].
+//!
+//! Progress is what resets the loop counters: research with results not seen before
+//! ([`research_progress`]), changed file contents ([`files_progress`]), or a verification on
+//! changed contents or with a flipped pass/fail ([`verification_progress`]) — and only when the
+//! run's world (files + verified outcome, [`world_fingerprint`]) is not one it has been in
+//! before ([`revisit_of`], applied by the graph loop after every step, which also keeps the
+//! coder's no-progress and revisit streaks the rules above read).
 
-use super::state::{PlannerDecision, ResearchState, RunState, TestResult};
-use kotef_core::{Edge, Limits, NodeName, StopRule};
+use super::state::{Ending, PlannerDecision, ResearchState, RunState, TestResult};
+use kotef_core::{Edge, Limits, NodeName, Profile, StopRule, TerminalStatus};
+use kotef_model::ModelError;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
@@ -25,8 +53,21 @@ fn fired(rule: StopRule, reason: String) -> Option<Fired> {
 pub const MODEL_FAILURE_LIMIT: u32 = 3;
 /// Identical planner decisions on an identical state after which the edge's rule fires.
 pub const EXACT_REPEAT_LIMIT: u32 = 3;
-/// Consecutive coder steps without a net change after which another coder hop is refused.
+/// Consecutive coder steps without progress after which another coder hop is refused.
 pub const CODER_NOOP_LIMIT: u32 = 3;
+/// Coder steps since the last progress that went back to an earlier state (A/B oscillation)
+/// after which `planner_to_coder` fires.
+pub const OSCILLATION_LIMIT: u32 = 2;
+/// The same failing tool call (tool, arguments, error) this often ends a coder step.
+pub const REPEATED_FAILURE_LIMIT: u32 = 3;
+/// Replies in a row with neither a tool call nor `done` that end a coder step.
+pub const NO_TOOL_CALL_LIMIT: u32 = 3;
+/// Budget reviews in one coder step after which the prompt carries a warning.
+pub const REVIEW_SOFT_CAP: u32 = 3;
+/// Budget reviews in one coder step after which the step ends as no progress.
+pub const REVIEW_HARD_CAP: u32 = 6;
+
+// ---- progress ----------------------------------------------------------------------------
 
 /// Research progress: the researcher reached the model (not a repeated query answered from
 /// memory) and came back with results never seen before in this run.
@@ -44,23 +85,24 @@ pub fn files_progress(before: &BTreeMap<String, String>, after: &BTreeMap<String
     before != after
 }
 
-/// Test progress: a first result, a pass/fail flip, or a different failing command or error
-/// signature.
-pub fn test_progress(before: Option<&TestResult>, after: Option<&TestResult>) -> bool {
-    match (before, after) {
-        (_, None) => false,
-        (None, Some(_)) => true,
-        (Some(b), Some(a)) => {
-            a.passed != b.passed
-                || (!a.passed && (a.command != b.command || a.error_signature != b.error_signature))
-        }
+/// Verification progress: a first result, another command, a pass/fail flip, or a result on
+/// contents that differ from those of the previous verification. Output that changes while
+/// nothing else did (timestamps, pids, temp names, seeds) is noise, not progress.
+pub fn verification_progress(
+    before: Option<&TestResult>,
+    after: &TestResult,
+    files_changed_since: bool,
+) -> bool {
+    match before {
+        None => true,
+        Some(b) => files_changed_since || b.passed != after.passed || b.command != after.command,
     }
 }
 
-/// A fingerprint of everything a planner decision should depend on: file contents, the last
-/// test result and what research found. Counters and step numbers are left out on purpose,
-/// so the same situation gives the same fingerprint however often it comes back.
-pub fn state_fingerprint(state: &RunState) -> String {
+/// The run's world: file contents plus the outcome of a verification of exactly these
+/// contents (none when files changed since). Error text is left out: it is noisy, and the
+/// same files failing the same command is the same world.
+pub fn world_fingerprint(state: &RunState) -> String {
     let mut h = Sha256::new();
     for (p, c) in &state.file_hashes {
         h.update(p.as_bytes());
@@ -68,11 +110,28 @@ pub fn state_fingerprint(state: &RunState) -> String {
         h.update(c.as_bytes());
         h.update([1]);
     }
-    if let Some(t) = &state.test {
-        h.update(t.command.as_bytes());
-        h.update([t.passed as u8]);
-        h.update(t.error_signature.as_deref().unwrap_or_default().as_bytes());
+    let verified_here = state.hashes_at_last_verification.as_ref() == Some(&state.file_hashes);
+    match &state.test {
+        Some(t) if verified_here => {
+            h.update(t.command.as_bytes());
+            h.update([2, t.passed as u8]);
+        }
+        _ => h.update([3]),
     }
+    hex::encode(&h.finalize()[..12])
+}
+
+/// The step that first reached the state the run is in now, when it has been there before.
+pub fn revisit_of(state: &RunState) -> Option<u32> {
+    state.seen_states.get(&world_fingerprint(state)).copied()
+}
+
+/// A fingerprint of everything a planner decision should depend on: the world and what
+/// research found. Counters and step numbers are left out on purpose, so the same situation
+/// gives the same fingerprint however often it comes back.
+pub fn state_fingerprint(state: &RunState) -> String {
+    let mut h = Sha256::new();
+    h.update(world_fingerprint(state).as_bytes());
     h.update([2]);
     h.update(
         state
@@ -94,6 +153,8 @@ pub fn decision_key(d: &PlannerDecision) -> String {
     }
 }
 
+// ---- the planner's rules -----------------------------------------------------------------
+
 /// Rules checked at the start of a planner step, before the model is asked.
 pub fn pre_decision(state: &RunState, limits: &Limits) -> Option<Fired> {
     if state.consecutive_model_failures >= MODEL_FAILURE_LIMIT {
@@ -102,6 +163,16 @@ pub fn pre_decision(state: &RunState, limits: &Limits) -> Option<Fired> {
             format!(
                 "The model failed {} calls in a row, so the run stopped instead of waiting on it.",
                 state.consecutive_model_failures
+            ),
+        );
+    }
+    if state.revisit_streak >= OSCILLATION_LIMIT {
+        return fired(
+            StopRule::PlannerToCoder,
+            format!(
+                "Loop detected: the coder returned the workspace to an earlier state {} times since the last progress (the state of step {} again), an oscillation between versions.",
+                state.revisit_streak,
+                state.last_revisit_of.unwrap_or_default()
             ),
         );
     }
@@ -168,34 +239,144 @@ pub fn clamp_decision(
         return fired(
             rule,
             format!(
-                "Loop detected: the coder made no net change in {coder_noop_count} steps in a row, so it is not asked again."
+                "Loop detected: the coder made no progress in {coder_noop_count} steps in a row, so it is not asked again."
             ),
         );
     }
     None
 }
 
-/// The token and wall-clock budgets.
-pub fn budget_stop(tokens_used: u64, elapsed_s: u64, limits: &Limits) -> Option<Fired> {
-    if tokens_used >= limits.token_budget {
-        return fired(
-            StopRule::Budget,
+/// The ending when the planner says `done`: success only with a passing verification after
+/// the last change.
+pub fn done_verdict(state: &RunState, reason: &str) -> Ending {
+    if state.verified_after_last_change() {
+        let command = state
+            .test
+            .as_ref()
+            .map(|t| t.command.as_str())
+            .unwrap_or("");
+        return ending(
+            TerminalStatus::DoneSuccess,
+            None,
             format!(
-                "The token budget ran out: {tokens_used} of {} tokens used.",
-                limits.token_budget
+                "The planner finished and the last verification (`{command}`) passed after the latest change: {reason}"
             ),
         );
     }
-    if elapsed_s >= limits.time_budget_s {
-        return fired(
-            StopRule::Budget,
-            format!(
-                "The time budget ran out: {elapsed_s} s of {} s used.",
-                limits.time_budget_s
-            ),
-        );
+    let why = match &state.test {
+        None => "no verification ran".to_string(),
+        Some(t) if !t.passed => format!("the last verification (`{}`) failed", t.command),
+        Some(_) => "files changed after the last passing verification".to_string(),
+    };
+    ending(
+        TerminalStatus::DonePartial,
+        None,
+        format!("The planner said done but {why}; what remains is written to .sdd/issues.md."),
+    )
+}
+
+/// The ending when the planner gives up (routes to the snitch).
+pub fn gave_up(reason: &str) -> Ending {
+    ending(
+        TerminalStatus::AbortedStuck,
+        None,
+        format!("The planner gave up: {reason}"),
+    )
+}
+
+/// The ending of a run that reached `done` without any verdict (never expected).
+pub fn no_verdict() -> Ending {
+    ending(
+        TerminalStatus::DonePartial,
+        None,
+        "The run ended without a verdict.".into(),
+    )
+}
+
+/// The ending of a run that reached the snitch without a recorded cause (never expected).
+pub fn no_cause() -> Ending {
+    ending(
+        TerminalStatus::AbortedStuck,
+        None,
+        "The run reached the snitch without a recorded cause.".into(),
+    )
+}
+
+fn ending(status: TerminalStatus, rule: Option<StopRule>, reason: String) -> Ending {
+    Ending {
+        status,
+        rule,
+        reason,
+    }
+}
+
+// ---- budgets, the model, commands --------------------------------------------------------
+
+/// What the run has used so far, for the budget rules.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Spent {
+    pub tokens: u64,
+    pub elapsed_s: u64,
+    pub model_calls: u32,
+    /// Dollars, when the model's price is known.
+    pub cost_usd: Option<f64>,
+}
+
+/// The token, wall-clock, model-call and dollar budgets.
+pub fn budget_stop(spent: &Spent, limits: &Limits) -> Option<Fired> {
+    let counted = [
+        ("token", spent.tokens, limits.token_budget, "tokens used"),
+        ("time", spent.elapsed_s, limits.time_budget_s, "s used"),
+        (
+            "model-call",
+            u64::from(spent.model_calls),
+            u64::from(limits.max_model_calls),
+            "calls made",
+        ),
+    ];
+    for (name, used, cap, unit) in counted {
+        if used >= cap {
+            return fired(
+                StopRule::Budget,
+                format!("The {name} budget ran out: {used} of {cap} {unit}."),
+            );
+        }
+    }
+    if let (Some(cost), Some(cap)) = (spent.cost_usd, limits.cost_budget_usd) {
+        if cost >= cap {
+            return fired(
+                StopRule::Budget,
+                format!("The dollar budget ran out: ${cost:.4} of ${cap:.4} spent."),
+            );
+        }
     }
     None
+}
+
+/// The time budget ran out while a model call or command was in flight; it was cancelled.
+pub fn deadline_cancelled(what: &str, limits: &Limits) -> Fired {
+    Fired {
+        rule: StopRule::Budget,
+        reason: format!(
+            "The time budget ran out: {} s used, and the {what} in flight was cancelled.",
+            limits.time_budget_s
+        ),
+    }
+}
+
+/// Whether a run may start with this dollar budget: a cap needs a known price.
+pub fn cost_budget_usable(cap: Option<f64>, price_known: bool) -> Result<(), String> {
+    match cap {
+        None => Ok(()),
+        Some(c) if !c.is_finite() || c <= 0.0 => Err(format!(
+            "cost_budget_usd must be a positive number of dollars (got {c})"
+        )),
+        Some(c) if !price_known => Err(format!(
+            "cost_budget_usd is ${c} but the model's price is unknown; set [model] \
+             price_prompt_per_mtok and price_completion_per_mtok, or drop the dollar budget"
+        )),
+        Some(_) => Ok(()),
+    }
 }
 
 /// Whether the next step would be the last one allowed: that step is kept for the snitch, so a
@@ -211,6 +392,89 @@ pub fn step_cap_reached(total_steps: u32, limits: &Limits) -> Option<Fired> {
         );
     }
     None
+}
+
+/// After a failed model call (all its retries included): `model_error` for a request the
+/// provider rejects, or after [`MODEL_FAILURE_LIMIT`] failed calls in a row.
+pub fn model_failure(err: &ModelError, err_text: &str, consecutive: u32) -> Option<Fired> {
+    if matches!(err, ModelError::Rejected { .. } | ModelError::Config(_)) {
+        return fired(
+            StopRule::ModelError,
+            format!("The model provider rejected the request: {err_text}"),
+        );
+    }
+    if consecutive >= MODEL_FAILURE_LIMIT {
+        return fired(
+            StopRule::ModelError,
+            format!("The model failed {consecutive} calls in a row (last: {err_text})."),
+        );
+    }
+    None
+}
+
+/// A command the profile's policy denied: under `strict` that ends the run.
+pub fn command_denied(profile: Profile, command: &str, reason: &str) -> Option<Fired> {
+    (profile == Profile::Strict).then(|| Fired {
+        rule: StopRule::Constraint,
+        reason: format!(
+            "The command `{command}` is not allowed under the strict profile: {reason}"
+        ),
+    })
+}
+
+// ---- inside one coder step ---------------------------------------------------------------
+
+/// What the budget review decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Review {
+    /// Work looks complete: one turn asking the coder to call `done`.
+    AskForDone,
+    /// Keep going (with a warning in the prompt once the soft cap is passed).
+    Continue { warn: bool },
+    /// The hard cap: end the step as no progress.
+    EndStep,
+}
+
+/// The budget review: `streak` is the number of reviews in this step including this one;
+/// `changed_files` whether the step changed anything; `last_turn_changed` whether the latest
+/// turn still changed files.
+pub fn budget_review(streak: u32, changed_files: bool, last_turn_changed: bool) -> Review {
+    if streak >= REVIEW_HARD_CAP {
+        Review::EndStep
+    } else if changed_files && !last_turn_changed {
+        Review::AskForDone
+    } else {
+        Review::Continue {
+            warn: streak >= REVIEW_SOFT_CAP,
+        }
+    }
+}
+
+/// What to do after a reply with neither a tool call nor `done`, the `streak`-th in a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoToolCall {
+    /// Tell the model what a tool call looks like and ask again.
+    Correct,
+    /// End the step.
+    EndStep,
+}
+
+pub fn no_tool_call(streak: u32) -> NoToolCall {
+    if streak >= NO_TOOL_CALL_LIMIT {
+        NoToolCall::EndStep
+    } else {
+        NoToolCall::Correct
+    }
+}
+
+/// Whether the same failing tool call, seen `times` times in this step, ends the step.
+pub fn repeated_failure_ends_step(times: u32) -> bool {
+    times >= REPEATED_FAILURE_LIMIT
+}
+
+/// Whether a coder step that has made `calls` model calls may make another.
+pub fn coder_step_cap_reached(calls: u32, limits: &Limits) -> bool {
+    calls >= limits.coder_step_calls.max(1)
 }
 
 #[cfg(test)]
@@ -229,6 +493,7 @@ mod tests {
             plan: vec![],
             query: Some("q".into()),
             task: Some("t".into()),
+            verify: None,
         }
     }
 
@@ -274,22 +539,36 @@ mod tests {
     }
 
     #[test]
-    fn test_progress_on_flip_or_new_signature() {
-        assert!(test_progress(None, Some(&test(false, "x"))));
-        assert!(!test_progress(
-            Some(&test(false, "x")),
-            Some(&test(false, "x"))
+    fn a_first_verification_is_progress() {
+        assert!(verification_progress(None, &test(false, "x"), false));
+    }
+
+    #[test]
+    fn new_error_text_on_the_same_files_is_noise() {
+        assert!(!same_files(
+            test(false, "at 10:01:02 pid 4242"),
+            test(false, "at 10:01:09 pid 4250")
         ));
-        assert!(test_progress(
+    }
+
+    /// Whether a verification after `before` on the same files is progress.
+    fn same_files(before: TestResult, after: TestResult) -> bool {
+        verification_progress(Some(&before), &after, false)
+    }
+
+    #[test]
+    fn a_pass_fail_flip_is_progress() {
+        assert!(same_files(test(false, "x"), test(true, "")));
+        assert!(!same_files(test(true, ""), test(true, "")));
+    }
+
+    #[test]
+    fn a_verification_of_changed_files_is_progress() {
+        assert!(verification_progress(
             Some(&test(false, "x")),
-            Some(&test(false, "y"))
+            &test(false, "x"),
+            true
         ));
-        assert!(test_progress(
-            Some(&test(false, "x")),
-            Some(&test(true, ""))
-        ));
-        assert!(!test_progress(Some(&test(true, "")), Some(&test(true, ""))));
-        assert!(!test_progress(Some(&test(true, "")), None));
     }
 
     #[test]
@@ -417,11 +696,203 @@ mod tests {
             max_steps: 5,
             ..limits()
         };
-        assert_eq!(budget_stop(99, 9, &l), None);
-        assert_eq!(budget_stop(100, 0, &l).unwrap().rule, StopRule::Budget);
-        assert_eq!(budget_stop(0, 10, &l).unwrap().rule, StopRule::Budget);
+        let spent = |tokens, elapsed_s| Spent {
+            tokens,
+            elapsed_s,
+            ..Spent::default()
+        };
+        assert_eq!(budget_stop(&spent(99, 9), &l), None);
+        assert_eq!(
+            budget_stop(&spent(100, 0), &l).unwrap().rule,
+            StopRule::Budget
+        );
+        assert_eq!(
+            budget_stop(&spent(0, 10), &l).unwrap().rule,
+            StopRule::Budget
+        );
         assert_eq!(step_cap_reached(3, &l), None);
         assert_eq!(step_cap_reached(4, &l).unwrap().rule, StopRule::MaxSteps);
+    }
+
+    #[test]
+    fn the_model_call_budget_fires_at_its_limit() {
+        let l = Limits {
+            max_model_calls: 4,
+            ..limits()
+        };
+        let spent = |model_calls| Spent {
+            model_calls,
+            ..Spent::default()
+        };
+        assert_eq!(budget_stop(&spent(3), &l), None);
+        let f = budget_stop(&spent(4), &l).unwrap();
+        assert_eq!(f.rule, StopRule::Budget);
+        assert!(f.reason.contains("model-call budget"), "{}", f.reason);
+    }
+
+    #[test]
+    fn the_dollar_budget_fires_when_spent() {
+        let l = Limits {
+            cost_budget_usd: Some(0.5),
+            ..limits()
+        };
+        let spent = |cost_usd| Spent {
+            cost_usd,
+            ..Spent::default()
+        };
+        assert_eq!(budget_stop(&spent(Some(0.49)), &l), None);
+        assert_eq!(budget_stop(&spent(None), &l), None);
+        let f = budget_stop(&spent(Some(0.5)), &l).unwrap();
+        assert!(f.reason.contains("dollar budget"), "{}", f.reason);
+    }
+
+    #[test]
+    fn a_dollar_budget_needs_a_known_price() {
+        assert_eq!(cost_budget_usable(None, false), Ok(()));
+        assert_eq!(cost_budget_usable(Some(1.0), true), Ok(()));
+        let e = cost_budget_usable(Some(1.0), false).unwrap_err();
+        assert!(e.contains("price_prompt_per_mtok"), "{e}");
+        assert!(cost_budget_usable(Some(-1.0), true).is_err());
+    }
+
+    #[test]
+    fn the_deadline_names_what_it_cancelled() {
+        let f = deadline_cancelled("model call", &limits());
+        assert_eq!(f.rule, StopRule::Budget);
+        assert!(f.reason.contains("model call in flight was cancelled"));
+    }
+
+    #[test]
+    fn three_failed_calls_in_a_row_fire_model_error() {
+        let e = ModelError::Server {
+            status: 500,
+            message: "down".into(),
+        };
+        assert_eq!(model_failure(&e, "down", 2), None);
+        assert_eq!(
+            model_failure(&e, "down", 3).unwrap().rule,
+            StopRule::ModelError
+        );
+    }
+
+    #[test]
+    fn a_rejected_request_fires_model_error_at_once() {
+        let e = ModelError::Rejected {
+            status: 401,
+            message: "bad key".into(),
+        };
+        let f = model_failure(&e, "bad key", 1).unwrap();
+        assert!(f.reason.contains("rejected"));
+    }
+
+    #[test]
+    fn a_denied_command_ends_only_strict_runs() {
+        let f = command_denied(Profile::Strict, "sudo x", "no").unwrap();
+        assert_eq!(f.rule, StopRule::Constraint);
+        assert_eq!(command_denied(Profile::Yolo, "sudo x", "no"), None);
+    }
+
+    #[test]
+    fn done_is_success_only_after_a_passing_verification_of_the_last_change() {
+        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        assert_eq!(done_verdict(&s, "r").status, TerminalStatus::DonePartial);
+        s.test = Some(test(true, ""));
+        s.hashes_at_last_verification = Some(s.file_hashes.clone());
+        let e = done_verdict(&s, "r");
+        assert_eq!(e.status, TerminalStatus::DoneSuccess);
+        assert!(e.reason.contains("`cargo test`"), "{}", e.reason);
+        s.file_hashes.insert("a".into(), "2".into());
+        assert_eq!(done_verdict(&s, "r").status, TerminalStatus::DonePartial);
+    }
+
+    #[test]
+    fn giving_up_is_aborted_stuck_without_a_rule() {
+        let e = gave_up("cannot");
+        assert_eq!((e.status, e.rule), (TerminalStatus::AbortedStuck, None));
+    }
+
+    #[test]
+    fn an_oscillating_coder_fires_planner_to_coder() {
+        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        s.revisit_streak = OSCILLATION_LIMIT - 1;
+        assert_eq!(pre_decision(&s, &limits()), None);
+        s.revisit_streak = OSCILLATION_LIMIT;
+        s.last_revisit_of = Some(6);
+        let f = pre_decision(&s, &limits()).unwrap();
+        assert_eq!(f.rule, StopRule::PlannerToCoder);
+        assert!(f.reason.contains("state of step 6 again"), "{}", f.reason);
+    }
+
+    #[test]
+    fn a_world_seen_before_is_a_revisit() {
+        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        s.file_hashes.insert("a".into(), "A".into());
+        s.seen_states.insert(world_fingerprint(&s), 2);
+        s.file_hashes.insert("a".into(), "B".into());
+        assert_eq!(revisit_of(&s), None);
+        s.file_hashes.insert("a".into(), "A".into());
+        assert_eq!(revisit_of(&s), Some(2));
+    }
+
+    #[test]
+    fn the_world_ignores_error_text_but_sees_a_verified_outcome() {
+        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        let unverified = world_fingerprint(&s);
+        s.test = Some(test(false, "x"));
+        s.hashes_at_last_verification = Some(s.file_hashes.clone());
+        let failed = world_fingerprint(&s);
+        assert_ne!(failed, unverified);
+        s.test = Some(test(false, "y"));
+        assert_eq!(world_fingerprint(&s), failed);
+        s.file_hashes.insert("a".into(), "1".into());
+        let changed = world_fingerprint(&s);
+        s.test = Some(test(true, ""));
+        assert_eq!(
+            world_fingerprint(&s),
+            changed,
+            "the outcome was not of these files"
+        );
+    }
+
+    #[test]
+    fn the_third_reply_without_tool_calls_ends_the_step() {
+        assert_eq!(no_tool_call(1), NoToolCall::Correct);
+        assert_eq!(no_tool_call(2), NoToolCall::Correct);
+        assert_eq!(no_tool_call(3), NoToolCall::EndStep);
+    }
+
+    #[test]
+    fn the_third_identical_failing_call_ends_the_step() {
+        assert!(!repeated_failure_ends_step(2));
+        assert!(repeated_failure_ends_step(3));
+    }
+
+    #[test]
+    fn the_coder_step_call_cap() {
+        let l = Limits {
+            coder_step_calls: 5,
+            ..limits()
+        };
+        assert!(!coder_step_cap_reached(4, &l));
+        assert!(coder_step_cap_reached(5, &l));
+    }
+
+    #[test]
+    fn review_asks_for_done_only_when_work_settled() {
+        assert_eq!(budget_review(1, true, false), Review::AskForDone);
+        assert_eq!(
+            budget_review(1, true, true),
+            Review::Continue { warn: false }
+        );
+        assert_eq!(
+            budget_review(1, false, false),
+            Review::Continue { warn: false }
+        );
+        assert_eq!(
+            budget_review(3, false, false),
+            Review::Continue { warn: true }
+        );
+        assert_eq!(budget_review(6, true, false), Review::EndStep);
     }
 
     #[test]
@@ -435,6 +906,7 @@ mod tests {
         let f1 = state_fingerprint(&s);
         assert_ne!(f1, f0);
         s.test = Some(test(false, "x"));
+        s.hashes_at_last_verification = Some(s.file_hashes.clone());
         assert_ne!(state_fingerprint(&s), f1);
     }
 

@@ -15,6 +15,10 @@ pub struct PlannerDecision {
     pub plan: Vec<String>,
     pub query: Option<String>,
     pub task: Option<String>,
+    /// A verification command the planner names (used only when none is configured or
+    /// detected).
+    #[serde(default)]
+    pub verify: Option<String>,
 }
 
 /// What the researcher has learned so far.
@@ -69,8 +73,9 @@ pub struct FailureHistory {
     pub entries: Vec<FailureEntry>,
 }
 
-/// One model call, for the report's `calls`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One model call, for the report's `calls`. A call the provider retried is still one call:
+/// its retried attempts' tokens are in its figures and its attempts and waits are counted.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CallRecord {
     pub node: String,
     pub prompt_tokens: u64,
@@ -80,6 +85,115 @@ pub struct CallRecord {
     pub latency_ms: u64,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub failed: bool,
+    /// The step the call was made in.
+    #[serde(default)]
+    pub step: u32,
+    /// HTTP attempts the provider made for this call (1 without retries; 0 when unknown).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub attempts: u32,
+    /// Time spent waiting between those attempts.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub retry_wait_ms: u64,
+    /// The last provider error seen during the call (secrets redacted), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Why a coder step ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoderEnd {
+    /// The coder called `done`.
+    Done,
+    /// It made no tool call for the turns allowed, or asked for done and kept going.
+    TurnsUsed,
+    /// The budget review's hard cap.
+    ReviewCap,
+    /// The same failing tool call (same tool, arguments and error) three times.
+    RepeatedFailingCall,
+    /// Replies with neither a tool call nor `done`, after one corrective message.
+    NoToolCalls,
+    /// The step's hard cap on model calls (`coder_step_calls`).
+    CallCap,
+    /// A stop rule ended the run during the step.
+    RunStopped,
+}
+
+impl CoderEnd {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Done => "done",
+            Self::TurnsUsed => "turns used",
+            Self::ReviewCap => "budget review cap",
+            Self::RepeatedFailingCall => "repeated failing call",
+            Self::NoToolCalls => "no tool calls",
+            Self::CallCap => "call cap",
+            Self::RunStopped => "run stopped",
+        }
+    }
+}
+
+/// What one step decided, for the timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// The planner sent the run to this node.
+    Route(NodeName),
+    /// The planner proposed this node and a stop rule refused the hop.
+    Refused {
+        to: NodeName,
+        rule: StopRule,
+    },
+    /// A stop rule ended the run in this step (`None`: the run ended without a rule).
+    Stop(Option<StopRule>),
+    /// The planner finished after a passing verification.
+    Done,
+    /// The planner finished without one.
+    DonePartial,
+    /// The planner gave up.
+    GaveUp,
+    /// The planner's replies could not be used.
+    Malformed,
+    /// The researcher answered.
+    Findings,
+    /// The same query on an unchanged state, answered from memory.
+    RepeatedQuery,
+    /// The coder's step, and why it ended.
+    Code(CoderEnd),
+    Pass,
+    Fail,
+    /// The snitch wrote its report.
+    Report,
+}
+
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Route(n) => write!(f, "{n}"),
+            Self::Refused { to, rule } => write!(f, "{to} (refused: {rule})"),
+            Self::Stop(Some(rule)) => write!(f, "stop: {rule}"),
+            Self::Stop(None) => f.write_str("stop"),
+            Self::Done => f.write_str("done"),
+            Self::DonePartial => f.write_str("done (partial)"),
+            Self::GaveUp => f.write_str("snitch"),
+            Self::Malformed => f.write_str("malformed"),
+            Self::Findings => f.write_str("findings"),
+            Self::RepeatedQuery => f.write_str("repeated query"),
+            Self::Code(CoderEnd::Done) => f.write_str("code"),
+            Self::Code(end) => write!(f, "code (ended: {})", end.as_str()),
+            Self::Pass => f.write_str("pass"),
+            Self::Fail => f.write_str("fail"),
+            Self::Report => f.write_str("report"),
+        }
+    }
 }
 
 /// One executed step, for the report's timeline.
@@ -87,9 +201,34 @@ pub struct CallRecord {
 pub struct StepRecord {
     pub step: u32,
     pub node: NodeName,
-    pub decision: String,
+    pub decision: Decision,
     pub reason: String,
     pub progress: bool,
+    /// The earlier step whose state this step returned to, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revisit_of: Option<u32>,
+}
+
+/// Where the verifier's command came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommandSource {
+    /// `test_command` in the config, a flag or a scenario.
+    Configured,
+    /// Detected from the repository's files.
+    Detected,
+    /// Named by the planner (`"verify"`), checked against the profile's policy.
+    Planner,
+}
+
+impl CommandSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Configured => "configured",
+            Self::Detected => "detected",
+            Self::Planner => "named by the planner",
+        }
+    }
 }
 
 /// Routing history per edge: the reasons given for the last few hops.
@@ -124,6 +263,8 @@ pub struct RunState {
     pub goal: String,
     pub profile: Profile,
     pub test_command: Option<String>,
+    /// Where `test_command` came from.
+    pub test_command_source: Option<CommandSource>,
     pub loop_counters: LoopCounters,
     pub routing: RoutingHistory,
     pub total_steps: u32,
@@ -137,8 +278,15 @@ pub struct RunState {
     pub hashes_at_last_verification: Option<BTreeMap<String, String>>,
     pub test: Option<TestResult>,
     pub failures: FailureHistory,
-    /// Consecutive coder steps that changed nothing.
+    /// Consecutive coder steps without progress (no net change, or back to an earlier state).
     pub coder_noop_count: u32,
+    /// World fingerprint (files + verified outcome) → the first step that reached it (0: the
+    /// start of the run).
+    pub seen_states: BTreeMap<String, u32>,
+    /// Coder steps since the last progress that returned the workspace to an earlier state.
+    pub revisit_streak: u32,
+    /// The step the last revisit returned to.
+    pub last_revisit_of: Option<u32>,
     pub model_calls: u32,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
@@ -165,6 +313,7 @@ impl RunState {
             goal: goal.to_string(),
             profile,
             test_command: None,
+            test_command_source: None,
             loop_counters: LoopCounters::default(),
             routing: RoutingHistory::default(),
             total_steps: 0,
@@ -176,6 +325,9 @@ impl RunState {
             test: None,
             failures: FailureHistory::default(),
             coder_noop_count: 0,
+            seen_states: BTreeMap::new(),
+            revisit_streak: 0,
+            last_revisit_of: None,
             model_calls: 0,
             prompt_tokens: 0,
             completion_tokens: 0,
@@ -196,25 +348,14 @@ impl RunState {
         self.prompt_tokens + self.completion_tokens
     }
 
-    /// Records one model call's tokens (failed calls count too).
-    pub fn record_call(
-        &mut self,
-        node: NodeName,
-        prompt: u64,
-        completion: u64,
-        latency_ms: u64,
-        failed: bool,
-    ) {
+    /// Records one model call (failed calls count too; retried attempts are in its figures).
+    pub fn record_call(&mut self, mut call: CallRecord) {
+        let failed = call.failed;
         self.model_calls += 1;
-        self.prompt_tokens += prompt;
-        self.completion_tokens += completion;
-        self.calls.push(CallRecord {
-            node: node.as_str().to_string(),
-            prompt_tokens: prompt,
-            completion_tokens: completion,
-            latency_ms,
-            failed,
-        });
+        self.prompt_tokens += call.prompt_tokens;
+        self.completion_tokens += call.completion_tokens;
+        call.step = self.total_steps + 1;
+        self.calls.push(call);
         if failed {
             self.consecutive_model_failures += 1;
         } else {
@@ -236,6 +377,11 @@ impl RunState {
                 reason: reason.into(),
             });
         }
+    }
+
+    /// Ends the run with an ending a rule decided (first ending wins).
+    pub fn finish(&mut self, e: Ending) {
+        self.end(e.status, e.rule, e.reason);
     }
 
     /// Ends the run by a stop rule, with the status the rule implies.

@@ -2,7 +2,7 @@
 //! failure, summarises it, and keeps the error signature that drives the same-error count and
 //! the fix-attempt count.
 
-use super::state::{FailureEntry, RunState, TestResult};
+use super::state::{Decision, FailureEntry, RunState, TestResult};
 use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
 use kotef_tools::{CommandResult, CommandRunner, FailureKind, RunnerConfig};
@@ -55,7 +55,10 @@ pub fn record_result(state: &mut RunState, r: &CommandResult, step: u32) -> bool
             state.failures.attempts += 1;
         }
     }
-    let progress = super::rules::test_progress(state.test.as_ref(), Some(&result));
+    let files_changed_since =
+        state.hashes_at_last_verification.as_ref() != Some(&state.file_hashes);
+    let progress =
+        super::rules::verification_progress(state.test.as_ref(), &result, files_changed_since);
     state.test = Some(result);
     state.hashes_at_last_verification = Some(state.file_hashes.clone());
     progress
@@ -94,13 +97,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let result = match state.test_command.clone() {
         None => missing_command(),
         Some(cmd) => {
-            let remaining = ctx
-                .limits
-                .time_budget_s
-                .saturating_sub(ctx.started.elapsed().as_secs())
-                .max(1);
             let runner = CommandRunner::new(RunnerConfig {
-                timeout: Duration::from_secs(ctx.limits.command_timeout_s.min(remaining)),
+                timeout: Duration::from_secs(ctx.limits.command_timeout_s)
+                    .min(ctx.time_left().max(Duration::from_secs(1))),
                 sandbox: ctx.sandbox,
                 ..RunnerConfig::default()
             });
@@ -122,6 +121,10 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             super::context::clip(&key_line(&t.summary), 160)
         )
     };
-    let decision = if t.passed { "pass" } else { "fail" };
-    StepResult::to(NodeName::Planner, decision.into(), reason, progress)
+    let decision = if t.passed {
+        Decision::Pass
+    } else {
+        Decision::Fail
+    };
+    StepResult::to(NodeName::Planner, decision, reason, progress)
 }

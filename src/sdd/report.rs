@@ -97,6 +97,7 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
         rule.map(|r| r.as_str()).unwrap_or("none")
     );
     let _ = writeln!(s, "- Stop reason: {reason}");
+    let _ = writeln!(s, "- Verified by: {}", verified_by(state));
     let _ = writeln!(
         s,
         "- Profile: `{}`; model: `{}`; sandbox: `{}`",
@@ -172,11 +173,15 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
     );
     let _ = writeln!(
         s,
-        "| model calls | {} | — |{}\n",
+        "| model calls | {} | {} |\n| estimated cost (USD) | {} | {} |\n",
         state.model_calls,
+        l.max_model_calls,
         meta.cost_usd
-            .map(|c| format!("\n| estimated cost (USD) | {c:.4} | — |"))
-            .unwrap_or_default()
+            .map(|c| format!("{c:.4}"))
+            .unwrap_or_else(|| "—".into()),
+        l.cost_budget_usd
+            .map(|c| format!("{c:.4}"))
+            .unwrap_or_else(|| "—".into()),
     );
 
     let _ = writeln!(
@@ -189,7 +194,7 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
             "| {} | {} | {} | {} | {} |",
             t.step,
             t.node,
-            cell(&t.decision),
+            cell(&t.decision.to_string()),
             cell(&t.reason),
             if t.progress { "yes" } else { "no" }
         );
@@ -230,18 +235,25 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
 
     let _ = writeln!(
         s,
-        "\n## Model calls\n\n| # | node | prompt tokens | completion tokens | latency (ms) |\n|---|---|---|---|---|"
+        "\n## Model calls\n\n| # | step | node | prompt tokens | completion tokens | latency (ms) | attempts | retry wait (ms) |\n|---|---|---|---|---|---|---|---|"
     );
     for (i, c) in state.calls.iter().enumerate() {
         let _ = writeln!(
             s,
-            "| {} | {}{} | {} | {} | {} |",
+            "| {} | {} | {}{} | {} | {} | {} | {} | {} |",
             i + 1,
+            c.step,
             c.node,
             if c.failed { " (failed)" } else { "" },
             c.prompt_tokens,
             c.completion_tokens,
-            c.latency_ms
+            c.latency_ms,
+            if c.attempts == 0 {
+                "—".to_string()
+            } else {
+                c.attempts.to_string()
+            },
+            c.retry_wait_ms
         );
     }
     let _ = writeln!(
@@ -249,9 +261,56 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
         "\nTotal: {} calls, {} prompt + {} completion tokens.",
         state.model_calls, state.prompt_tokens, state.completion_tokens
     );
+    if let Some(p) = provider_trouble(&state.calls) {
+        let _ = writeln!(s, "\n{p}");
+    }
 
     let _ = writeln!(s, "\n## Path\n\n```mermaid\n{}```", mermaid);
     s
+}
+
+/// Which command verified the result, and where it came from.
+fn verified_by(state: &RunState) -> String {
+    let source = state
+        .test_command_source
+        .map(|s| format!(" ({})", s.as_str()))
+        .unwrap_or_default();
+    match &state.test {
+        Some(t) => format!(
+            "`{}`{source}, {}",
+            t.command,
+            if t.passed { "passed" } else { "failed" }
+        ),
+        None => match &state.test_command {
+            Some(c) => format!("nothing ran (`{c}`{source} was never run)"),
+            None => "nothing (no test command configured, detected or named)".into(),
+        },
+    }
+}
+
+/// The provider's retries over the run: attempts, waits and the last error, when any call
+/// needed more than one attempt or failed.
+fn provider_trouble(calls: &[CallRecord]) -> Option<String> {
+    let retried: Vec<&CallRecord> = calls
+        .iter()
+        .filter(|c| c.attempts > 1 || c.last_error.is_some())
+        .collect();
+    if retried.is_empty() {
+        return None;
+    }
+    let attempts: u32 = retried.iter().map(|c| c.attempts).sum();
+    let wait_ms: u64 = retried.iter().map(|c| c.retry_wait_ms).sum();
+    let last = retried
+        .iter()
+        .rev()
+        .find_map(|c| c.last_error.as_deref())
+        .unwrap_or("—");
+    Some(format!(
+        "Provider retries: {} call(s) needed retries or failed ({attempts} attempts, {:.1} s waited); last provider error: {}",
+        retried.len(),
+        wait_ms as f64 / 1000.0,
+        cell(last)
+    ))
 }
 
 fn cell(text: &str) -> String {

@@ -64,6 +64,8 @@ pub struct Limits {
     pub fix_attempts: u32,
     /// Model calls in one coder step before its budget review.
     pub coder_turns: u32,
+    /// Model calls one coder step may make at all (its hard cap, budget reviews included).
+    pub coder_step_calls: u32,
     /// Prompt + completion tokens allowed in the run (failed calls count).
     pub token_budget: u64,
     /// Wall-clock seconds allowed for the run.
@@ -89,6 +91,7 @@ impl Limits {
                 no_progress_steps: 10,
                 fix_attempts: 5,
                 coder_turns: 12,
+                coder_step_calls: 48,
                 token_budget: 2_000_000,
                 time_budget_s: 3600,
                 command_timeout_s: 600,
@@ -134,6 +137,7 @@ macro_rules! for_each_limit {
             no_progress_steps,
             fix_attempts,
             coder_turns,
+            coder_step_calls,
             token_budget,
             time_budget_s,
             command_timeout_s,
@@ -154,6 +158,7 @@ pub struct LimitsOverride {
     pub no_progress_steps: Option<u32>,
     pub fix_attempts: Option<u32>,
     pub coder_turns: Option<u32>,
+    pub coder_step_calls: Option<u32>,
     pub token_budget: Option<u64>,
     pub time_budget_s: Option<u64>,
     pub command_timeout_s: Option<u64>,
@@ -183,6 +188,8 @@ pub struct ModelConfig {
     pub timeout_s: Option<u64>,
     /// Retries of a failing call (429, 5xx, connection errors, timeouts).
     pub max_retries: Option<u32>,
+    /// Seconds one call keeps retrying through a provider outage (default 120).
+    pub retry_window_s: Option<u64>,
     /// Price in USD per million prompt tokens, for the cost estimate.
     pub price_prompt_per_mtok: Option<f64>,
     /// Price in USD per million completion tokens, for the cost estimate.

@@ -186,8 +186,14 @@ impl Transport {
         let (build, parse) = (&build, &parse);
         let attempts_failed: Mutex<Vec<Usage>> = Mutex::new(Vec::new());
         let attempts_failed_ref = &attempts_failed;
+        let last_end: Mutex<Option<Instant>> = Mutex::new(None);
+        let last_end_ref = &last_end;
         let result = run_with_retries(&self.retry, |attempt| async move {
             let started = Instant::now();
+            let waited_ms = last_end_ref
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .map_or(0, |end| millis(started.saturating_duration_since(end)));
             let (status, result) = match self.send_once(build()).await {
                 Err(e) => (None, Err(AttemptFailure::from(e))),
                 Ok(raw) if (200..300).contains(&raw.status) => {
@@ -199,7 +205,8 @@ impl Transport {
                     (Some(raw.status), Err(AttemptFailure { error, hint }))
                 }
             };
-            let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let latency_ms = millis(started.elapsed());
+            *last_end_ref.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
             match result {
                 Ok(p) => {
                     tracing::info!(
@@ -213,6 +220,7 @@ impl Transport {
                         attempt,
                         status,
                         latency_ms,
+                        waited_ms,
                         usage: p.reply.usage,
                         usage_reported: p.usage_reported,
                         error: None,
@@ -234,6 +242,7 @@ impl Transport {
                         attempt,
                         status,
                         latency_ms,
+                        waited_ms,
                         usage,
                         usage_reported: false,
                         error: Some(f.error.to_string()),
@@ -265,7 +274,7 @@ impl Transport {
     }
 
     async fn send_once(&self, req: reqwest::RequestBuilder) -> Result<RawResponse, ModelError> {
-        let timeout_ms = u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX);
+        let timeout_ms = millis(self.timeout);
         let attempt = async {
             let mut resp = req.send().await.map_err(|e| self.transport_error(e))?;
             let status = resp.status().as_u16();
@@ -293,9 +302,7 @@ impl Transport {
 
     fn transport_error(&self, e: reqwest::Error) -> ModelError {
         if e.is_timeout() {
-            return ModelError::Timeout(
-                u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX),
-            );
+            return ModelError::Timeout(millis(self.timeout));
         }
         let mut text = e.to_string();
         let mut source = std::error::Error::source(&e);
@@ -311,4 +318,8 @@ impl Transport {
             ModelError::Connection(text)
         }
     }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }

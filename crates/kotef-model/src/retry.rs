@@ -1,16 +1,17 @@
 //! The one retry policy both HTTP clients use: which failures are retried (429, 529, 408,
 //! 409, 5xx, connection errors, timeouts), how long to wait before the next attempt
 //! (the provider's `retry-after-ms` / `Retry-After` / Anthropic rate-limit reset headers when
-//! given, else exponential backoff with full jitter), and the caps on attempts and on the
-//! total time spent waiting.
+//! given, else exponential backoff with full jitter), and the retry window: one call keeps
+//! retrying through an outage until the window since its first attempt is used up.
 
 use crate::types::ModelError;
 use reqwest::header::HeaderMap;
 use std::future::Future;
 use std::time::{Duration, SystemTime};
+use tokio::time::Instant;
 
-/// Retries of one model call. Defaults: 4 retries, 500 ms base delay, 20 s per wait, 60 s of
-/// waiting in total.
+/// Retries of one model call. Defaults: a 120 s retry window, 500 ms base delay, 20 s per
+/// wait, and a sanity cap of 60 retries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// Retries after the first attempt: at most `max_retries + 1` requests per call.
@@ -18,11 +19,11 @@ pub struct RetryPolicy {
     /// Backoff ceiling of the first retry, doubled for each later one.
     pub base_delay: Duration,
     /// Largest backoff ceiling of one wait. A provider's Retry-After may exceed it as long as
-    /// the total wait budget allows.
+    /// the retry window allows.
     pub max_delay: Duration,
-    /// Total time one call may spend waiting between attempts. A Retry-After beyond what is
-    /// left of it ends the retries at once.
-    pub max_total_wait: Duration,
+    /// The retry window: time from the start of a call's first attempt during which it keeps
+    /// retrying. A wait that would end beyond it (a Retry-After included) ends the retries.
+    pub retry_window: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -31,13 +32,14 @@ impl Default for RetryPolicy {
             max_retries: Self::DEFAULT_MAX_RETRIES,
             base_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(20),
-            max_total_wait: Duration::from_secs(60),
+            retry_window: Self::DEFAULT_RETRY_WINDOW,
         }
     }
 }
 
 impl RetryPolicy {
-    pub const DEFAULT_MAX_RETRIES: u32 = 4;
+    pub const DEFAULT_MAX_RETRIES: u32 = 60;
+    pub const DEFAULT_RETRY_WINDOW: Duration = Duration::from_secs(120);
 
     pub fn with_max_retries(mut self, n: u32) -> Self {
         self.max_retries = n;
@@ -54,9 +56,14 @@ impl RetryPolicy {
         self
     }
 
-    pub fn with_max_total_wait(mut self, d: Duration) -> Self {
-        self.max_total_wait = d;
+    pub fn with_retry_window(mut self, d: Duration) -> Self {
+        self.retry_window = d;
         self
+    }
+
+    /// The older name of [`RetryPolicy::with_retry_window`].
+    pub fn with_max_total_wait(self, d: Duration) -> Self {
+        self.with_retry_window(d)
     }
 
     /// The backoff ceiling before attempt `attempt` (the first attempt is 1, so the first
@@ -70,14 +77,14 @@ impl RetryPolicy {
     }
 
     /// How long to wait before attempt `attempt` (1-based; attempt 1 needs no wait), given the
-    /// provider's hint, the time already spent waiting in this call and a jitter draw in
-    /// `[0, 1]`. `None`: do not retry (attempts used up, or the wait budget cannot cover the
-    /// provider's hint).
+    /// provider's hint, the time `elapsed` since the call's first attempt started and a jitter
+    /// draw in `[0, 1]`. `None`: do not retry (attempts used up, the window is over, or the
+    /// provider's hint reaches beyond it).
     pub fn delay_before_attempt(
         &self,
         attempt: u32,
         hint: Option<Duration>,
-        waited: Duration,
+        elapsed: Duration,
         jitter: f64,
     ) -> Option<Duration> {
         if attempt <= 1 {
@@ -86,7 +93,7 @@ impl RetryPolicy {
         if attempt > self.max_retries.saturating_add(1) {
             return None;
         }
-        let remaining = self.max_total_wait.saturating_sub(waited);
+        let remaining = self.retry_window.saturating_sub(elapsed);
         match hint {
             Some(h) => (h <= remaining).then_some(h),
             None => {
@@ -111,11 +118,11 @@ impl RetryPolicy {
         attempt: u32,
         headers: Option<&HeaderMap>,
         now: SystemTime,
-        waited: Duration,
+        elapsed: Duration,
         jitter: f64,
     ) -> Option<Duration> {
         let hint = headers.and_then(|h| retry_after_hint(h, now));
-        self.delay_before_attempt(attempt, hint, waited, jitter)
+        self.delay_before_attempt(attempt, hint, elapsed, jitter)
     }
 }
 
@@ -200,7 +207,8 @@ impl From<ModelError> for AttemptFailure {
 }
 
 /// Runs `attempt(n)` for n = 1, 2, ... until it succeeds, fails with an error that is not
-/// retryable, or the policy says stop; sleeps between attempts. Returns the last error.
+/// retryable, or the policy says stop (the retry window is measured from the first attempt);
+/// sleeps between attempts. Returns the last error.
 pub async fn run_with_retries<T, F, Fut>(
     policy: &RetryPolicy,
     mut attempt: F,
@@ -209,7 +217,7 @@ where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = Result<T, AttemptFailure>>,
 {
-    let mut waited = Duration::ZERO;
+    let started = Instant::now();
     let mut n: u32 = 1;
     loop {
         let failure = match attempt(n).await {
@@ -220,7 +228,9 @@ where
             return Err(failure.error);
         }
         let jitter: f64 = rand::random();
-        let Some(delay) = policy.delay_before_attempt(n + 1, failure.hint, waited, jitter) else {
+        let Some(delay) =
+            policy.delay_before_attempt(n + 1, failure.hint, started.elapsed(), jitter)
+        else {
             tracing::warn!(attempt = n, error = %failure.error, "model call failed; no retry left");
             return Err(failure.error);
         };
@@ -231,7 +241,6 @@ where
             "model call failed; retrying"
         );
         tokio::time::sleep(delay).await;
-        waited += delay;
         n += 1;
     }
 }
@@ -253,7 +262,7 @@ mod tests {
         RetryPolicy::default()
             .with_base_delay(Duration::from_millis(100))
             .with_max_delay(Duration::from_millis(1000))
-            .with_max_total_wait(Duration::from_secs(10))
+            .with_retry_window(Duration::from_secs(10))
             .with_max_retries(4)
     }
 
@@ -455,14 +464,60 @@ mod tests {
         assert!(matches!(r, Err(ModelError::Rejected { status: 401, .. })));
         assert_eq!(calls, 1);
 
-        let r = run_with_retries(&p, |n| async move {
-            if n < 3 {
-                Err(ModelError::Connection("reset".into()).into())
-            } else {
-                Ok(n)
-            }
+        let r = run_with_retries(&p, |n| {
+            fail_until(n, 3, ModelError::Connection("reset".into()))
         })
         .await;
         assert_eq!(r, Ok(3));
+    }
+
+    /// An attempt that fails with `err` before attempt `ok_at`.
+    async fn fail_until(n: u32, ok_at: u32, err: ModelError) -> Result<u32, AttemptFailure> {
+        if n < ok_at {
+            Err(err.into())
+        } else {
+            Ok(n)
+        }
+    }
+
+    /// Millisecond backoff (`base` ms, at most twice that) within `window`.
+    fn windowed(base_ms: u64, window: Duration) -> RetryPolicy {
+        RetryPolicy::default()
+            .with_base_delay(Duration::from_millis(base_ms))
+            .with_max_delay(Duration::from_millis(2 * base_ms))
+            .with_retry_window(window)
+    }
+
+    #[tokio::test]
+    async fn an_outage_shorter_than_the_window_is_retried_through() {
+        let p = windowed(1, Duration::from_secs(10));
+        let down = ModelError::Server {
+            status: 500,
+            message: "down".into(),
+        };
+        let r = run_with_retries(&p, |n| fail_until(n, 9, down.clone())).await;
+        assert_eq!(r, Ok(9));
+    }
+
+    #[tokio::test]
+    async fn an_outage_longer_than_the_window_ends_the_call() {
+        let p = windowed(2, Duration::from_millis(40));
+        let mut calls = 0;
+        let r: Result<(), _> = run_with_retries(&p, |_| {
+            calls += 1;
+            async { Err(ModelError::Connection("refused".into()).into()) }
+        })
+        .await;
+        assert_eq!(r, Err(ModelError::Connection("refused".into())));
+        assert!(calls > 1, "retried within the window");
+    }
+
+    #[test]
+    fn the_default_window_is_two_minutes() {
+        assert_eq!(
+            RetryPolicy::default().retry_window,
+            Duration::from_secs(120)
+        );
+        assert!(RetryPolicy::default().max_retries >= 20);
     }
 }

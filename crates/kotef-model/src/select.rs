@@ -59,7 +59,8 @@ pub fn parse_spec(spec: &str) -> Result<ModelSpec, ModelError> {
     }
 }
 
-/// The model for `spec`, with the default retry timings (cfg.max_retries, default 4).
+/// The model for `spec`, with the default retry timings (a 120 s retry window, or
+/// cfg.retry_window_s; cfg.max_retries caps the attempts when set).
 pub fn model_from_spec(
     spec: &str,
     cfg: &ModelConfig,
@@ -68,8 +69,9 @@ pub fn model_from_spec(
     model_from_spec_with_policy(spec, cfg, env, RetryPolicy::default())
 }
 
-/// As [`model_from_spec`], with the retry timings of `policy` (its `max_retries` is replaced
-/// by cfg.max_retries when set). Tests use it to retry in milliseconds.
+/// As [`model_from_spec`], with the retry timings of `policy` (its `max_retries` and retry
+/// window are replaced by cfg.max_retries and cfg.retry_window_s when set). Tests use it to
+/// retry in milliseconds.
 pub fn model_from_spec_with_policy(
     spec: &str,
     cfg: &ModelConfig,
@@ -95,10 +97,13 @@ pub fn model_from_spec_with_policy(
                 "[model] timeout_s must be at least 1".into(),
             ));
         }
-        let retry = match cfg.max_retries {
-            Some(n) => policy.with_max_retries(n),
-            None => policy,
-        };
+        let mut retry = policy;
+        if let Some(n) = cfg.max_retries {
+            retry = retry.with_max_retries(n);
+        }
+        if let Some(s) = cfg.retry_window_s {
+            retry = retry.with_retry_window(Duration::from_secs(s));
+        }
         let custom = custom_base.is_some();
         let opts = ClientOptions::new(model, custom_base.unwrap_or_else(|| default_base.into()))
             .with_timeout(Duration::from_secs(timeout_s))

@@ -216,6 +216,9 @@ pub struct CallRecord {
     pub status: Option<u16>,
     /// From sending the request to the end of the reply body (or the failure).
     pub latency_ms: u64,
+    /// Time waited before this attempt (0 for a call's first attempt).
+    #[serde(default)]
+    pub waited_ms: u64,
     /// Tokens charged: the provider's usage (estimates for missing figures); a failed attempt
     /// is charged the prompt estimate and 0 completion tokens.
     pub usage: Usage,

@@ -370,18 +370,39 @@ static LONG_HEX: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b[0-9a-fA-F]*[0-9][0-9a-fA-F]*[a-fA-F][0-9a-fA-F]*\b|\b[0-9a-fA-F]*[a-fA-F][0-9a-fA-F]*[0-9][0-9a-fA-F]*\b")
         .expect("static regex")
 });
-static TMP_NAME: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\.?tmp[A-Za-z0-9_]{4,}").expect("static regex"));
+static TMP_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    // pytest/tempfile names (`tmpa8f3kq`) and mktemp's `tmp.XXXXXXXXXX`.
+    Regex::new(r"\.?tmp\.?[A-Za-z0-9_]{4,}").expect("static regex")
+});
+static UUID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
+        .expect("static regex")
+});
+/// Random-looking tokens: 8+ hex characters, or 6+ letters and digits mixing upper case,
+/// lower case and digits (mktemp's `XXXXXX`); kept when they are not random-looking.
+static RANDOM_TOKEN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b[A-Za-z0-9]{6,}\b").expect("static regex"));
+/// A random seed or run id named as such (`seed=1234`, `Random seed: abc123`, `run id XyZ9`).
+static SEED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(seed|run[ _-]?id|session[ _-]?id|nonce|token)(\s*[:=]\s*|\s+)[A-Za-z0-9_\-]+",
+    )
+    .expect("static regex")
+});
 static NUMBER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d+").expect("static regex"));
 static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+").expect("static regex"));
 
 /// Removes what changes between runs of the same error: addresses, absolute directories (the
-/// file name is kept), durations, temp names, hashes and numbers.
+/// file name is kept), durations, temp and mktemp names, UUIDs, random hex, named seeds and
+/// ids, hashes and numbers (timestamps and pids among them).
 pub fn normalize_line(line: &str) -> String {
-    let s = HEX_ADDR.replace_all(line, "<addr>");
+    let s = UUID.replace_all(line, "<uuid>");
+    let s = SEED.replace_all(&s, "$1=<seed>");
+    let s = HEX_ADDR.replace_all(&s, "<addr>");
     let s = ABS_PATH.replace_all(&s, "…/$1");
     let s = DURATION.replace_all(&s, "<dur>");
     let s = TMP_NAME.replace_all(&s, "<tmp>");
+    let s = RANDOM_TOKEN.replace_all(&s, |c: &regex::Captures| random_token(&c[0]));
     let s = LONG_HEX.replace_all(&s, |c: &regex::Captures| {
         if c[0].len() >= 7 {
             "<hex>".to_string()
@@ -391,6 +412,21 @@ pub fn normalize_line(line: &str) -> String {
     });
     let s = NUMBER.replace_all(&s, "N");
     SPACES.replace_all(s.trim(), " ").into_owned()
+}
+
+fn random_token(t: &str) -> String {
+    let has = |f: fn(&char) -> bool| t.chars().any(|c| f(&c));
+    let hex =
+        t.len() >= 8 && t.chars().all(|c| c.is_ascii_hexdigit()) && has(char::is_ascii_alphabetic);
+    let mixed =
+        has(char::is_ascii_uppercase) && has(char::is_ascii_lowercase) && has(char::is_ascii_digit);
+    if hex {
+        "<hex>".to_string()
+    } else if mixed {
+        "<rand>".to_string()
+    } else {
+        t.to_string()
+    }
 }
 
 /// The command plus the failing test and first error lines (or the first stderr lines, stdout
@@ -619,6 +655,50 @@ FAILED tests/test_calc.py::test_add - assert 4 == 5
         assert_eq!(
             normalize_line("object 1a2b3c4d5e6f done"),
             "object <hex> done"
+        );
+    }
+
+    #[test]
+    fn mktemp_names_are_noise() {
+        assert_eq!(
+            normalize_line("cannot open /tmp/tmp.Xa8fK2qZ1b/out.log"),
+            normalize_line("cannot open /tmp/tmp.B7yQw0eRt4/out.log")
+        );
+        assert_eq!(
+            normalize_line("wrote kotef.aB3dE9 and tmp.Qw8eRt"),
+            normalize_line("wrote kotef.Zx9Yw1 and tmp.Lk2Jh3")
+        );
+    }
+
+    #[test]
+    fn uuids_random_hex_and_seeds_are_noise() {
+        assert_eq!(
+            normalize_line("run 550e8400-e29b-41d4-a716-446655440000 failed"),
+            normalize_line("run 123e4567-e89b-12d3-a456-426614174000 failed")
+        );
+        assert_eq!(
+            normalize_line("cache key deadbeefcafe missing"),
+            normalize_line("cache key 0123456789ab missing")
+        );
+        assert_eq!(
+            normalize_line("Random seed: 4242, seed=abc"),
+            normalize_line("Random seed: 17, seed=xyzzy")
+        );
+    }
+
+    #[test]
+    fn timestamps_and_pids_are_noise() {
+        assert_eq!(
+            normalize_line("2026-11-22T10:29:52Z pid 4242: assertion failed"),
+            normalize_line("2026-11-22T10:31:07Z pid 977: assertion failed")
+        );
+    }
+
+    #[test]
+    fn ordinary_words_survive() {
+        assert_eq!(
+            normalize_line("AssertionError: expected greeting"),
+            "AssertionError: expected greeting"
         );
     }
 }

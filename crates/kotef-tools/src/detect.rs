@@ -28,11 +28,19 @@ fn has_makefile_test_target(text: &str) -> bool {
     })
 }
 
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
 /// Detects the repository's test command:
-/// `Cargo.toml` → `cargo test`; `package.json` with a real `scripts.test` → `npm test`;
-/// pytest configuration (`pytest.ini`, `[tool.pytest...]` in `pyproject.toml`, `[tool:pytest]` in
-/// `setup.cfg`, `tox.ini` with `[pytest]`) or a Python project with a `tests/` folder → `pytest`;
-/// `go.mod` → `go test ./...`; a Makefile with a `test:` target → `make test`.
+/// `Cargo.toml` → `cargo test`; `package.json` with a real `scripts.test` → `npm test` (`bun
+/// test` with a bun lock file and no such script); `deno.json(c)` → `deno test`; pytest
+/// configuration (`pytest.ini`, `[tool.pytest...]` in `pyproject.toml`, `[tool:pytest]` in
+/// `setup.cfg`, `tox.ini` with `[pytest]`) or a Python project with a `tests/` folder →
+/// `pytest`; `tox.ini` → `tox`; `noxfile.py` → `nox`; `go.mod` → `go test ./...`; `gradlew` →
+/// `./gradlew test`; `pom.xml` → `mvn test`; a Makefile with a `test:` target → `make test`;
+/// an executable `script/test`, `scripts/test` or `test.sh` → that script.
 pub fn detect_test_command(root: &Path) -> Option<String> {
     if root.join("Cargo.toml").is_file() {
         return Some("cargo test".into());
@@ -45,6 +53,12 @@ pub fn detect_test_command(root: &Path) -> Option<String> {
                 }
             }
         }
+        if root.join("bun.lockb").is_file() || root.join("bun.lock").is_file() {
+            return Some("bun test".into());
+        }
+    }
+    if root.join("deno.json").is_file() || root.join("deno.jsonc").is_file() {
+        return Some("deno test".into());
     }
     let pyproject = read(root, "pyproject.toml");
     let setup_cfg = read(root, "setup.cfg");
@@ -61,8 +75,20 @@ pub fn detect_test_command(root: &Path) -> Option<String> {
     if pytest_configured || (python_project && has_tests_dir) {
         return Some("pytest".into());
     }
+    if root.join("tox.ini").is_file() {
+        return Some("tox".into());
+    }
+    if root.join("noxfile.py").is_file() {
+        return Some("nox".into());
+    }
     if root.join("go.mod").is_file() {
         return Some("go test ./...".into());
+    }
+    if root.join("gradlew").is_file() {
+        return Some("./gradlew test".into());
+    }
+    if root.join("pom.xml").is_file() {
+        return Some("mvn test".into());
     }
     for name in ["Makefile", "makefile", "GNUmakefile"] {
         if let Some(text) = read(root, name) {
@@ -71,7 +97,10 @@ pub fn detect_test_command(root: &Path) -> Option<String> {
             }
         }
     }
-    None
+    ["script/test", "scripts/test", "test.sh"]
+        .into_iter()
+        .find(|p| is_executable(&root.join(p)))
+        .map(|p| format!("./{p}"))
 }
 
 #[cfg(test)]
@@ -135,10 +164,50 @@ mod tests {
                 &[("Cargo.toml", ""), ("Makefile", "test:\n\ttrue\n")],
                 Some("cargo test"),
             ),
+            (&[("tox.ini", "[tox]\nenvlist = py3\n")], Some("tox")),
+            (&[("tox.ini", "[pytest]\n")], Some("pytest")),
+            (&[("noxfile.py", "import nox\n")], Some("nox")),
+            (&[("gradlew", "#!/bin/sh\n")], Some("./gradlew test")),
+            (&[("pom.xml", "<project/>")], Some("mvn test")),
+            (&[("deno.json", "{}")], Some("deno test")),
+            (
+                &[("package.json", r#"{"name":"x"}"#), ("bun.lockb", "")],
+                Some("bun test"),
+            ),
+            (
+                &[
+                    ("package.json", r#"{"scripts":{"test":"jest"}}"#),
+                    ("bun.lock", ""),
+                ],
+                Some("npm test"),
+            ),
         ];
         for (files, want) in table {
             let t = repo(files);
             assert_eq!(detect_test_command(t.path()).as_deref(), *want, "{files:?}");
+        }
+    }
+
+    fn make_executable(path: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn executable_test_scripts_are_detected() {
+        for script in ["script/test", "scripts/test", "test.sh"] {
+            let t = repo(&[(script, "#!/bin/sh\nexit 0\n")]);
+            assert_eq!(
+                detect_test_command(t.path()),
+                None,
+                "{script} is not executable"
+            );
+            make_executable(&t.path().join(script));
+            assert_eq!(
+                detect_test_command(t.path()),
+                Some(format!("./{script}")),
+                "{script}"
+            );
         }
     }
 }

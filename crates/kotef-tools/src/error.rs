@@ -35,7 +35,7 @@ pub enum ToolError {
     },
     #[error("bad arguments for `{tool}`: {message}")]
     BadArguments { tool: String, message: String },
-    #[error("unknown tool `{0}` (available: {1})")]
+    #[error("unknown tool `{0}`; the valid tools are: {1}")]
     UnknownTool(String, String),
     #[error("tool `{tool}` is not available here (available: {available})")]
     NotInSet { tool: String, available: String },

@@ -482,6 +482,13 @@ async fn bad_arguments_unknown_tools_and_sets() {
         "{}",
         o.content
     );
+    assert!(
+        o.content.contains(
+            "the valid tools are: list_files, read_file, search, write_file, edit_file, run_command, done"
+        ),
+        "{}",
+        o.content
+    );
 
     for tool in ["write_file", "edit_file", "run_command", "done"] {
         let o =
