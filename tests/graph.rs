@@ -402,3 +402,59 @@ proptest! {
         }
     }
 }
+
+/// The scripted model, keeping every coder prompt it was sent.
+struct Recording {
+    inner: ScriptedModel,
+    coder_prompts: std::sync::Mutex<Vec<String>>,
+}
+
+#[async_trait::async_trait]
+impl Model for Recording {
+    fn name(&self) -> String {
+        "recording".into()
+    }
+
+    async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
+        if request.node == "coder" {
+            let text: Vec<&str> = request
+                .messages
+                .iter()
+                .map(|m| m.content.as_str())
+                .collect();
+            self.coder_prompts.lock().unwrap().push(text.join("\n"));
+        }
+        self.inner.complete(request).await
+    }
+}
+
+#[tokio::test]
+async fn prose_without_tool_calls_gets_one_correction_showing_a_call() {
+    let repo = git_repo(&[("a.txt", "a\n")]);
+    let model = Arc::new(Recording {
+        inner: ScriptedModel::from_model_value(&json!({
+            "planner": [planner("coder"), planner("snitch")],
+            "coder": [{"content": "I would edit a.txt to say b."}]
+        }))
+        .unwrap(),
+        coder_prompts: Default::default(),
+    });
+    let out = run::execute(setup(
+        repo.path(),
+        model.clone(),
+        "true",
+        LimitsOverride::default(),
+        Profile::Strict,
+    ))
+    .await
+    .unwrap();
+    assert_eq!(out.summary.terminal_status, TerminalStatus::AbortedStuck);
+    let prompts = model.coder_prompts.lock().unwrap();
+    let shape = r#"{"name": "edit_file", "arguments": {"path": "#;
+    let corrected: Vec<bool> = prompts.iter().map(|p| p.contains(shape)).collect();
+    assert_eq!(
+        corrected,
+        [false, false, true],
+        "three calls, the last one corrected"
+    );
+}

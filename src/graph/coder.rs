@@ -153,6 +153,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                     end = CoderEnd::NoToolCalls;
                     break;
                 }
+                NoToolCall::Continue => continue,
                 NoToolCall::Correct => {
                     correction = Some(context::clip(
                         if reply.content.trim().is_empty() {

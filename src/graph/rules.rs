@@ -22,7 +22,7 @@
 //!
 //! Inside one coder step, breakers end the step (not the run) and name why in the timeline:
 //! the same failing tool call [`REPEATED_FAILURE_LIMIT`] times, [`NO_TOOL_CALL_LIMIT`]
-//! replies in a row without a tool call (one corrective message in between), the step's hard
+//! replies in a row without a tool call (the second gets one corrective message), the step's hard
 //! cap `coder_step_calls`, and the budget review's [`REVIEW_HARD_CAP`].
 //!
 //! Progress is what resets the loop counters: research with results not seen before
@@ -453,17 +453,21 @@ pub fn budget_review(streak: u32, changed_files: bool, last_turn_changed: bool) 
 /// What to do after a reply with neither a tool call nor `done`, the `streak`-th in a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoToolCall {
-    /// Tell the model what a tool call looks like and ask again.
+    /// Ask again (the step's notes record the empty turn).
+    Continue,
+    /// The second in a row: one corrective message showing what a tool call looks like.
     Correct,
-    /// End the step.
+    /// The third in a row: end the step.
     EndStep,
 }
 
 pub fn no_tool_call(streak: u32) -> NoToolCall {
     if streak >= NO_TOOL_CALL_LIMIT {
         NoToolCall::EndStep
-    } else {
+    } else if streak + 1 == NO_TOOL_CALL_LIMIT {
         NoToolCall::Correct
+    } else {
+        NoToolCall::Continue
     }
 }
 
@@ -856,7 +860,7 @@ mod tests {
 
     #[test]
     fn the_third_reply_without_tool_calls_ends_the_step() {
-        assert_eq!(no_tool_call(1), NoToolCall::Correct);
+        assert_eq!(no_tool_call(1), NoToolCall::Continue);
         assert_eq!(no_tool_call(2), NoToolCall::Correct);
         assert_eq!(no_tool_call(3), NoToolCall::EndStep);
     }
