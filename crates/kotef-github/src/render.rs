@@ -181,10 +181,15 @@ fn limits_table(l: &Limits) -> String {
         ("token_budget", l.token_budget),
         ("time_budget_s", l.time_budget_s),
         ("command_timeout_s", l.command_timeout_s),
+        ("coder_step_calls", l.coder_step_calls as u64),
+        ("max_model_calls", l.max_model_calls as u64),
     ];
     let mut s = String::from("| limit | value |\n|---|---:|\n");
     for (k, v) in rows {
         s.push_str(&format!("| `{k}` | {v} |\n"));
+    }
+    if let Some(c) = l.cost_budget_usd {
+        s.push_str(&format!("| `cost_budget_usd` | {c} |\n"));
     }
     s
 }
