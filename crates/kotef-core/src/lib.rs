@@ -1,11 +1,13 @@
 //! kotef's domain vocabulary, shared by every other crate: typed ids, the four terminal
 //! statuses, the stop-rule names of the public contract, profiles and limits, the per-repository
-//! config file, the `--json` run summary, and secret redaction.
+//! config file, the `--json` run summary, secret redaction, and the retry engine of the HTTP
+//! clients.
 
 pub mod config;
 pub mod ids;
 pub mod outcome;
 pub mod redact;
+pub mod retry;
 pub mod settings;
 pub mod status;
 pub mod summary;
@@ -14,6 +16,7 @@ pub use config::{ConfigError, KotefConfig, Limits, LimitsOverride, Profile, Sand
 pub use ids::{DeliveryId, IssueNumber, RepoName, RunId};
 pub use outcome::{RunOutcome, RunRequest, StepProgress, Verification};
 pub use redact::Redactor;
+pub use retry::RetryPolicy;
 pub use settings::{Ceilings, Clamp, Ignored, Owner, Trust};
 pub use status::{Edge, NodeName, StopRule, TerminalStatus};
 pub use summary::{LoopCounters, RunSummary};

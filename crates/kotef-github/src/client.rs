@@ -2,9 +2,10 @@
 //! Enterprise and tests) with kotef's own capped retry loop on top, and small serde types for
 //! the handful of endpoints the pipeline needs. Permission look-ups are cached briefly.
 
-use crate::retry::{retry_delay, transport_retry_delay, RetryPolicy};
+use crate::retry::{classify, RetryPolicy, Verdict};
 use crate::secret::Secret;
 use futures::future::BoxFuture;
+use kotef_core::retry::Failure;
 use kotef_core::{IssueNumber, RepoName};
 use octocrab::models::{AppId, InstallationId};
 use octocrab::Octocrab;
@@ -463,7 +464,8 @@ impl GitHub {
         self.send_with(&crab, method, replay, path, body).await
     }
 
-    /// One call with retries. `T = serde_json::Value` accepts any (or an empty) body.
+    /// One call with retries (the shared engine, [`kotef_core::retry::run`]).
+    /// `T = serde_json::Value` accepts any (or an empty) body.
     async fn send_with<T: DeserializeOwned>(
         &self,
         crab: &Octocrab,
@@ -472,93 +474,83 @@ impl GitHub {
         path: &str,
         body: Option<&serde_json::Value>,
     ) -> Result<T, GitHubError> {
-        let method_name = method.as_str();
         let policy = self.inner.policy;
-        let mut waited = Duration::ZERO;
-        let mut attempt = 0u32;
-        loop {
-            attempt += 1;
-            let result = match method {
-                Method::Get => crab._get(path).await,
-                Method::Post => crab._post(path, body).await,
-                Method::Patch => crab._patch(path, body).await,
-                Method::Put => crab._put(path, body).await,
-                Method::Delete => crab._delete(path, body).await,
+        let what = format!("GitHub {method} {path}");
+        kotef_core::retry::run(&policy, &what, |_| {
+            self.attempt(crab, method, replay, path, body)
+        })
+        .await
+    }
+
+    /// One attempt of a call, its failure classified for the retry engine.
+    async fn attempt<T: DeserializeOwned>(
+        &self,
+        crab: &Octocrab,
+        method: Method,
+        replay: Replay,
+        path: &str,
+        body: Option<&serde_json::Value>,
+    ) -> Result<T, Failure<GitHubError>> {
+        let method_name = method.as_str();
+        let result = match method {
+            Method::Get => crab._get(path).await,
+            Method::Post => crab._post(path, body).await,
+            Method::Patch => crab._patch(path, body).await,
+            Method::Put => crab._put(path, body).await,
+            Method::Delete => crab._delete(path, body).await,
+        };
+        let resp = match result {
+            Ok(resp) => resp,
+            Err(e) => {
+                let error = GitHubError::Transport {
+                    method: method_name.into(),
+                    path: path.into(),
+                    message: e.to_string(),
+                };
+                // A lost response may have been applied: only replay-safe calls go again.
+                return Err(match replay {
+                    Replay::Safe => Failure::retry(error, None),
+                    Replay::OnlyAfterRefusal => Failure::fatal(error),
+                });
+            }
+        };
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let text = crab.body_to_string(resp).await.unwrap_or_default();
+        if (200..300).contains(&status) {
+            let text = if text.trim().is_empty() {
+                "null"
+            } else {
+                &text
             };
-            let delay = match result {
-                Err(e) => {
-                    let message = e.to_string();
-                    let delay = match replay {
-                        Replay::Safe => transport_retry_delay(&policy, attempt),
-                        Replay::OnlyAfterRefusal => None,
-                    };
-                    match delay {
-                        Some(d) if waited + d <= policy.max_total_wait => {
-                            tracing::warn!(method = method_name, path, attempt, error = %message, "GitHub call failed; retrying");
-                            d
-                        }
-                        _ => {
-                            return Err(GitHubError::Transport {
-                                method: method_name.into(),
-                                path: path.into(),
-                                message,
-                            })
-                        }
-                    }
-                }
-                Ok(resp) => {
-                    let status = resp.status().as_u16();
-                    let headers = resp.headers().clone();
-                    let text = crab.body_to_string(resp).await.unwrap_or_default();
-                    if (200..300).contains(&status) {
-                        let text = if text.trim().is_empty() {
-                            "null"
-                        } else {
-                            &text
-                        };
-                        return serde_json::from_str(text).map_err(|e| GitHubError::Decode {
-                            method: method_name.into(),
-                            path: path.into(),
-                            message: e.to_string(),
-                        });
-                    }
-                    let rate_hint = text.to_ascii_lowercase().contains("rate limit");
-                    let now = chrono::Utc::now().timestamp().max(0) as u64;
-                    let delay = match (replay, status) {
-                        // The server may have applied it: the caller checks before a resend.
-                        (Replay::OnlyAfterRefusal, 500..=599) => None,
-                        _ => retry_delay(&policy, attempt, status, &headers, rate_hint, now),
-                    };
-                    match delay {
-                        Some(d) if waited + d <= policy.max_total_wait => {
-                            tracing::warn!(
-                                method = method_name,
-                                path,
-                                attempt,
-                                status,
-                                wait_ms = d.as_millis() as u64,
-                                "GitHub call failed; retrying"
-                            );
-                            d
-                        }
-                        _ => {
-                            let message = serde_json::from_str::<serde_json::Value>(&text)
-                                .ok()
-                                .and_then(|v| v.get("message")?.as_str().map(str::to_string))
-                                .unwrap_or_else(|| crate::sanitize::truncate_chars(&text, 300));
-                            return Err(GitHubError::Status {
-                                method: method_name.into(),
-                                path: path.into(),
-                                status,
-                                message,
-                            });
-                        }
-                    }
-                }
-            };
-            waited += delay;
-            tokio::time::sleep(delay).await;
+            return serde_json::from_str(text).map_err(|e| {
+                Failure::fatal(GitHubError::Decode {
+                    method: method_name.into(),
+                    path: path.into(),
+                    message: e.to_string(),
+                })
+            });
         }
+        let message = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("message")?.as_str().map(str::to_string))
+            .unwrap_or_else(|| crate::sanitize::truncate_chars(&text, 300));
+        let rate_hint = text.to_ascii_lowercase().contains("rate limit");
+        let error = GitHubError::Status {
+            method: method_name.into(),
+            path: path.into(),
+            status,
+            message,
+        };
+        let now = chrono::Utc::now().timestamp().max(0) as u64;
+        Err(
+            match (replay, status, classify(status, &headers, rate_hint, now)) {
+                // The server may have applied it: the caller checks before a resend.
+                (Replay::OnlyAfterRefusal, 500..=599, _) => Failure::fatal(error),
+                (_, _, Verdict::Retry(hint)) => Failure::retry(error, hint),
+                (_, _, Verdict::Stop) => Failure::fatal(error),
+            },
+        )
     }
 
     /// The login kotef acts as: `GET /user` for a token, `<slug>[bot]` for an App.
@@ -695,28 +687,21 @@ impl GitHub {
         existing: impl Fn() -> BoxFuture<'a, Result<Option<T>, GitHubError>>,
     ) -> Result<T, GitHubError> {
         let policy = self.inner.policy;
-        let mut attempt = 0u32;
-        let mut waited = Duration::ZERO;
-        loop {
-            attempt += 1;
+        kotef_core::retry::run(&policy, "GitHub create", |_| async {
             match post().await {
-                Err(e) if e.maybe_applied() => {
-                    if let Some(found) = existing().await? {
+                Err(e) if e.maybe_applied() => match existing().await {
+                    Ok(Some(found)) => {
                         tracing::info!(error = %e, "the create was applied although its response was lost; adopting it");
-                        return Ok(found);
+                        Ok(found)
                     }
-                    match transport_retry_delay(&policy, attempt) {
-                        Some(d) if waited + d <= policy.max_total_wait => {
-                            tracing::warn!(attempt, error = %e, "create failed and was not applied; sending it again");
-                            waited += d;
-                            tokio::time::sleep(d).await;
-                        }
-                        _ => return Err(e),
-                    }
-                }
-                other => return other,
+                    // Not applied: safe to send again.
+                    Ok(None) => Err(Failure::retry(e, None)),
+                    Err(look) => Err(Failure::fatal(look)),
+                },
+                other => other.map_err(Failure::fatal),
             }
-        }
+        })
+        .await
     }
 
     pub async fn update_comment(

@@ -4,6 +4,7 @@
 
 use crate::client::GitHubAuth;
 use crate::retry::RetryPolicy;
+
 use crate::secret::Secret;
 use crate::workspace::GitSettings;
 use anyhow::{bail, Context};
@@ -204,7 +205,7 @@ impl ServeConfig {
             trigger_label: crate::DEFAULT_TRIGGER_LABEL.into(),
             workers: 2,
             bot_login: None,
-            retry: RetryPolicy::default(),
+            retry: crate::retry::github_default(),
             progress_interval: Duration::from_secs(10),
             max_attempts: 2,
             body_limit: BODY_LIMIT,

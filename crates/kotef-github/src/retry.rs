@@ -1,96 +1,63 @@
-//! When to retry a GitHub API call and how long to wait: 5xx with exponential backoff, rate
-//! limits (403/429) honouring `Retry-After` or `x-ratelimit-reset`, all capped in attempts and
-//! total waiting time. Pure; the client's loop applies it.
+//! Which GitHub API failures are worth another attempt and how long GitHub asked to wait:
+//! 5xx and transport errors are retried (for requests that may be sent twice), rate limits
+//! (403/429) honour `Retry-After` or `x-ratelimit-reset`. Pure classification; the policy and
+//! the loop are the engine shared with the model clients, [`kotef_core::retry`].
 
-use axum::http::HeaderMap;
+use reqwest::header::HeaderMap;
 use std::time::Duration;
 
-/// Caps for retrying one API call.
+pub use kotef_core::retry::RetryPolicy;
+
+/// The default policy of GitHub calls: five attempts within the 120 s retry window.
+pub fn github_default() -> RetryPolicy {
+    RetryPolicy::default().with_max_retries(4)
+}
+
+/// What a failed response means for a retry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Attempts in all, the first one included.
-    pub max_attempts: u32,
-    /// First backoff for 5xx and transport errors; doubles each attempt.
-    pub base_delay: Duration,
-    /// Longest single wait; a rate limit that resets later than this is not waited for.
-    pub max_delay: Duration,
-    /// Longest total waiting across the attempts of one call.
-    pub max_total_wait: Duration,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        Self {
-            max_attempts: 5,
-            base_delay: Duration::from_millis(500),
-            max_delay: Duration::from_secs(60),
-            max_total_wait: Duration::from_secs(120),
-        }
-    }
-}
-
-impl RetryPolicy {
-    /// Small values for tests: many quick attempts.
-    pub fn fast() -> Self {
-        Self {
-            max_attempts: 5,
-            base_delay: Duration::from_millis(10),
-            max_delay: Duration::from_secs(3),
-            max_total_wait: Duration::from_secs(5),
-        }
-    }
-
-    fn backoff(&self, attempt: u32) -> Duration {
-        let factor = 1u32 << attempt.saturating_sub(1).min(16);
-        self.base_delay.saturating_mul(factor).min(self.max_delay)
-    }
+pub enum Verdict {
+    /// Send it again, after the wait GitHub named (else the policy's backoff).
+    Retry(Option<Duration>),
+    /// Final.
+    Stop,
 }
 
 fn header_u64(headers: &HeaderMap, name: &str) -> Option<u64> {
     headers.get(name)?.to_str().ok()?.trim().parse().ok()
 }
 
-/// How long to wait before attempt `attempt + 1` after a response with `status` and `headers`
-/// (`attempt` counts from 1); `None` when the response must not be retried or the wait would
-/// exceed the policy. `body_says_rate_limit` is whether a 403 body mentions a rate limit;
-/// `now_epoch_s` is the current Unix time (for `x-ratelimit-reset`).
-pub fn retry_delay(
-    policy: &RetryPolicy,
-    attempt: u32,
+/// What a response with `status` and `headers` means: 5xx are retried with backoff, a rate
+/// limit after the wait GitHub named (`Retry-After`, or `x-ratelimit-reset` when
+/// `x-ratelimit-remaining` is 0), a 429 or a 403 whose body mentions a rate limit
+/// (`body_says_rate_limit`) with backoff; anything else is final. `now_epoch_s` is the current
+/// Unix time.
+pub fn classify(
     status: u16,
     headers: &HeaderMap,
     body_says_rate_limit: bool,
     now_epoch_s: u64,
-) -> Option<Duration> {
-    if attempt >= policy.max_attempts {
-        return None;
-    }
-    let wait = match status {
-        500..=599 => policy.backoff(attempt),
+) -> Verdict {
+    match status {
+        500..=599 => Verdict::Retry(None),
         403 | 429 => {
             if let Some(s) = header_u64(headers, "retry-after") {
-                Duration::from_secs(s)
+                Verdict::Retry(Some(Duration::from_secs(s)))
             } else if header_u64(headers, "x-ratelimit-remaining") == Some(0) {
-                let reset = header_u64(headers, "x-ratelimit-reset")?;
-                Duration::from_secs(reset.saturating_sub(now_epoch_s).max(1))
+                match header_u64(headers, "x-ratelimit-reset") {
+                    Some(reset) => Verdict::Retry(Some(Duration::from_secs(
+                        reset.saturating_sub(now_epoch_s).max(1),
+                    ))),
+                    None => Verdict::Stop,
+                }
             } else if status == 429 || body_says_rate_limit {
-                policy
-                    .backoff(attempt)
-                    .max(Duration::from_secs(1))
-                    .min(policy.max_delay)
+                Verdict::Retry(Some(Duration::from_secs(1)))
             } else {
                 // A plain 403 is a real "forbidden".
-                return None;
+                Verdict::Stop
             }
         }
-        _ => return None,
-    };
-    (wait <= policy.max_delay).then_some(wait)
-}
-
-/// Backoff after a transport error (no response), or `None` when attempts are used up.
-pub fn transport_retry_delay(policy: &RetryPolicy, attempt: u32) -> Option<Duration> {
-    (attempt < policy.max_attempts).then(|| policy.backoff(attempt))
+        _ => Verdict::Stop,
+    }
 }
 
 #[cfg(test)]
@@ -106,65 +73,53 @@ mod tests {
     }
 
     #[test]
-    fn server_errors_back_off_exponentially_until_attempts_run_out() {
-        let p = RetryPolicy {
-            max_attempts: 4,
-            base_delay: Duration::from_millis(100),
-            max_delay: Duration::from_millis(250),
-            max_total_wait: Duration::from_secs(1),
-        };
-        let h = HeaderMap::new();
+    fn server_errors_are_retried_with_backoff() {
         assert_eq!(
-            retry_delay(&p, 1, 502, &h, false, 0),
-            Some(Duration::from_millis(100))
+            classify(502, &HeaderMap::new(), false, 0),
+            Verdict::Retry(None)
         );
-        assert_eq!(
-            retry_delay(&p, 2, 503, &h, false, 0),
-            Some(Duration::from_millis(200))
-        );
-        assert_eq!(
-            retry_delay(&p, 3, 500, &h, false, 0),
-            Some(Duration::from_millis(250))
-        );
-        assert_eq!(retry_delay(&p, 4, 500, &h, false, 0), None);
     }
 
     #[test]
-    fn rate_limits_honour_retry_after_and_reset() {
-        let p = RetryPolicy::default();
+    fn a_rate_limit_waits_as_long_as_retry_after_says() {
         let h = headers(&[("retry-after", "7")]);
         assert_eq!(
-            retry_delay(&p, 1, 403, &h, true, 0),
-            Some(Duration::from_secs(7))
+            classify(403, &h, true, 0),
+            Verdict::Retry(Some(Duration::from_secs(7)))
         );
-        assert_eq!(
-            retry_delay(&p, 1, 429, &h, false, 0),
-            Some(Duration::from_secs(7))
-        );
+    }
+
+    #[test]
+    fn an_exhausted_quota_waits_until_its_reset() {
         let h = headers(&[
             ("x-ratelimit-remaining", "0"),
             ("x-ratelimit-reset", "1010"),
         ]);
         assert_eq!(
-            retry_delay(&p, 1, 403, &h, false, 1000),
-            Some(Duration::from_secs(10))
+            classify(403, &h, false, 1000),
+            Verdict::Retry(Some(Duration::from_secs(10)))
         );
-        // Resetting too far in the future: give up instead of blocking.
-        assert_eq!(retry_delay(&p, 1, 403, &h, false, 0), None);
+    }
+
+    #[test]
+    fn a_reset_beyond_the_window_ends_the_retries() {
         let h = headers(&[("retry-after", "3600")]);
-        assert_eq!(retry_delay(&p, 1, 429, &h, false, 0), None);
+        let Verdict::Retry(hint) = classify(429, &h, false, 0) else {
+            panic!("a rate limit is retried")
+        };
+        assert_eq!(
+            github_default().delay_before_attempt(2, hint, Duration::ZERO, 0.5),
+            None
+        );
     }
 
     #[test]
     fn plain_forbidden_and_client_errors_are_final() {
-        let p = RetryPolicy::default();
         let h = HeaderMap::new();
-        assert_eq!(retry_delay(&p, 1, 403, &h, false, 0), None);
-        assert!(retry_delay(&p, 1, 403, &h, true, 0).is_some());
-        for s in [400, 401, 404, 422] {
-            assert_eq!(retry_delay(&p, 1, s, &h, false, 0), None);
-        }
-        assert!(transport_retry_delay(&p, 1).is_some());
-        assert!(transport_retry_delay(&p, p.max_attempts).is_none());
+        let finals: Vec<u16> = [403, 400, 401, 404, 422]
+            .into_iter()
+            .filter(|s| classify(*s, &h, false, 0) == Verdict::Stop)
+            .collect();
+        assert_eq!(finals, [403, 400, 401, 404, 422]);
     }
 }

@@ -118,7 +118,7 @@ async fn secondary_rate_limit_honours_retry_after() {
 async fn github_down_for_good_is_bounded() {
     let mut h = Harness::new().await;
     let mut cfg = h.config();
-    cfg.retry.max_attempts = 3;
+    cfg.retry.max_retries = 2;
     h.start_with(cfg, Arc::new(FakeExecutor::new(FakeBehavior::Succeed)))
         .await;
     h.gh.inject(None, Some("/comments"), FaultKind::Status(500), 1000);

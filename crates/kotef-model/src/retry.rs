@@ -1,129 +1,29 @@
-//! The one retry policy both HTTP clients use: which failures are retried (429, 529, 408,
-//! 409, 5xx, connection errors, timeouts), how long to wait before the next attempt
-//! (the provider's `retry-after-ms` / `Retry-After` / Anthropic rate-limit reset headers when
-//! given, else exponential backoff with full jitter), and the retry window: one call keeps
-//! retrying through an outage until the window since its first attempt is used up.
+//! Retrying model calls: which provider failures are retried (429, 529, 408, 409, 5xx,
+//! connection errors, timeouts) and how long the provider asked to wait (`retry-after-ms`,
+//! `Retry-After`, Anthropic's rate-limit reset headers). The policy (backoff with full
+//! jitter, the retry window since the first attempt) and the loop are the engine shared with
+//! the GitHub client, [`kotef_core::retry`].
 
 use crate::types::ModelError;
 use reqwest::header::HeaderMap;
 use std::future::Future;
 use std::time::{Duration, SystemTime};
-use tokio::time::Instant;
 
-/// Retries of one model call. Defaults: a 120 s retry window, 500 ms base delay, 20 s per
-/// wait, and a sanity cap of 60 retries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Retries after the first attempt: at most `max_retries + 1` requests per call.
-    pub max_retries: u32,
-    /// Backoff ceiling of the first retry, doubled for each later one.
-    pub base_delay: Duration,
-    /// Largest backoff ceiling of one wait. A provider's Retry-After may exceed it as long as
-    /// the retry window allows.
-    pub max_delay: Duration,
-    /// The retry window: time from the start of a call's first attempt during which it keeps
-    /// retrying. A wait that would end beyond it (a Retry-After included) ends the retries.
-    pub retry_window: Duration,
-}
+pub use kotef_core::retry::RetryPolicy;
 
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        Self {
-            max_retries: Self::DEFAULT_MAX_RETRIES,
-            base_delay: Duration::from_millis(500),
-            max_delay: Duration::from_secs(20),
-            retry_window: Self::DEFAULT_RETRY_WINDOW,
-        }
-    }
-}
-
-impl RetryPolicy {
-    pub const DEFAULT_MAX_RETRIES: u32 = 60;
-    pub const DEFAULT_RETRY_WINDOW: Duration = Duration::from_secs(120);
-
-    pub fn with_max_retries(mut self, n: u32) -> Self {
-        self.max_retries = n;
-        self
-    }
-
-    pub fn with_base_delay(mut self, d: Duration) -> Self {
-        self.base_delay = d;
-        self
-    }
-
-    pub fn with_max_delay(mut self, d: Duration) -> Self {
-        self.max_delay = d;
-        self
-    }
-
-    pub fn with_retry_window(mut self, d: Duration) -> Self {
-        self.retry_window = d;
-        self
-    }
-
-    /// The older name of [`RetryPolicy::with_retry_window`].
-    pub fn with_max_total_wait(self, d: Duration) -> Self {
-        self.with_retry_window(d)
-    }
-
-    /// The backoff ceiling before attempt `attempt` (the first attempt is 1, so the first
-    /// retry is attempt 2): `min(max_delay, base_delay * 2^(attempt - 2))`.
-    pub fn backoff_ceiling(&self, attempt: u32) -> Duration {
-        let exp = attempt.saturating_sub(2).min(31);
-        self.base_delay
-            .checked_mul(1u32 << exp)
-            .unwrap_or(self.max_delay)
-            .min(self.max_delay)
-    }
-
-    /// How long to wait before attempt `attempt` (1-based; attempt 1 needs no wait), given the
-    /// provider's hint, the time `elapsed` since the call's first attempt started and a jitter
-    /// draw in `[0, 1]`. `None`: do not retry (attempts used up, the window is over, or the
-    /// provider's hint reaches beyond it).
-    pub fn delay_before_attempt(
-        &self,
-        attempt: u32,
-        hint: Option<Duration>,
-        elapsed: Duration,
-        jitter: f64,
-    ) -> Option<Duration> {
-        if attempt <= 1 {
-            return Some(Duration::ZERO);
-        }
-        if attempt > self.max_retries.saturating_add(1) {
-            return None;
-        }
-        let remaining = self.retry_window.saturating_sub(elapsed);
-        match hint {
-            Some(h) => (h <= remaining).then_some(h),
-            None => {
-                if remaining.is_zero() {
-                    return None;
-                }
-                let j = if jitter.is_finite() {
-                    jitter.clamp(0.0, 1.0)
-                } else {
-                    0.0
-                };
-                Some(self.backoff_ceiling(attempt).mul_f64(j).min(remaining))
-            }
-        }
-    }
-
-    /// How long to wait before attempt `attempt` given the failed attempt's response headers
-    /// (`None` for a connection error or timeout): [`retry_after_hint`] then
-    /// [`RetryPolicy::delay_before_attempt`].
-    pub fn wait_before_attempt(
-        &self,
-        attempt: u32,
-        headers: Option<&HeaderMap>,
-        now: SystemTime,
-        elapsed: Duration,
-        jitter: f64,
-    ) -> Option<Duration> {
-        let hint = headers.and_then(|h| retry_after_hint(h, now));
-        self.delay_before_attempt(attempt, hint, elapsed, jitter)
-    }
+/// How long to wait before attempt `attempt` given the failed attempt's response headers
+/// (`None` for a connection error or timeout): [`retry_after_hint`] then
+/// [`RetryPolicy::delay_before_attempt`].
+pub fn wait_before_attempt(
+    policy: &RetryPolicy,
+    attempt: u32,
+    headers: Option<&HeaderMap>,
+    now: SystemTime,
+    elapsed: Duration,
+    jitter: f64,
+) -> Option<Duration> {
+    let hint = headers.and_then(|h| retry_after_hint(h, now));
+    policy.delay_before_attempt(attempt, hint, elapsed, jitter)
 }
 
 /// Anthropic's rate-limit families: `anthropic-ratelimit-{family}-remaining` / `-reset`.
@@ -208,7 +108,8 @@ impl From<ModelError> for AttemptFailure {
 
 /// Runs `attempt(n)` for n = 1, 2, ... until it succeeds, fails with an error that is not
 /// retryable, or the policy says stop (the retry window is measured from the first attempt);
-/// sleeps between attempts. Returns the last error.
+/// sleeps between attempts. Returns the last error. The loop is the shared engine
+/// [`kotef_core::retry::run`].
 pub async fn run_with_retries<T, F, Fut>(
     policy: &RetryPolicy,
     mut attempt: F,
@@ -217,32 +118,17 @@ where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = Result<T, AttemptFailure>>,
 {
-    let started = Instant::now();
-    let mut n: u32 = 1;
-    loop {
-        let failure = match attempt(n).await {
-            Ok(v) => return Ok(v),
-            Err(f) => f,
-        };
-        if !failure.error.is_retryable() {
-            return Err(failure.error);
+    kotef_core::retry::run(policy, "model call", |n| {
+        let fut = attempt(n);
+        async move {
+            fut.await.map_err(|f| kotef_core::retry::Failure {
+                retryable: f.error.is_retryable(),
+                hint: f.hint,
+                error: f.error,
+            })
         }
-        let jitter: f64 = rand::random();
-        let Some(delay) =
-            policy.delay_before_attempt(n + 1, failure.hint, started.elapsed(), jitter)
-        else {
-            tracing::warn!(attempt = n, error = %failure.error, "model call failed; no retry left");
-            return Err(failure.error);
-        };
-        tracing::warn!(
-            attempt = n,
-            delay_ms = delay.as_millis() as u64,
-            error = %failure.error,
-            "model call failed; retrying"
-        );
-        tokio::time::sleep(delay).await;
-        n += 1;
-    }
+    })
+    .await
 }
 
 #[cfg(test)]
@@ -399,7 +285,8 @@ mod tests {
         );
         let now = SystemTime::now();
         assert_eq!(
-            p.wait_before_attempt(
+            wait_before_attempt(
+                &p,
                 2,
                 Some(&headers(&[("retry-after", "1")])),
                 now,
@@ -409,7 +296,7 @@ mod tests {
             Some(Duration::from_secs(1))
         );
         assert_eq!(
-            p.wait_before_attempt(2, None, now, Duration::ZERO, 1.0),
+            wait_before_attempt(&p, 2, None, now, Duration::ZERO, 1.0),
             Some(Duration::from_millis(100))
         );
     }

@@ -26,7 +26,6 @@ pub use outputs::{exit_code, github_output, outputs, step_summary};
 
 use crate::client::{GitHub, GitHubAuth};
 use crate::pipeline::{process_job, JobContext, JobResult, JobStatus};
-use crate::retry::RetryPolicy;
 use crate::workspace::GitSettings;
 use crate::RunExecutor;
 use annotations::command;
@@ -81,7 +80,7 @@ pub async fn run_action(
     let github = GitHub::new(
         &env.api_url,
         GitHubAuth::Token(env.token.clone()),
-        RetryPolicy::default(),
+        crate::retry::github_default(),
     )?;
     let prepared = prepare_job(env, inputs, &payload, &github)
         .await
