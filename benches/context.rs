@@ -78,6 +78,7 @@ fn main() {
         redactor: Redactor::new(),
         cost: None,
         settings_notes: Vec::new(),
+        hidden_paths: Vec::new(),
     }))
     .unwrap();
 

@@ -59,6 +59,7 @@ fn main() {
                 redactor: Redactor::new(),
                 cost: None,
                 settings_notes: Vec::new(),
+                hidden_paths: Vec::new(),
             }))
             .unwrap();
         times.push(started.elapsed());

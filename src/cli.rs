@@ -265,6 +265,7 @@ async fn cmd_run(args: RunArgs) -> anyhow::Result<i32> {
         redactor: Redactor::from_env(),
         cost: Some(cost),
         settings_notes: Vec::new(),
+        hidden_paths: Vec::new(),
     })
     .await?;
     print_outcome(&outcome, args.json);

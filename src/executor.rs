@@ -66,6 +66,7 @@ impl kotef_github::RunExecutor for GraphExecutor {
             redactor: self.redactor(),
             cost: Some(cost),
             settings_notes: req.settings_notes,
+            hidden_paths: req.hidden_paths,
         })
         .await
     }

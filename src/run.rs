@@ -78,6 +78,8 @@ pub struct RunSetup {
     pub cost: Option<CostFn>,
     /// What the operator's rules changed in the config, for the report.
     pub settings_notes: Vec<String>,
+    /// Paths the agent's commands must not read (hidden inside the sandbox).
+    pub hidden_paths: Vec<PathBuf>,
 }
 
 impl RunSetup {
@@ -113,6 +115,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
     let runner = CommandRunner::new(RunnerConfig {
         timeout: Duration::from_secs(limits.command_timeout_s),
         sandbox,
+        hidden_paths: setup.hidden_paths.clone(),
         ..RunnerConfig::default()
     });
     let sandbox_name = runner.sandbox_in_force().to_string();
@@ -139,6 +142,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         tools,
         limits,
         sandbox,
+        hidden_paths: setup.hidden_paths.clone(),
         started,
         redactor: setup.redactor.clone(),
         progress: setup.progress.clone(),

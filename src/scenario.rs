@@ -297,6 +297,7 @@ pub async fn run_in(
         redactor: Redactor::from_env(),
         cost: None,
         settings_notes: Vec::new(),
+        hidden_paths: Vec::new(),
     })
     .await?;
     let failed = check(&s.expect, &outcome.summary, workdir);

@@ -50,6 +50,7 @@ fn setup(
         redactor: Redactor::new(),
         cost: None,
         settings_notes: Vec::new(),
+        hidden_paths: Vec::new(),
     }
 }
 

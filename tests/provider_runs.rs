@@ -278,6 +278,7 @@ async fn run_with_policy(
         redactor: Redactor::new(),
         cost: None,
         settings_notes: Vec::new(),
+        hidden_paths: Vec::new(),
     })
     .await
     .unwrap();

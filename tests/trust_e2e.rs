@@ -34,7 +34,21 @@ struct World {
 /// A server whose operator runs `openai:operator-model` at `model`, with its key, over a
 /// repository holding `files`.
 async fn world(files: &[(&str, &str)]) -> World {
-    let model = RecordingModel::start(json!({"next": "done", "reason": "nothing to do"})).await;
+    world_with(
+        files,
+        json!({"next": "done", "reason": "nothing to do"}),
+        |_| {},
+    )
+    .await
+}
+
+/// As [`world`], with the planner's reply and the server config's last word.
+async fn world_with(
+    files: &[(&str, &str)],
+    planner_reply: serde_json::Value,
+    configure: impl FnOnce(&mut ServeConfig),
+) -> World {
+    let model = RecordingModel::start(planner_reply).await;
     let gh = FakeGitHub::start().await;
     gh.add_repo(REPO, "main");
     gh.set_permission(REPO, "alice", "admin");
@@ -56,6 +70,7 @@ async fn world(files: &[(&str, &str)]) -> World {
     cfg.poll_interval = Duration::from_millis(100);
     cfg.model = Some("openai:operator-model".into());
     cfg.operator_model.base_url = Some(model.base_url());
+    configure(&mut cfg);
     let env = BTreeMap::from([("OPENAI_API_KEY".to_string(), OPERATOR_KEY.to_string())]);
     let server = kotef_github::start(cfg, Arc::new(GraphExecutor::with_env(env)))
         .await
@@ -351,5 +366,57 @@ fn a_required_sandbox_that_is_missing_refuses_the_run_and_says_how_to_fix_it() {
         ),
         (Some(1), true),
         "{stderr}"
+    );
+}
+
+// ---- the operator's files stay out of the sandbox ----------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agent_commands_cannot_read_the_operator_secret_files_or_data_dir() {
+    // Outside /tmp: the sandbox gives every command a fresh /tmp, which would hide these anyway.
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let key = outside.path().join("app-key.pem");
+    let data_dir = outside.path().join("state");
+    std::fs::write(&key, "OPERATOR-KEY-MATERIAL\n").unwrap();
+    let data_marker = std::sync::Arc::new(std::sync::Mutex::new(PathBuf::new()));
+    let marker_slot = data_marker.clone();
+    let test_command = format!(
+        "cat {} > leaked.txt 2>/dev/null; ls -aR STATE > listing.txt 2>/dev/null; true",
+        key.display()
+    );
+    // The data dir is only known once the world exists: the command names it through a
+    // placeholder replaced below.
+    let key_path = key.clone();
+    let w = world_with(
+        &[],
+        json!({"next": "verifier", "reason": "check"}),
+        move |cfg| {
+            cfg.secret_files = vec![key_path];
+            cfg.data_dir = data_dir;
+            let state = std::path::absolute(&cfg.data_dir).unwrap();
+            std::fs::create_dir_all(state.join("other-repo")).unwrap();
+            std::fs::write(state.join("other-repo/OTHER-REPO-MARKER"), "x").unwrap();
+            *marker_slot.lock().unwrap() = state;
+        },
+    )
+    .await;
+    let state = data_marker.lock().unwrap().clone();
+    let config = format!(
+        "test_command = \"{}\"\n",
+        test_command.replace("STATE", &state.display().to_string())
+    );
+    testing::push_branch(&w.bare, "main", &[(".github/kotef.toml", &config)]);
+    let (n, _) = run_issue(&w, "Please check.").await;
+    let branch = format!("kotef/issue-{n}");
+    let leaked = on_branch(&w.bare, &branch, "leaked.txt").unwrap_or_default();
+    let listing = on_branch(&w.bare, &branch, "listing.txt").unwrap_or_default();
+    assert_eq!(
+        (
+            leaked.contains("OPERATOR-KEY-MATERIAL"),
+            listing.contains("OTHER-REPO-MARKER"),
+            listing.is_empty()
+        ),
+        (false, false, false),
+        "leaked: {leaked:?}\nlisting: {listing}"
     );
 }

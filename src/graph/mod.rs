@@ -29,6 +29,8 @@ pub struct GraphContext {
     pub tools: ToolBox,
     pub limits: Limits,
     pub sandbox: SandboxMode,
+    /// Paths commands must not read inside the sandbox (the operator's files).
+    pub hidden_paths: Vec<std::path::PathBuf>,
     pub started: Instant,
     pub redactor: Redactor,
     pub progress: Option<UnboundedSender<StepProgress>>,

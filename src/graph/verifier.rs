@@ -101,6 +101,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                 timeout: Duration::from_secs(ctx.limits.command_timeout_s)
                     .min(ctx.time_left().max(Duration::from_secs(1))),
                 sandbox: ctx.sandbox,
+                hidden_paths: ctx.hidden_paths.clone(),
                 ..RunnerConfig::default()
             });
             runner.run(&cmd, ctx.tools.workdir().root()).await

@@ -54,6 +54,9 @@ pub struct RunRequest {
     /// What the operator's rules changed in the config (ignored fields, lowered limits), one
     /// sentence each, for the run report.
     pub settings_notes: Vec<String>,
+    /// Paths the agent's commands must not read (the operator's data directory and secret
+    /// files); hidden inside the sandbox.
+    pub hidden_paths: Vec<PathBuf>,
 }
 
 /// One line of progress, sent after each graph step (for terminals and sticky comments).

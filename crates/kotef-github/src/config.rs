@@ -176,6 +176,9 @@ pub struct ServeConfig {
     /// Agent commands may run without a sandbox (else a server without a working bubblewrap
     /// refuses to run them).
     pub allow_unsandboxed: bool,
+    /// Files holding the server's secrets (token, App key, webhook secrets, model config),
+    /// hidden from agent commands with the data directory.
+    pub secret_files: Vec<PathBuf>,
 }
 
 /// The 25 MB webhook body cap (GitHub's own maximum payload size).
@@ -217,6 +220,7 @@ impl ServeConfig {
             ceilings: Ceilings::SERVER_DEFAULT,
             operator_model: ModelConfig::default(),
             allow_unsandboxed: false,
+            secret_files: Vec::new(),
         }
     }
 
@@ -370,6 +374,16 @@ impl ServeArgs {
             cost_usd: self.max_cost_usd,
         });
         cfg.allow_unsandboxed = self.allow_unsandboxed;
+        cfg.secret_files = [
+            &self.webhook_secret_file,
+            &self.github_token_file,
+            &self.app_private_key_path,
+            &self.model_config,
+        ]
+        .into_iter()
+        .flatten()
+        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+        .collect();
         if let Some(p) = &self.model_config {
             cfg.operator_model = read_model_config(p)?;
         }

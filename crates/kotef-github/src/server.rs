@@ -292,6 +292,11 @@ pub async fn start(
             kotef_core::SandboxMode::Bwrap
         }),
         ceilings: cfg.ceilings,
+        hidden_paths: std::iter::once(
+            std::path::absolute(&cfg.data_dir).unwrap_or_else(|_| cfg.data_dir.clone()),
+        )
+        .chain(cfg.secret_files.iter().cloned())
+        .collect(),
     };
     let ctx = Arc::new(ctx);
     let runner = Arc::new(match cfg.executor {

@@ -1156,7 +1156,7 @@ fn git(dir: &FsPath, args: &[&str]) {
 }
 
 /// Creates the bare repository `root/owner/name.git` whose `main` holds `files`; returns its path.
-/// Pushes a new branch `branch` of `bare` (from its `main`) that adds or changes `files`.
+/// Pushes `branch` of `bare` (new from its `main`, or `main` itself) with `files` added or changed.
 pub fn push_branch(bare: &FsPath, branch: &str, files: &[(&str, &str)]) {
     let work = tempfile::tempdir().expect("work dir");
     let clone = work.path().join("c");
@@ -1169,7 +1169,7 @@ pub fn push_branch(bare: &FsPath, branch: &str, files: &[(&str, &str)]) {
             clone.to_str().expect("utf-8 path"),
         ],
     );
-    git(&clone, &["checkout", "-q", "-b", branch]);
+    git(&clone, &["checkout", "-q", "-B", branch]);
     for (path, text) in files {
         let p = clone.join(path);
         if let Some(parent) = p.parent() {

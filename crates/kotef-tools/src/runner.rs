@@ -4,7 +4,7 @@
 //! background grandchild holding a pipe can never hang a run.
 
 use crate::env::scrub_env;
-use crate::sandbox::{bwrap_args, bwrap_status};
+use crate::sandbox::{bwrap_args_hiding, bwrap_status};
 use kotef_core::SandboxMode;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -33,6 +33,9 @@ pub struct RunnerConfig {
     /// Added after scrubbing (caller-controlled, e.g. `CI=true`); secret-looking names are still
     /// refused.
     pub extra_env: Vec<(String, String)>,
+    /// Paths commands must not read in the sandbox (the operator's data directory, secret
+    /// files): directories appear empty, files empty.
+    pub hidden_paths: Vec<std::path::PathBuf>,
 }
 
 impl Default for RunnerConfig {
@@ -42,6 +45,7 @@ impl Default for RunnerConfig {
             output_cap_bytes: 64 * 1024,
             sandbox: SandboxMode::Auto,
             extra_env: Vec::new(),
+            hidden_paths: Vec::new(),
         }
     }
 }
@@ -194,7 +198,7 @@ impl CommandRunner {
                             return r;
                         }
                     };
-                    let args = bwrap_args(&cwd, tmp.path(), command);
+                    let args = bwrap_args_hiding(&cwd, tmp.path(), &self.cfg.hidden_paths, command);
                     (bwrap, args, Some(tmp))
                 }
                 None => (

@@ -71,6 +71,13 @@ fn probe_with(bwrap: PathBuf) -> Result<PathBuf, String> {
 
 /// The bwrap arguments that run `sh -c command` in `cwd` (writable) with `tmp` as `/tmp`.
 pub fn bwrap_args(cwd: &Path, tmp: &Path, command: &str) -> Vec<String> {
+    bwrap_args_hiding(cwd, tmp, &[], command)
+}
+
+/// As [`bwrap_args`], with `hidden` paths made unreadable inside the sandbox: a directory
+/// becomes an empty tmpfs (the workspace is bound again on top when it lies inside), a file
+/// reads as empty. The operator's data directory and secret files go here.
+pub fn bwrap_args_hiding(cwd: &Path, tmp: &Path, hidden: &[PathBuf], command: &str) -> Vec<String> {
     let cwd = cwd.to_string_lossy().into_owned();
     let tmp = tmp.to_string_lossy().into_owned();
     let mut a: Vec<String> = [
@@ -83,30 +90,44 @@ pub fn bwrap_args(cwd: &Path, tmp: &Path, command: &str) -> Vec<String> {
         "/proc",
         "--tmpfs",
         "/dev/shm",
-        "--bind",
-        &tmp,
-        "/tmp",
-        "--bind",
-        &cwd,
-        &cwd,
-        "--chdir",
-        &cwd,
-        "--unshare-net",
-        "--unshare-pid",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--die-with-parent",
-        "--new-session",
-        "--setenv",
-        "TMPDIR",
-        "/tmp",
-        "--setenv",
-        "XDG_CACHE_HOME",
-        "/tmp/.cache",
     ]
     .iter()
     .map(|s| s.to_string())
     .collect();
+    for h in hidden.iter().filter(|h| h.is_absolute() && h.exists()) {
+        let path = h.to_string_lossy().into_owned();
+        if h.is_dir() {
+            a.extend(["--tmpfs".to_string(), path]);
+        } else {
+            a.extend(["--ro-bind".to_string(), "/dev/null".to_string(), path]);
+        }
+    }
+    a.extend(
+        [
+            "--bind",
+            &tmp,
+            "/tmp",
+            "--bind",
+            &cwd,
+            &cwd,
+            "--chdir",
+            &cwd,
+            "--unshare-net",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--die-with-parent",
+            "--new-session",
+            "--setenv",
+            "TMPDIR",
+            "/tmp",
+            "--setenv",
+            "XDG_CACHE_HOME",
+            "/tmp/.cache",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
     a.extend(["/bin/sh".to_string(), "-c".to_string(), command.to_string()]);
     a
 }
@@ -153,5 +174,25 @@ mod tests {
         assert!(joined.contains("--unshare-net"));
         assert!(joined.contains("--die-with-parent"));
         assert_eq!(&a[a.len() - 3..], ["/bin/sh", "-c", "cargo test"]);
+    }
+
+    #[test]
+    fn hidden_paths_are_masked_before_the_workspace_is_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("key.pem");
+        std::fs::write(&secret, "k").unwrap();
+        let a = bwrap_args_hiding(
+            Path::new("/w/repo"),
+            Path::new("/tmp/x"),
+            &[dir.path().to_path_buf(), secret.clone()],
+            "true",
+        );
+        let at = |needle: &str| a.iter().position(|x| x == needle).unwrap();
+        let d = dir.path().to_string_lossy().to_string();
+        let f = secret.to_string_lossy().to_string();
+        assert!(
+            a[at(&d) - 1] == "--tmpfs" && a[at(&f) - 1] == "/dev/null" && at(&f) < at("/w/repo"),
+            "{a:?}"
+        );
     }
 }

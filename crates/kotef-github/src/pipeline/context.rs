@@ -57,6 +57,9 @@ pub struct OperatorSettings {
     pub sandbox: Option<SandboxMode>,
     /// The operator's ceilings on the repository's limits.
     pub ceilings: Ceilings,
+    /// Paths the agent's commands must not read: the server's data directory (the job store,
+    /// other repositories' clones) and its secret files.
+    pub hidden_paths: Vec<PathBuf>,
 }
 
 impl OperatorSettings {

@@ -236,6 +236,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         goal,
         config,
         settings_notes,
+        hidden_paths: ctx.operator.hidden_paths.clone(),
     };
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<StepProgress>();
     let progress = tokio::spawn(progress_updates(
