@@ -2,7 +2,9 @@
 //! GitHub, bare repositories as remotes and recording model servers over loopback: a
 //! repository's config cannot point the operator's model key at another host, turn off the
 //! sandbox or exceed the operator's ceilings; a pull request runs with its base branch's
-//! config; and only the text a reader sees of an issue and its discussion reaches the model.
+//! config; only the text a reader sees of an issue and its discussion reaches the model; the
+//! operator's files stay out of the sandbox; and a pull request's diff and review comments
+//! reach the model.
 
 mod support;
 
@@ -418,5 +420,34 @@ async fn agent_commands_cannot_read_the_operator_secret_files_or_data_dir() {
         ),
         (false, false, false),
         "leaked: {leaked:?}\nlisting: {listing}"
+    );
+}
+
+// ---- a pull request's context reaches the model ------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_sees_the_pull_request_diff_and_its_review_comments() {
+    let w = world(&[(".github/kotef.toml", "test_command = \"true\"\n")]).await;
+    testing::push_branch(&w.bare, "feature", &[("feature.txt", "f\n")]);
+    let n = w.gh.add_pull(REPO, "Feature", "feature", REPO, "main");
+    w.gh.set_pull_files(
+        REPO,
+        n,
+        &[("feature.txt", 1, 0, "@@ -0,0 +1 @@\n+DIFF-LINE")],
+    );
+    w.gh.add_review_comment(REPO, n, ("feature.txt", Some(1)), "REVIEW-NOTE", "alice");
+    let payload = testing::pull_request_labeled(REPO, n, "feature", REPO, "kotef", "alice");
+    post(&w, "pull_request", "d-ctx", &payload).await;
+    w.gh.wait_final_comment(REPO, n, WAIT)
+        .await
+        .expect("a final comment");
+    let prompt = w
+        .model
+        .first_planner_request()
+        .expect("a planner call")
+        .text();
+    assert!(
+        prompt.contains("+DIFF-LINE") && prompt.contains("REVIEW-NOTE"),
+        "{prompt}"
     );
 }
