@@ -2,24 +2,24 @@
 //! durable queue), runs out (a git workspace, the agent through [`RunExecutor`], a commit and
 //! push, a draft PR and one sticky status comment). The agent graph itself lives elsewhere;
 //! this crate reaches it only through [`RunExecutor`].
+//!
+//! The folders follow the data path: `inbound/` (server, signatures, triggers, visible text)
+//! → `queue/` (jobs, the store) → `pipeline/` (one job from admission to the final comment) →
+//! `outbound/` (GitHub client, rendering, git workspace); `entry/` holds the Action and the
+//! dispatcher. The modules are also re-exported at the crate root under their own names.
 
-pub mod action;
-pub mod client;
 pub mod config;
-pub mod dispatch;
-pub mod job;
+pub mod entry;
+pub mod inbound;
 pub mod metrics;
+pub mod outbound;
 pub mod pipeline;
-pub mod render;
-pub mod retry;
-pub mod sanitize;
-pub mod secret;
-pub mod server;
-pub mod signature;
-pub mod store;
-pub mod trigger;
-pub mod visible;
-pub mod workspace;
+pub mod queue;
+
+pub use entry::{action, dispatch};
+pub use inbound::{sanitize, server, signature, trigger, visible};
+pub use outbound::{client, render, retry, secret, workspace};
+pub use queue::{job, store};
 
 #[cfg(feature = "testing")]
 pub mod testing;
