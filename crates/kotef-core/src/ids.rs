@@ -62,21 +62,10 @@ impl fmt::Display for DeliveryId {
 pub struct RunId(pub String);
 
 impl RunId {
-    /// A fresh id: 12 hex characters from the clock and process, unique enough per machine.
+    /// A fresh id: the first 12 hex characters of a random (v4) UUID.
     pub fn generate() -> Self {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        use std::time::{SystemTime, UNIX_EPOCH};
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let mixed = nanos
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .wrapping_add(u64::from(std::process::id()) << 20)
-            .wrapping_add(n.wrapping_mul(0xBF58_476D_1CE4_E5B9));
-        Self(format!("{:012x}", mixed & 0xFFFF_FFFF_FFFF))
+        let hex = uuid::Uuid::new_v4().simple().to_string();
+        Self(hex[..12].to_string())
     }
 }
 
