@@ -118,6 +118,10 @@ pub struct ModelReply {
     pub usage: Usage,
     /// The provider's finish reason, when it gave one (may be empty).
     pub finish_reason: Option<String>,
+    /// Whether `tool_calls` were parsed from the text of `content` because the model wrote
+    /// them as text instead of using the tool-calling interface (see [`crate::textcalls`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub calls_from_text: bool,
 }
 
 impl ModelReply {

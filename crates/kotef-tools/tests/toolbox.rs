@@ -219,6 +219,11 @@ async fn write_file_is_idempotent() {
 async fn edit_file_needs_exactly_one_match() {
     let f = fixture(Profile::Strict);
     std::fs::write(f.root.join("dup.txt"), "x = 1\ny = 2\nx = 1\n").unwrap();
+    assert!(
+        !run(&f, "read_file", json!({"path": "dup.txt"}))
+            .await
+            .is_error
+    );
 
     let zero = run(
         &f,
@@ -261,12 +266,12 @@ async fn edit_file_needs_exactly_one_match() {
         json!({"path": "dup.txt", "old": "y = 5", "new": "y = 5"}),
     )
     .await;
-    assert_eq!(
-        same.effect,
-        ToolEffect::Noop {
-            path: "dup.txt".into()
-        }
+    assert!(
+        same.is_error && same.content.contains("the same text"),
+        "{}",
+        same.content
     );
+    assert_eq!(same.effect, ToolEffect::None);
 
     let empty = run(
         &f,
@@ -630,4 +635,157 @@ async fn futures_are_send_and_types_are_shareable() {
     let run = r.run("true", &f.root);
     send(&run);
     assert!(run.await.success());
+}
+
+#[tokio::test]
+async fn edit_of_an_unread_existing_file_is_refused_with_the_read_to_make() {
+    let f = fixture(Profile::Strict);
+    let o = run(
+        &f,
+        "edit_file",
+        json!({"path": "src/lib.rs", "old": "fn one() {}", "new": "fn uno() {}"}),
+    )
+    .await;
+    assert!(o.is_error);
+    assert!(
+        o.content.contains("has not been read")
+            && o.content
+                .contains(r#"read_file with {"path": "src/lib.rs"}"#),
+        "{}",
+        o.content
+    );
+    assert_eq!(o.effect, ToolEffect::None);
+    assert!(std::fs::read_to_string(f.root.join("src/lib.rs"))
+        .unwrap()
+        .contains("fn one()"));
+}
+
+#[tokio::test]
+async fn write_over_an_unread_existing_file_is_refused() {
+    let f = fixture(Profile::Strict);
+    let o = run(
+        &f,
+        "write_file",
+        json!({"path": "./src/lib.rs", "content": "fn only() {}\n"}),
+    )
+    .await;
+    assert!(
+        o.is_error && o.content.contains("`write_file` refused"),
+        "{}",
+        o.content
+    );
+    assert!(std::fs::read_to_string(f.root.join("src/lib.rs"))
+        .unwrap()
+        .contains("fn three()"));
+}
+
+#[tokio::test]
+async fn reading_any_range_allows_the_edit() {
+    let f = fixture(Profile::Strict);
+    let r = run(
+        &f,
+        "read_file",
+        json!({"path": "src/lib.rs", "start_line": 2, "end_line": 2}),
+    )
+    .await;
+    assert!(!r.is_error, "{}", r.content);
+    let o = run(
+        &f,
+        "edit_file",
+        json!({"path": "src/lib.rs", "old": "fn one() {}", "new": "fn uno() {}"}),
+    )
+    .await;
+    assert!(!o.is_error, "{}", o.content);
+}
+
+#[tokio::test]
+async fn a_new_file_needs_no_read_and_may_then_be_edited() {
+    let f = fixture(Profile::Strict);
+    let w = run(
+        &f,
+        "write_file",
+        json!({"path": "b.txt", "content": "b = 1\n"}),
+    )
+    .await;
+    assert!(!w.is_error, "{}", w.content);
+    let e = run(
+        &f,
+        "edit_file",
+        json!({"path": "b.txt", "old": "b = 1", "new": "b = 2"}),
+    )
+    .await;
+    assert!(!e.is_error, "{}", e.content);
+}
+
+#[tokio::test]
+async fn a_clone_of_the_tool_box_shares_what_was_read() {
+    let f = fixture(Profile::Strict);
+    let clone = f.tb.clone();
+    let r = clone
+        .call(
+            &call("read_file", json!({"path": "src/lib.rs"})),
+            ToolSet::Coder,
+        )
+        .await;
+    assert!(!r.is_error);
+    let o = run(
+        &f,
+        "edit_file",
+        json!({"path": "src/lib.rs", "old": "fn two() {}", "new": "fn dos() {}"}),
+    )
+    .await;
+    assert!(!o.is_error, "{}", o.content);
+}
+
+#[tokio::test]
+async fn mark_read_counts_as_a_read() {
+    let f = fixture(Profile::Strict);
+    f.tb.mark_read("src/lib.rs");
+    let o = run(
+        &f,
+        "edit_file",
+        json!({"path": "src/lib.rs", "old": "fn two() {}", "new": "fn dos() {}"}),
+    )
+    .await;
+    assert!(!o.is_error, "{}", o.content);
+}
+
+#[tokio::test]
+async fn old_equal_to_new_is_refused_before_the_read_check() {
+    let f = fixture(Profile::Strict);
+    let o = run(
+        &f,
+        "edit_file",
+        json!({"path": "src/lib.rs", "old": "fn one() {}", "new": "fn one() {}"}),
+    )
+    .await;
+    assert!(
+        o.is_error && o.content.contains("nothing would change"),
+        "{}",
+        o.content
+    );
+}
+
+#[tokio::test]
+async fn a_failed_edit_shows_the_closest_real_lines() {
+    let f = fixture(Profile::Strict);
+    std::fs::write(f.root.join("calc.py"), "def add(a, b):\n    return a - b\n").unwrap();
+    assert!(
+        !run(&f, "read_file", json!({"path": "calc.py"}))
+            .await
+            .is_error
+    );
+    let o = run(
+        &f,
+        "edit_file",
+        json!({"path": "calc.py", "old": "return a-b", "new": "return a+b"}),
+    )
+    .await;
+    assert!(o.is_error);
+    assert!(
+        o.content
+            .ends_with("The closest text in the file (line 2) is:\n```\n    return a - b\n```"),
+        "{}",
+        o.content
+    );
 }
