@@ -133,13 +133,19 @@ struct FunctionTag {
 }
 
 /// `<function name="X" arguments='{…}'/>` (attributes in either quote style, `parameters` as a
-/// synonym, the arguments optionally as the element's body before `</function>`).
+/// synonym, the arguments optionally as the element's body before `</function>`), and
+/// `<function=X>` with a JSON body or `<parameter=KEY>VALUE</parameter>` pairs (Qwen3-Coder).
 fn function_tags(content: &str) -> Vec<FunctionTag> {
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(rel) = content[from..].find("<function") {
         let start = from + rel;
         let after = &content[start + "<function".len()..];
+        if let Some(tag) = function_equals_tag(content, start) {
+            from = tag.end;
+            out.push(tag);
+            continue;
+        }
         if !after.starts_with(|c: char| c.is_whitespace()) {
             from = start + 1;
             continue;
@@ -166,6 +172,66 @@ fn function_tags(content: &str) -> Vec<FunctionTag> {
         });
         out.push(FunctionTag { start, end, call });
         from = end;
+    }
+    out
+}
+
+/// `<function=NAME>BODY</function>` at `start` (the closing tag may be missing at the end).
+fn function_equals_tag(content: &str, start: usize) -> Option<FunctionTag> {
+    let head = content[start..].strip_prefix("<function=")?;
+    let close = head.find('>')?;
+    let name = head[..close].trim().trim_matches(['"', '\'']);
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return None;
+    }
+    let body_start = start + "<function=".len() + close + 1;
+    let (body, end) = match content[body_start..].find("</function>") {
+        Some(n) => (
+            &content[body_start..body_start + n],
+            body_start + n + "</function>".len(),
+        ),
+        None => (&content[body_start..], content.len()),
+    };
+    let body = body.trim();
+    let arguments = if body.starts_with('{') {
+        parse_arguments(Some(&Value::String(body.to_string())))
+    } else {
+        Value::Object(parameter_tags(body))
+    };
+    Some(FunctionTag {
+        start,
+        end,
+        call: Some((name.to_string(), arguments)),
+    })
+}
+
+/// `<parameter=KEY>VALUE</parameter>` pairs; a value that is a JSON number or boolean becomes
+/// one, anything else stays text (one surrounding newline trimmed).
+fn parameter_tags(body: &str) -> Map<String, Value> {
+    let mut out = Map::new();
+    let mut rest = body;
+    while let Some(pos) = rest.find("<parameter=") {
+        let after = &rest[pos + "<parameter=".len()..];
+        let Some(close) = after.find('>') else { break };
+        let key = after[..close].trim().to_string();
+        let value_and_rest = &after[close + 1..];
+        let (raw, next) = match value_and_rest.find("</parameter>") {
+            Some(n) => (
+                &value_and_rest[..n],
+                &value_and_rest[n + "</parameter>".len()..],
+            ),
+            None => (value_and_rest, ""),
+        };
+        let raw = raw.strip_prefix('\n').unwrap_or(raw);
+        let raw = raw.strip_suffix('\n').unwrap_or(raw);
+        let value = match serde_json::from_str::<Value>(raw.trim()) {
+            Ok(v @ (Value::Number(_) | Value::Bool(_))) => v,
+            _ => Value::String(raw.to_string()),
+        };
+        if !key.is_empty() {
+            out.insert(key, value);
+        }
+        rest = next;
     }
     out
 }
@@ -392,6 +458,16 @@ mod tests {
                 read(),
             ),
             (
+                "qwen3 function= tag with parameters",
+                "<tool_call>\n<function=read_file>\n<parameter=path>\ncalc.py\n</parameter>\n</function>\n</tool_call>",
+                read(),
+            ),
+            (
+                "function= tag with a json body",
+                "<function=read_file>{\"path\": \"calc.py\"}</function>",
+                read(),
+            ),
+            (
                 "call without arguments",
                 "{\"name\": \"done\"}",
                 call("done", json!({})),
@@ -400,6 +476,24 @@ mod tests {
         for (what, content, want) in table {
             assert_eq!(parsed(content), want, "{what}");
         }
+    }
+
+    #[test]
+    fn function_equals_parameters_keep_text_and_numbers() {
+        let content = "<function=edit_file>\n<parameter=path>a.py</parameter>\n\
+             <parameter=old>\n    return 1\n</parameter>\n<parameter=new>    return 2</parameter>\n</function>";
+        assert_eq!(
+            parsed(content),
+            call(
+                "edit_file",
+                json!({"path": "a.py", "old": "    return 1", "new": "    return 2"})
+            )
+        );
+        let content = "<function=read_file><parameter=path>a</parameter><parameter=start_line>3</parameter></function>";
+        assert_eq!(
+            parsed(content),
+            call("read_file", json!({"path": "a", "start_line": 3}))
+        );
     }
 
     #[test]
