@@ -69,23 +69,31 @@ pub fn is_text_call(call: &ToolCall) -> bool {
     call.id.starts_with(TEXT_CALL_ID_PREFIX)
 }
 
-/// A corrective message for a model whose reply held no usable tool call: the tools offered
-/// and the exact shape of a call, with an example built from the first tool's schema.
+/// A corrective message for a model whose reply held no usable tool call: the exact shape of a
+/// call, shown with a real call (a tool that needs no arguments when there is one, so there is
+/// no placeholder to copy back), and each tool's arguments.
 pub fn expected_call_shape(tools: &[ToolSchema]) -> String {
-    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     let example = tools
         .iter()
-        .find(|t| !example_arguments(&t.parameters).is_empty())
-        .or_else(|| tools.first())
-        .map(|t| call_text(&t.name, &Value::Object(example_arguments(&t.parameters))))
-        .unwrap_or_else(|| call_text("TOOL", &json!({})));
+        .find(|t| required(&t.parameters).is_empty())
+        .map(|t| call_text(&t.name, &json!({})))
+        .or_else(|| {
+            tools.first().map(|t| {
+                let args: Map<String, Value> = required(&t.parameters)
+                    .into_iter()
+                    .map(|k| (k.to_string(), json!("...")))
+                    .collect();
+                call_text(&t.name, &Value::Object(args))
+            })
+        })
+        .unwrap_or_else(|| call_text("done", &json!({})));
+    let signatures: Vec<String> = tools.iter().map(signature).collect();
     format!(
-        "Your reply contained no tool call. Reply with exactly one tool call and no other text, \
-         using the tool-calling interface or, if you cannot, this exact form:\n\
-         <tool_call>\n{}\n</tool_call>\n\
-         \"name\" is one of: {}. \"arguments\" is a JSON object with that tool's parameters.",
-        example,
-        names.join(", ")
+        "Your reply contained no tool call. Reply with exactly one tool call: use the \
+         tool-calling interface or, if you cannot, write exactly this form and no other text:\n\
+         <tool_call>\n{example}\n</tool_call>\n\
+         The tools and their arguments (? = optional): {}.",
+        signatures.join(", ")
     )
 }
 
@@ -98,31 +106,28 @@ pub fn call_text(name: &str, arguments: &Value) -> String {
     )
 }
 
-/// The required parameters of a JSON schema with a placeholder value of each one's type.
-fn example_arguments(schema: &Value) -> Map<String, Value> {
-    let props = schema.get("properties").and_then(Value::as_object);
-    let required = schema
+/// The required parameter names of a JSON schema.
+fn required(schema: &Value) -> Vec<&str> {
+    schema
         .get("required")
         .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect::<Vec<_>>())
-        .unwrap_or_default();
-    let mut out = Map::new();
-    for name in required {
-        let kind = props
-            .and_then(|p| p.get(name))
-            .and_then(|p| p.get("type"))
-            .and_then(Value::as_str)
-            .unwrap_or("string");
-        let v = match kind {
-            "integer" | "number" => json!(1),
-            "boolean" => json!(true),
-            "array" => json!([]),
-            "object" => json!({}),
-            _ => json!(format!("<{name}>")),
-        };
-        out.insert(name.to_string(), v);
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// `name(required, optional?)` from a tool's schema.
+fn signature(tool: &ToolSchema) -> String {
+    let req = required(&tool.parameters);
+    let mut args: Vec<String> = req.iter().map(|k| k.to_string()).collect();
+    if let Some(props) = tool.parameters.get("properties").and_then(Value::as_object) {
+        args.extend(
+            props
+                .keys()
+                .filter(|k| !req.contains(&k.as_str()))
+                .map(|k| format!("{k}?")),
+        );
     }
-    out
+    format!("{}({})", tool.name, args.join(", "))
 }
 
 /// One `<function …>` tag: where it is and the call it holds, when it names one.
@@ -329,6 +334,23 @@ fn json_values(content: &str, skip: &[(usize, usize)]) -> Vec<(usize, Value)> {
     out
 }
 
+/// The arguments of a `{"name": …}` call object: its `arguments` (or `parameters`, `args`,
+/// `input`), else its other keys (`{"name": "done", "summary": "…"}`).
+fn arguments_beside_name(o: &Map<String, Value>) -> Value {
+    if let Some(args) = ["arguments", "parameters", "args", "input"]
+        .iter()
+        .find_map(|k| o.get(*k))
+    {
+        return parse_arguments(Some(args));
+    }
+    let rest: Map<String, Value> = o
+        .iter()
+        .filter(|(k, _)| !["name", "tool", "tool_name", "type", "id"].contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Value::Object(rest)
+}
+
 /// The calls a JSON value stands for, appended to `out`.
 fn calls_in_value(v: &Value, offered: &[&str], out: &mut Vec<(String, Value)>) {
     match v {
@@ -357,10 +379,7 @@ fn calls_in_value(v: &Value, offered: &[&str], out: &mut Vec<(String, Value)>) {
                 .and_then(Value::as_str);
             if let Some(name) = name {
                 if offered.contains(&name) {
-                    let args = ["arguments", "parameters", "args", "input"]
-                        .iter()
-                        .find_map(|k| o.get(*k));
-                    out.push((name.to_string(), parse_arguments(args)));
+                    out.push((name.to_string(), arguments_beside_name(o)));
                 }
                 return;
             }
@@ -465,6 +484,11 @@ mod tests {
             (
                 "function= tag with a json body",
                 "<function=read_file>{\"path\": \"calc.py\"}</function>",
+                read(),
+            ),
+            (
+                "arguments beside the name",
+                "{\"name\": \"read_file\", \"path\": \"calc.py\"}",
                 read(),
             ),
             (
@@ -580,39 +604,44 @@ mod tests {
         assert!(parsed(&content).is_empty());
     }
 
-    #[test]
-    fn expected_shape_names_tools_and_shows_required_arguments() {
-        let tools = vec![
-            ToolSchema {
-                name: "done".into(),
-                description: String::new(),
-                parameters: json!({"type": "object", "properties": {"summary": {"type": "string"}}}),
-            },
+    fn tools() -> Vec<ToolSchema> {
+        vec![
             ToolSchema {
                 name: "read_file".into(),
                 description: String::new(),
                 parameters: json!({"type": "object", "properties": {"path": {"type": "string"}, "start_line": {"type": "integer"}}, "required": ["path"]}),
             },
-        ];
-        let msg = expected_call_shape(&tools);
+            ToolSchema {
+                name: "done".into(),
+                description: String::new(),
+                parameters: json!({"type": "object", "properties": {"summary": {"type": "string"}}}),
+            },
+        ]
+    }
+
+    #[test]
+    fn the_expected_shape_shows_a_real_call_without_placeholders() {
+        let msg = expected_call_shape(&tools());
         assert!(
-            msg.contains(
-                "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\":\"<path>\"}}\n</tool_call>"
-            ),
+            msg.contains("<tool_call>\n{\"name\": \"done\", \"arguments\": {}}\n</tool_call>"),
             "{msg}"
         );
-        assert!(msg.contains("one of: done, read_file."), "{msg}");
+        assert!(!msg.contains("<path>"), "{msg}");
+    }
+
+    #[test]
+    fn the_expected_shape_lists_each_tools_arguments() {
+        let msg = expected_call_shape(&tools());
+        assert!(
+            msg.contains("read_file(path, start_line?), done(summary?)."),
+            "{msg}"
+        );
     }
 
     #[test]
     fn the_expected_shape_parses_back_as_a_call() {
-        let tools = vec![ToolSchema {
-            name: "read_file".into(),
-            description: String::new(),
-            parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
-        }];
-        let calls = parse_text_tool_calls(&expected_call_shape(&tools), &["read_file"]);
+        let calls = parse_text_tool_calls(&expected_call_shape(&tools()), &["read_file", "done"]);
         assert_eq!(calls.len(), 1);
-        assert_eq!(calls[0].arguments, json!({"path": "<path>"}));
+        assert_eq!(calls[0].name, "done");
     }
 }

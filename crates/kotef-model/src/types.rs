@@ -80,7 +80,10 @@ pub struct ModelRequest {
     pub node: String,
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSchema>,
-    /// Ask the provider for a JSON object reply (planner, researcher's final answer).
+    /// Ask the provider for a JSON object reply (planner, researcher's final answer). The
+    /// OpenAI-compatible client sends `response_format: {"type": "json_object"}` (a server that
+    /// answers 400 naming `response_format` is asked once more without it, and not sent it
+    /// again) and unwraps a fenced reply; Anthropic gets a system instruction instead.
     pub json_reply: bool,
 }
 

@@ -167,6 +167,48 @@ async fn real_transcripts_table() {
     }
 }
 
+/// Replies of the 0.5B model (`scripts/local-model.sh --small`): weaker, so some hold no call.
+#[tokio::test]
+async fn small_model_transcripts_table() {
+    let unittest = "python3 -m unittest -q test_calc";
+    let table: Vec<(&str, Vec<(&str, Value)>)> = vec![
+        // A fenced object whose "name" is the task, not a tool.
+        ("small/first-turn", vec![]),
+        // One call repeated until max_tokens, the last one cut off: each call once.
+        (
+            "small/after-read",
+            vec![
+                ("read_file", json!({"path": "calc.py"})),
+                ("read_file", json!({"path": "test_calc.py"})),
+            ],
+        ),
+        // Three calls repeated; `done` with its argument beside the name.
+        (
+            "small/after-test",
+            vec![
+                (
+                    "edit_file",
+                    json!({"path": "calc.py", "old": "-1", "new": "5"}),
+                ),
+                ("run_command", json!({"command": unittest})),
+                (
+                    "done",
+                    json!({"summary": "Fix add() in calc.py so that the test passes. Test command: python3 -m unittest -q test_calc"}),
+                ),
+            ],
+        ),
+        // The previous tool result echoed back: not a call.
+        ("small/after-edit", vec![]),
+    ];
+    for (name, want) in table {
+        let (got, from_text) = calls_of(name).await;
+        let want: Vec<(String, Value)> =
+            want.into_iter().map(|(n, a)| (n.to_string(), a)).collect();
+        assert_eq!(from_text, !want.is_empty(), "{name}");
+        assert_eq!(got, want, "{name}");
+    }
+}
+
 #[tokio::test]
 async fn every_real_transcript_yields_an_offered_call() {
     let mut names: Vec<String> = std::fs::read_dir(FIXTURES)

@@ -216,13 +216,7 @@ impl ToolBox {
     /// Counts `path` as read, so `edit_file` / `write_file` may change it: for a caller that
     /// showed the model the file's current text itself (e.g. in a prompt).
     pub fn mark_read(&self, path: &str) {
-        if let Some(key) = file_tools::read_key(&self.workdir, path) {
-            self.known_files().insert(key);
-        }
-    }
-
-    fn known_files(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
-        self.known.lock().unwrap_or_else(|p| p.into_inner())
+        remember(&self.known, file_tools::read_key(&self.workdir, path));
     }
 
     pub fn workdir(&self) -> &WorkDir {
