@@ -21,22 +21,14 @@ const FIXTURES: &str = concat!(
 
 /// kotef's coder tools, as offered to the model.
 fn coder_tools() -> Vec<ToolSchema> {
-    [
-        "list_files",
-        "read_file",
-        "search",
-        "write_file",
-        "edit_file",
-        "run_command",
-        "done",
-    ]
-    .iter()
-    .map(|n| ToolSchema {
-        name: (*n).into(),
-        description: String::new(),
-        parameters: json!({"type": "object", "properties": {}}),
-    })
-    .collect()
+    "list_files read_file search write_file edit_file run_command done"
+        .split(' ')
+        .map(|n| ToolSchema {
+            name: n.into(),
+            description: String::new(),
+            parameters: json!({"type": "object", "properties": {}}),
+        })
+        .collect()
 }
 
 fn coder_request() -> ModelRequest {

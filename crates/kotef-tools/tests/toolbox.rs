@@ -1,6 +1,7 @@
 //! `ToolBox::call` end to end on real files: confinement (nothing outside the root is read or
-//! written), idempotent writes, edits, ranges, search with .gitignore, bad arguments, unknown
-//! tools and tool sets, and run_command through the policy and the runner.
+//! written), idempotent writes, edits, read before write, the closest lines of a failed edit,
+//! ranges, search with .gitignore, bad arguments, unknown tools and tool sets, and run_command
+//! through the policy and the runner.
 
 use kotef_core::{Profile, SandboxMode};
 use kotef_model::ToolCall;
@@ -219,11 +220,7 @@ async fn write_file_is_idempotent() {
 async fn edit_file_needs_exactly_one_match() {
     let f = fixture(Profile::Strict);
     std::fs::write(f.root.join("dup.txt"), "x = 1\ny = 2\nx = 1\n").unwrap();
-    assert!(
-        !run(&f, "read_file", json!({"path": "dup.txt"}))
-            .await
-            .is_error
-    );
+    read(&f, "dup.txt").await;
 
     let zero = run(
         &f,
@@ -637,15 +634,26 @@ async fn futures_are_send_and_types_are_shareable() {
     assert!(run.await.success());
 }
 
+/// `edit_file {path, old, new}`.
+async fn edit(f: &Fixture, path: &str, old: &str, new: &str) -> ToolOutcome {
+    run(
+        f,
+        "edit_file",
+        json!({"path": path, "old": old, "new": new}),
+    )
+    .await
+}
+
+/// `read_file {path}`, which must succeed.
+async fn read(f: &Fixture, path: &str) {
+    let o = run(f, "read_file", json!({"path": path})).await;
+    assert!(!o.is_error, "{}", o.content);
+}
+
 #[tokio::test]
 async fn edit_of_an_unread_existing_file_is_refused_with_the_read_to_make() {
     let f = fixture(Profile::Strict);
-    let o = run(
-        &f,
-        "edit_file",
-        json!({"path": "src/lib.rs", "old": "fn one() {}", "new": "fn uno() {}"}),
-    )
-    .await;
+    let o = edit(&f, "src/lib.rs", "fn one() {}", "fn uno() {}").await;
     assert!(o.is_error);
     assert!(
         o.content.contains("has not been read")
@@ -689,12 +697,7 @@ async fn reading_any_range_allows_the_edit() {
     )
     .await;
     assert!(!r.is_error, "{}", r.content);
-    let o = run(
-        &f,
-        "edit_file",
-        json!({"path": "src/lib.rs", "old": "fn one() {}", "new": "fn uno() {}"}),
-    )
-    .await;
+    let o = edit(&f, "src/lib.rs", "fn one() {}", "fn uno() {}").await;
     assert!(!o.is_error, "{}", o.content);
 }
 
@@ -708,12 +711,7 @@ async fn a_new_file_needs_no_read_and_may_then_be_edited() {
     )
     .await;
     assert!(!w.is_error, "{}", w.content);
-    let e = run(
-        &f,
-        "edit_file",
-        json!({"path": "b.txt", "old": "b = 1", "new": "b = 2"}),
-    )
-    .await;
+    let e = edit(&f, "b.txt", "b = 1", "b = 2").await;
     assert!(!e.is_error, "{}", e.content);
 }
 
@@ -728,12 +726,7 @@ async fn a_clone_of_the_tool_box_shares_what_was_read() {
         )
         .await;
     assert!(!r.is_error);
-    let o = run(
-        &f,
-        "edit_file",
-        json!({"path": "src/lib.rs", "old": "fn two() {}", "new": "fn dos() {}"}),
-    )
-    .await;
+    let o = edit(&f, "src/lib.rs", "fn two() {}", "fn dos() {}").await;
     assert!(!o.is_error, "{}", o.content);
 }
 
@@ -741,24 +734,14 @@ async fn a_clone_of_the_tool_box_shares_what_was_read() {
 async fn mark_read_counts_as_a_read() {
     let f = fixture(Profile::Strict);
     f.tb.mark_read("src/lib.rs");
-    let o = run(
-        &f,
-        "edit_file",
-        json!({"path": "src/lib.rs", "old": "fn two() {}", "new": "fn dos() {}"}),
-    )
-    .await;
+    let o = edit(&f, "src/lib.rs", "fn two() {}", "fn dos() {}").await;
     assert!(!o.is_error, "{}", o.content);
 }
 
 #[tokio::test]
 async fn old_equal_to_new_is_refused_before_the_read_check() {
     let f = fixture(Profile::Strict);
-    let o = run(
-        &f,
-        "edit_file",
-        json!({"path": "src/lib.rs", "old": "fn one() {}", "new": "fn one() {}"}),
-    )
-    .await;
+    let o = edit(&f, "src/lib.rs", "fn one() {}", "fn one() {}").await;
     assert!(
         o.is_error && o.content.contains("nothing would change"),
         "{}",
@@ -770,17 +753,8 @@ async fn old_equal_to_new_is_refused_before_the_read_check() {
 async fn a_failed_edit_shows_the_closest_real_lines() {
     let f = fixture(Profile::Strict);
     std::fs::write(f.root.join("calc.py"), "def add(a, b):\n    return a - b\n").unwrap();
-    assert!(
-        !run(&f, "read_file", json!({"path": "calc.py"}))
-            .await
-            .is_error
-    );
-    let o = run(
-        &f,
-        "edit_file",
-        json!({"path": "calc.py", "old": "return a-b", "new": "return a+b"}),
-    )
-    .await;
+    read(&f, "calc.py").await;
+    let o = edit(&f, "calc.py", "return a-b", "return a+b").await;
     assert!(o.is_error);
     assert!(
         o.content
