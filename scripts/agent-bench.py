@@ -252,6 +252,7 @@ def main():
         die("--base-url is needed (scripts/local-model.sh prints one)")
     if not args.no_kotef and not Path(args.kotef).is_file():
         die(f"kotef binary not found at {args.kotef} (cargo build --release, or --kotef PATH)")
+    args.kotef = str(Path(args.kotef).resolve())  # tasks run with their own working folder
     agents = [] if args.no_kotef else [("kotef", run_kotef)]
     py = None
     if args.mini_swe_agent:
