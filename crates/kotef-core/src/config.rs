@@ -194,6 +194,11 @@ pub struct ModelConfig {
     pub price_prompt_per_mtok: Option<f64>,
     /// Price in USD per million completion tokens, for the cost estimate.
     pub price_completion_per_mtok: Option<f64>,
+    /// Sampling temperature sent with every call (0 to 2; default 0.2: small models stray less).
+    pub temperature: Option<f64>,
+    /// Completion tokens one reply may use (default 2048): an uncapped reply of a small local
+    /// model can run for thousands of tokens and hold the server's only slot.
+    pub max_tokens: Option<u32>,
 }
 
 /// The per-repository config file.

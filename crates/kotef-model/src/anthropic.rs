@@ -1,7 +1,7 @@
 //! The Anthropic Messages API client: request building (system prompt lifted to `system`,
 //! `tool_use` / `tool_result` blocks, consecutive same-role messages merged, `max_tokens`
-//! always set) and lenient reply parsing, as pure functions, plus the `Model` implementation
-//! that sends them through the shared transport.
+//! always set, `temperature` when configured) and lenient reply parsing, as pure functions,
+//! plus the `Model` implementation that sends them through the shared transport.
 
 use crate::http::{ClientOptions, Parsed, Transport};
 use crate::retry::AttemptFailure;
@@ -29,6 +29,7 @@ pub struct AnthropicModel {
     endpoint: String,
     api_key: Option<String>,
     max_tokens: u32,
+    temperature: Option<f64>,
     transport: Transport,
 }
 
@@ -56,8 +57,15 @@ impl AnthropicModel {
                 .unwrap_or_else(|| default_max_tokens(&opts.model)),
             model: opts.model,
             api_key: opts.api_key.filter(|k| !k.trim().is_empty()),
+            temperature: None,
             transport,
         })
+    }
+
+    /// Sends `temperature` with every request (none is sent by default).
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
     }
 
     /// `POST {base}/v1/messages`.
@@ -90,7 +98,7 @@ impl Model for AnthropicModel {
     }
 
     async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
-        let body = request_body(&self.model, request, self.max_tokens);
+        let body = request_body(&self.model, request, self.max_tokens, self.temperature);
         let bytes = serde_json::to_vec(&body)
             .map_err(|e| ModelError::Config(format!("cannot encode the request: {e}")))?;
         let build = || {
@@ -119,7 +127,12 @@ impl Model for AnthropicModel {
 }
 
 /// The Messages API request body for `request`.
-pub fn request_body(model: &str, request: &ModelRequest, max_tokens: u32) -> Value {
+pub fn request_body(
+    model: &str,
+    request: &ModelRequest,
+    max_tokens: u32,
+    temperature: Option<f64>,
+) -> Value {
     let mut system: Vec<&str> = request
         .messages
         .iter()
@@ -132,6 +145,9 @@ pub fn request_body(model: &str, request: &ModelRequest, max_tokens: u32) -> Val
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
     body.insert("max_tokens".into(), json!(max_tokens));
+    if let Some(t) = temperature {
+        body.insert("temperature".into(), json!(t));
+    }
     if !system.is_empty() {
         body.insert("system".into(), json!(system.join("\n\n")));
     }
@@ -307,6 +323,7 @@ pub(crate) fn parse_reply(body: &[u8], request: &ModelRequest) -> Result<Parsed,
                 .get("stop_reason")
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            calls_from_text: false,
         },
         usage_reported,
     })
@@ -361,9 +378,10 @@ mod tests {
             ],
             false,
         );
-        let b = request_body("claude-sonnet-4", &r, 1000);
+        let b = request_body("claude-sonnet-4", &r, 1000, Some(0.2));
         assert_eq!(b["system"], "Be brief.\n\nAlso be right.");
         assert_eq!(b["max_tokens"], 1000);
+        assert_eq!(b["temperature"], 0.2);
         assert_eq!(
             b["tools"][0]["input_schema"]["properties"]["path"]["type"],
             "string"
@@ -395,13 +413,13 @@ mod tests {
     #[test]
     fn conversation_starts_with_user_and_json_is_asked() {
         let r = req(vec![Message::assistant("Hi"), Message::user("")], true);
-        let b = request_body("claude-3-haiku-20240307", &r, 4096);
+        let b = request_body("claude-3-haiku-20240307", &r, 4096, None);
         let m = b["messages"].as_array().unwrap();
         assert_eq!(m[0]["role"], "user");
         assert_eq!(m[1]["role"], "assistant");
         assert_eq!(m.len(), 2);
         assert!(b["system"].as_str().unwrap().contains("JSON"));
-        let b = request_body("x", &req(vec![], false), 10);
+        let b = request_body("x", &req(vec![], false), 10, None);
         assert_eq!(b["messages"][0]["role"], "user");
         assert!(b.get("system").is_none());
     }

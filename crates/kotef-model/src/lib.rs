@@ -15,16 +15,18 @@ pub mod openai;
 pub mod retry;
 pub mod scripted;
 pub mod select;
+pub mod textcalls;
 pub mod types;
 pub mod wire;
 
 pub use anthropic::{AnthropicModel, ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_VERSION};
 pub use cost::{cost_usd, table_price, Price, PRICE_TABLE_DATE};
 pub use http::ClientOptions;
-pub use openai::{OpenAiModel, OPENAI_DEFAULT_BASE_URL};
+pub use openai::{BodyOptions, OpenAiModel, OPENAI_DEFAULT_BASE_URL};
 pub use retry::{error_for_status, retry_after_hint, RetryPolicy};
 pub use scripted::ScriptedModel;
 pub use select::{model_from_spec, model_from_spec_with_policy, parse_spec, ModelSpec};
+pub use textcalls::{expected_call_shape, is_text_call, parse_text_tool_calls};
 pub use types::{
     estimate_tokens, CallRecord, Message, Model, ModelError, ModelReply, ModelRequest, Role,
     ToolCall, ToolSchema, Usage,

@@ -1,10 +1,13 @@
 //! The OpenAI-compatible Chat Completions client (OpenAI, Ollama, vLLM, llama.cpp,
 //! OpenRouter): request building (tools, assistant tool calls, `role: tool` results,
-//! `response_format: json_object`) and lenient reply parsing, as pure functions, plus the
-//! `Model` implementation that sends them through the shared transport.
+//! `response_format: json_object`, `temperature`, `max_tokens`) and lenient reply parsing
+//! (tool calls a model wrote as text included), as pure functions, plus the `Model`
+//! implementation that sends them through the shared transport. A server that rejects
+//! `response_format` is asked again once without it, and never with it again.
 
 use crate::http::{ClientOptions, Parsed, Transport};
 use crate::retry::{error_for_status, AttemptFailure};
+use crate::textcalls::parse_text_tool_calls;
 use crate::types::{
     CallRecord, Message, Model, ModelError, ModelReply, ModelRequest, Role, ToolCall, Usage,
 };
@@ -12,6 +15,8 @@ use crate::wire::{
     arguments_text, complete_usage, not_json, parse_arguments, schema_or_empty, strip_code_fences,
 };
 use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// OpenAI's API base; OpenAI-compatible servers give their own (e.g. `http://localhost:11434/v1`).
 pub const OPENAI_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -22,7 +27,23 @@ pub struct OpenAiModel {
     endpoint: String,
     api_key: Option<String>,
     max_tokens: Option<u32>,
+    temperature: Option<f64>,
+    /// Set once the server rejected `response_format`; JSON requests then go without it.
+    json_mode_rejected: AtomicBool,
+    /// Calls answered 400 for `response_format` and sent again without it, charged as failed.
+    dropped_attempts: Mutex<Vec<Usage>>,
     transport: Transport,
+}
+
+/// What a request body carries beyond the request itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BodyOptions {
+    /// `max_tokens`, when set.
+    pub max_tokens: Option<u32>,
+    /// `temperature`, when set.
+    pub temperature: Option<f64>,
+    /// Send `response_format: {"type": "json_object"}` for a request with `json_reply`.
+    pub json_mode: bool,
 }
 
 impl std::fmt::Debug for OpenAiModel {
@@ -44,24 +65,34 @@ impl OpenAiModel {
             model: opts.model,
             api_key: opts.api_key.filter(|k| !k.trim().is_empty()),
             max_tokens: opts.max_tokens,
+            temperature: None,
+            json_mode_rejected: AtomicBool::new(false),
+            dropped_attempts: Mutex::new(Vec::new()),
             transport,
         })
     }
 
-    /// `POST {base}/chat/completions`.
-    pub fn endpoint(&self) -> &str {
-        &self.endpoint
-    }
-}
-
-#[async_trait::async_trait]
-impl Model for OpenAiModel {
-    fn name(&self) -> String {
-        format!("openai:{}", self.model)
+    /// Sends `temperature` with every request (none is sent by default).
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
     }
 
-    async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
-        let body = request_body(&self.model, request, self.max_tokens);
+    /// The body options of `request`'s next attempt.
+    fn body_options(&self, request: &ModelRequest) -> BodyOptions {
+        BodyOptions {
+            max_tokens: self.max_tokens,
+            temperature: self.temperature,
+            json_mode: request.json_reply && !self.json_mode_rejected.load(Ordering::Relaxed),
+        }
+    }
+
+    async fn send(
+        &self,
+        request: &ModelRequest,
+        opts: BodyOptions,
+    ) -> Result<ModelReply, ModelError> {
+        let body = request_body(&self.model, request, &opts);
         let bytes = serde_json::to_vec(&body)
             .map_err(|e| ModelError::Config(format!("cannot encode the request: {e}")))?;
         let build = || {
@@ -79,8 +110,53 @@ impl Model for OpenAiModel {
         self.transport.call(request, build, parse_reply).await
     }
 
+    /// `POST {base}/chat/completions`.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+}
+
+#[async_trait::async_trait]
+impl Model for OpenAiModel {
+    fn name(&self) -> String {
+        format!("openai:{}", self.model)
+    }
+
+    async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
+        let opts = self.body_options(request);
+        match self.send(request, opts).await {
+            Err(e) if opts.json_mode && rejects_json_mode(&e) => {
+                tracing::warn!(
+                    model = %self.name(),
+                    "the server rejected response_format; asking again without it"
+                );
+                self.json_mode_rejected.store(true, Ordering::Relaxed);
+                self.dropped_attempts
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(Usage {
+                        prompt_tokens: request.estimated_prompt_tokens(),
+                        completion_tokens: 0,
+                    });
+                let opts = BodyOptions {
+                    json_mode: false,
+                    ..opts
+                };
+                self.send(request, opts).await
+            }
+            other => other,
+        }
+    }
+
     fn take_failed_attempts(&self) -> Vec<Usage> {
-        self.transport.take_failed_attempts()
+        let mut failed = std::mem::take(
+            &mut *self
+                .dropped_attempts
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
+        );
+        failed.extend(self.transport.take_failed_attempts());
+        failed
     }
 
     fn take_call_records(&self) -> Vec<CallRecord> {
@@ -88,8 +164,14 @@ impl Model for OpenAiModel {
     }
 }
 
+/// Whether an error is a server's refusal of `response_format` (a 400 naming it).
+pub fn rejects_json_mode(e: &ModelError) -> bool {
+    matches!(e, ModelError::Rejected { status: 400 | 422, message }
+        if message.to_ascii_lowercase().contains("response_format"))
+}
+
 /// The Chat Completions request body for `request`.
-pub fn request_body(model: &str, request: &ModelRequest, max_tokens: Option<u32>) -> Value {
+pub fn request_body(model: &str, request: &ModelRequest, opts: &BodyOptions) -> Value {
     let mut messages: Vec<Value> = Vec::with_capacity(request.messages.len() + 1);
     // OpenAI rejects json_object mode unless a message mentions JSON.
     if request.json_reply
@@ -121,11 +203,14 @@ pub fn request_body(model: &str, request: &ModelRequest, max_tokens: Option<u32>
             .collect();
         body.insert("tools".into(), Value::Array(tools));
     }
-    if request.json_reply {
+    if request.json_reply && opts.json_mode {
         body.insert("response_format".into(), json!({"type": "json_object"}));
     }
-    if let Some(n) = max_tokens {
+    if let Some(n) = opts.max_tokens {
         body.insert("max_tokens".into(), json!(n));
+    }
+    if let Some(t) = opts.temperature {
+        body.insert("temperature".into(), json!(t));
     }
     Value::Object(body)
 }
@@ -166,7 +251,9 @@ fn message_json(m: &Message) -> Value {
 
 /// Reads a Chat Completions reply leniently: unknown fields ignored, content as a string, an
 /// array of text parts or null, `tool_calls` (or the legacy `function_call`), missing usage
-/// estimated. A 200 body holding only an `error` (as some proxies send) is that error.
+/// estimated. A 200 body holding only an `error` (as some proxies send) is that error. When
+/// tools were offered and the reply has no structured call, calls written as text in
+/// `content` are taken (`calls_from_text` set; see [`crate::textcalls`]).
 pub(crate) fn parse_reply(body: &[u8], request: &ModelRequest) -> Result<Parsed, AttemptFailure> {
     let v: Value = serde_json::from_slice(body).map_err(|e| not_json(body, &e))?;
     if !v.is_object() {
@@ -227,6 +314,12 @@ pub(crate) fn parse_reply(body: &[u8], request: &ModelRequest) -> Result<Parsed,
             });
         }
     }
+    let mut calls_from_text = false;
+    if tool_calls.is_empty() && !request.tools.is_empty() {
+        let offered: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+        tool_calls = parse_text_tool_calls(&content, &offered);
+        calls_from_text = !tool_calls.is_empty();
+    }
     if request.json_reply {
         content = strip_code_fences(&content);
     }
@@ -249,6 +342,7 @@ pub(crate) fn parse_reply(body: &[u8], request: &ModelRequest) -> Result<Parsed,
             tool_calls,
             usage,
             finish_reason,
+            calls_from_text,
         },
         usage_reported,
     })
@@ -316,7 +410,7 @@ mod tests {
 
     #[test]
     fn body_carries_tools_calls_and_results() {
-        let b = request_body("gpt-4o", &req(false), None);
+        let b = request_body("gpt-4o", &req(false), &BodyOptions::default());
         assert_eq!(b["model"], "gpt-4o");
         assert_eq!(b["tools"][0]["type"], "function");
         assert_eq!(b["tools"][0]["function"]["name"], "read_file");
@@ -336,11 +430,89 @@ mod tests {
         assert_eq!(m[4]["role"], "user");
         assert!(b.get("response_format").is_none());
         assert!(b.get("max_tokens").is_none());
+        assert!(b.get("temperature").is_none());
+    }
+
+    #[test]
+    fn temperature_and_max_tokens_are_sent_when_set() {
+        let opts = BodyOptions {
+            max_tokens: Some(2048),
+            temperature: Some(0.25),
+            json_mode: false,
+        };
+        let b = request_body("m", &req(false), &opts);
+        assert_eq!(b["max_tokens"], 2048);
+        assert_eq!(b["temperature"], 0.25);
+    }
+
+    #[test]
+    fn json_reply_without_json_mode_sends_no_response_format() {
+        let b = request_body("m", &req(true), &BodyOptions::default());
+        assert!(b.get("response_format").is_none());
+    }
+
+    #[test]
+    fn a_400_naming_response_format_is_a_json_mode_refusal() {
+        let e = |status, message: &str| ModelError::Rejected {
+            status,
+            message: message.into(),
+        };
+        assert!(rejects_json_mode(&e(
+            400,
+            "Unsupported param: response_format"
+        )));
+        assert!(!rejects_json_mode(&e(400, "messages is empty")));
+        assert!(!rejects_json_mode(&e(401, "response_format")));
+        assert!(!rejects_json_mode(&ModelError::Timeout(1)));
+    }
+
+    /// A reply body whose message is `message`.
+    fn body(message: Value) -> Vec<u8> {
+        json!({"choices": [{"message": message}]})
+            .to_string()
+            .into_bytes()
+    }
+
+    #[test]
+    fn text_tool_calls_are_taken_when_tools_were_offered() {
+        let content =
+            r#"<tool_call>{"name": "read_file", "arguments": {"path": "a.rs"}}</tool_call>"#;
+        let p = parse_reply(&body(json!({"content": content})), &req(false)).unwrap();
+        assert_eq!(p.reply.tool_calls.len(), 1);
+        assert_eq!(p.reply.tool_calls[0].arguments, json!({"path": "a.rs"}));
+        assert!(p.reply.calls_from_text);
+    }
+
+    #[test]
+    fn text_tool_calls_are_ignored_when_no_tools_were_offered() {
+        let mut r = req(false);
+        r.tools.clear();
+        let content = r#"{"name": "read_file", "arguments": {}}"#;
+        let p = parse_reply(&body(json!({"content": content})), &r).unwrap();
+        assert!(p.reply.tool_calls.is_empty());
+        assert!(!p.reply.calls_from_text);
+    }
+
+    #[test]
+    fn structured_tool_calls_are_not_flagged_as_text() {
+        let message = json!({
+            "content": r#"{"name": "read_file", "arguments": {"path": "b"}}"#,
+            "tool_calls": [{"id": "x", "function": {"name": "read_file", "arguments": "{\"path\":\"a\"}"}}],
+        });
+        let p = parse_reply(&body(message), &req(false)).unwrap();
+        assert_eq!(p.reply.tool_calls.len(), 1);
+        assert_eq!(p.reply.tool_calls[0].id, "x");
+        assert!(!p.reply.calls_from_text);
     }
 
     #[test]
     fn json_mode_mentions_json() {
-        let b = request_body("m", &req(true), Some(100));
+        let opts = BodyOptions {
+            max_tokens: Some(100),
+            temperature: None,
+            json_mode: true,
+        };
+        let b = request_body("m", &req(true), &opts);
         assert_eq!(b["response_format"], json!({"type": "json_object"}));
         assert_eq!(b["max_tokens"], 100);
         assert!(b["messages"][0]["content"]
@@ -349,7 +521,7 @@ mod tests {
             .contains("JSON"));
         let mut r = req(true);
         r.messages[0].content = "Answer in json.".into();
-        let b = request_body("m", &r, None);
+        let b = request_body("m", &r, &BodyOptions::default());
         assert_eq!(b["messages"][0]["content"], "Answer in json.");
     }
 

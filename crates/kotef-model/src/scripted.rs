@@ -161,6 +161,7 @@ impl Model for ScriptedModel {
                     completion_tokens: 0,
                 },
                 finish_reason: Some("stop".into()),
+                calls_from_text: false,
             });
         };
         if let Some(e) = turn.error {
@@ -203,6 +204,7 @@ impl Model for ScriptedModel {
                 prompt_tokens,
                 completion_tokens,
             },
+            calls_from_text: false,
         })
     }
 }

@@ -1,7 +1,8 @@
 //! Chooses the model from a spec string (`openai:NAME`, `anthropic:NAME`, `scripted:FILE`),
 //! the `[model]` config section and the environment (`OPENAI_API_KEY`, `OPENAI_BASE_URL`,
 //! `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`). Problems are `ModelError::Config` with a
-//! message fit for the CLI, found before any call is made.
+//! message fit for the CLI, found before any call is made. `[model] temperature` and
+//! `max_tokens` (low defaults) are sent by both real clients.
 
 use crate::anthropic::{AnthropicModel, ANTHROPIC_DEFAULT_BASE_URL};
 use crate::http::ClientOptions;
@@ -20,6 +21,29 @@ OPENAI_BASE_URL), anthropic:MODEL or scripted:FILE";
 
 /// Default seconds one model call may take.
 pub const DEFAULT_TIMEOUT_S: u64 = 120;
+
+/// Default sampling temperature (`[model] temperature`).
+pub const DEFAULT_TEMPERATURE: f64 = 0.2;
+
+/// Default completion-token cap per reply (`[model] max_tokens`).
+pub const DEFAULT_MAX_TOKENS: u32 = 2048;
+
+/// `[model] temperature` and `max_tokens` with their defaults, checked.
+fn sampling(cfg: &ModelConfig) -> Result<(f64, u32), ModelError> {
+    let temperature = cfg.temperature.unwrap_or(DEFAULT_TEMPERATURE);
+    if !(0.0..=2.0).contains(&temperature) {
+        return Err(ModelError::Config(format!(
+            "[model] temperature must be between 0 and 2, got {temperature}"
+        )));
+    }
+    let max_tokens = cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+    if max_tokens == 0 {
+        return Err(ModelError::Config(
+            "[model] max_tokens must be at least 1".into(),
+        ));
+    }
+    Ok((temperature, max_tokens))
+}
 
 /// A parsed `--model` value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,6 +113,7 @@ pub fn model_from_spec_with_policy(
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string);
+    let (temperature, max_tokens) = sampling(cfg)?;
     let options = |model: String, base_var: &str, default_base: &str| {
         let custom_base = cfg_base.clone().or_else(|| var(base_var));
         let timeout_s = cfg.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
@@ -107,7 +132,8 @@ pub fn model_from_spec_with_policy(
         let custom = custom_base.is_some();
         let opts = ClientOptions::new(model, custom_base.unwrap_or_else(|| default_base.into()))
             .with_timeout(Duration::from_secs(timeout_s))
-            .with_retry(retry);
+            .with_retry(retry)
+            .with_max_tokens(max_tokens);
         Ok((opts, custom))
     };
     match parse_spec(spec)? {
@@ -126,7 +152,9 @@ pub fn model_from_spec_with_policy(
                     ))
                 }
             }
-            Ok(Arc::new(OpenAiModel::new(opts)?))
+            Ok(Arc::new(
+                OpenAiModel::new(opts)?.with_temperature(temperature),
+            ))
         }
         ModelSpec::Anthropic(name) => {
             let (mut opts, _) = options(name, "ANTHROPIC_BASE_URL", ANTHROPIC_DEFAULT_BASE_URL)?;
@@ -136,7 +164,9 @@ pub fn model_from_spec_with_policy(
                 ));
             };
             opts.api_key = Some(k);
-            Ok(Arc::new(AnthropicModel::new(opts)?))
+            Ok(Arc::new(
+                AnthropicModel::new(opts)?.with_temperature(temperature),
+            ))
         }
         ModelSpec::Scripted(path) => ScriptedModel::from_scenario_file(&path)
             .map(|m| Arc::new(m) as Arc<dyn Model>)

@@ -80,7 +80,10 @@ pub struct ModelRequest {
     pub node: String,
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSchema>,
-    /// Ask the provider for a JSON object reply (planner, researcher's final answer).
+    /// Ask the provider for a JSON object reply (planner, researcher's final answer). The
+    /// OpenAI-compatible client sends `response_format: {"type": "json_object"}` (a server that
+    /// answers 400 naming `response_format` is asked once more without it, and not sent it
+    /// again) and unwraps a fenced reply; Anthropic gets a system instruction instead.
     pub json_reply: bool,
 }
 
@@ -118,6 +121,10 @@ pub struct ModelReply {
     pub usage: Usage,
     /// The provider's finish reason, when it gave one (may be empty).
     pub finish_reason: Option<String>,
+    /// Whether `tool_calls` were parsed from the text of `content` because the model wrote
+    /// them as text instead of using the tool-calling interface (see [`crate::textcalls`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub calls_from_text: bool,
 }
 
 impl ModelReply {

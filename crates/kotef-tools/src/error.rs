@@ -41,12 +41,19 @@ pub enum ToolError {
     NotInSet { tool: String, available: String },
     #[error("invalid regex `{pattern}`: {message}")]
     InvalidRegex { pattern: String, message: String },
-    #[error("`old` was not found in `{0}` (0 matches); read the file and copy the exact text, including whitespace")]
-    EditNoMatch(String),
+    /// `closest` is a hint with the nearest real lines (see [`crate::closest::closest_hint`]),
+    /// or empty.
+    #[error("`old` was not found in `{path}` (0 matches); read the file and copy the exact text, including whitespace{closest}")]
+    EditNoMatch { path: String, closest: String },
     #[error("`old` matches {count} times in `{path}`; include more surrounding lines so it matches exactly once")]
     EditManyMatches { path: String, count: usize },
     #[error("bad arguments for `edit_file`: `old` must not be empty")]
     EditEmptyOld,
+    #[error("bad arguments for `edit_file`: `old` and `new` are the same text, so nothing would change; put the corrected text in `new`")]
+    EditNoChange,
+    /// `edit_file` / `write_file` on an existing file that was not read in this run.
+    #[error("`{tool}` refused: `{path}` exists and has not been read in this run. Call read_file with {{\"path\": \"{path}\"}} first, then copy the exact text to change from what it shows")]
+    NotReadYet { tool: &'static str, path: String },
 }
 
 impl ToolError {

@@ -1,7 +1,9 @@
 //! The file tools behind `list_files`, `read_file`, `search`, `write_file` and `edit_file`. Each
 //! takes a [`WorkDir`] and typed arguments and returns the text sent back to the model, bounded
-//! in size; every path goes through [`WorkDir::resolve`].
+//! in size; every path goes through [`WorkDir::resolve`]. [`existing_file`] and [`read_key`]
+//! name files the way the tool box's read-before-write rule tracks them.
 
+use crate::closest::closest_hint;
 use crate::snapshot::walk_files;
 use crate::{ToolError, WorkDir};
 use sha2::{Digest, Sha256};
@@ -259,6 +261,23 @@ fn read_existing(abs: &Path, shown: &str) -> Result<Option<Vec<u8>>, ToolError> 
     }
 }
 
+/// The workspace-relative name of an existing regular file at `path` (resolved as for a
+/// write), `None` when nothing or a directory is there; errors are the write's confinement
+/// errors.
+pub fn existing_file(wd: &WorkDir, path: &str) -> Result<Option<String>, ToolError> {
+    let abs = wd.resolve(path, true)?;
+    match std::fs::symlink_metadata(&abs) {
+        Ok(m) if m.is_file() => Ok(Some(rel_of(wd, &abs, path))),
+        _ => Ok(None),
+    }
+}
+
+/// The workspace-relative name `read_file` read at `path`, as [`existing_file`] names it.
+pub fn read_key(wd: &WorkDir, path: &str) -> Option<String> {
+    let abs = wd.resolve(path, false).ok()?;
+    Some(rel_of(wd, &abs, path))
+}
+
 /// `write_file {path, content}`: creates parent folders; identical content is a no-op.
 pub fn write_file(wd: &WorkDir, path: &str, content: &str) -> Result<Written, ToolError> {
     let abs = wd.resolve(path, true)?;
@@ -288,10 +307,14 @@ pub fn write_file(wd: &WorkDir, path: &str, content: &str) -> Result<Written, To
     })
 }
 
-/// `edit_file {path, old, new}`: `old` must occur exactly once.
+/// `edit_file {path, old, new}`: `old` must occur exactly once and differ from `new`; when it
+/// occurs nowhere the error shows the file's closest lines.
 pub fn edit_file(wd: &WorkDir, path: &str, old: &str, new: &str) -> Result<Written, ToolError> {
     if old.is_empty() {
         return Err(ToolError::EditEmptyOld);
+    }
+    if old == new {
+        return Err(ToolError::EditNoChange);
     }
     let abs = wd.resolve(path, true)?;
     let shown = rel_of(wd, &abs, path);
@@ -309,7 +332,12 @@ pub fn edit_file(wd: &WorkDir, path: &str, old: &str, new: &str) -> Result<Writt
     })?;
     let count = text.matches(old).count();
     match count {
-        0 => return Err(ToolError::EditNoMatch(shown)),
+        0 => {
+            return Err(ToolError::EditNoMatch {
+                closest: closest_hint(&text, old),
+                path: shown,
+            })
+        }
         1 => {}
         n => {
             return Err(ToolError::EditManyMatches {

@@ -5,6 +5,7 @@
 //! and repository snapshots.
 
 pub mod classify;
+pub mod closest;
 pub mod detect;
 pub mod env;
 mod error;

@@ -1,6 +1,7 @@
 //! `ToolBox`: the seven agent tools as the model sees them (JSON schemas) and the one entry point
 //! that executes a model's tool call. Bad input of any kind becomes an `is_error` outcome with a
-//! clear message, never a panic.
+//! clear message, never a panic. Read before write is enforced: `edit_file` and `write_file` on
+//! an existing file are refused until it was read (or written) through this tool box.
 
 use crate::file_tools;
 use crate::policy::{check_command, PolicyDecision};
@@ -11,6 +12,8 @@ use kotef_model::{ToolCall, ToolSchema};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 /// Which tools a node may call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +104,8 @@ pub struct ToolBox {
     workdir: WorkDir,
     runner: CommandRunner,
     profile: Profile,
+    /// Workspace-relative files read or written in this run (shared by clones).
+    known: Arc<Mutex<HashSet<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -204,7 +209,14 @@ impl ToolBox {
             workdir,
             runner,
             profile,
+            known: Arc::default(),
         }
+    }
+
+    /// Counts `path` as read, so `edit_file` / `write_file` may change it: for a caller that
+    /// showed the model the file's current text itself (e.g. in a prompt).
+    pub fn mark_read(&self, path: &str) {
+        remember(&self.known, file_tools::read_key(&self.workdir, path));
     }
 
     pub fn workdir(&self) -> &WorkDir {
@@ -295,9 +307,9 @@ impl ToolBox {
             }),
             _ => {
                 // File tools touch the disk synchronously: keep them off the async workers.
-                let wd = self.workdir.clone();
+                let (wd, known) = (self.workdir.clone(), self.known.clone());
                 let (name_owned, a) = (name.to_string(), a.clone());
-                tokio::task::spawn_blocking(move || file_tool(&wd, &name_owned, &a))
+                tokio::task::spawn_blocking(move || file_tool(&wd, &known, &name_owned, &a))
                     .await
                     .unwrap_or_else(|e| {
                         Err(ToolError::Io {
@@ -351,24 +363,66 @@ impl ToolBox {
     }
 }
 
+/// Refuses `tool` on an existing file that is not in `known` (not read in this run).
+fn require_read(
+    wd: &WorkDir,
+    known: &Mutex<HashSet<String>>,
+    tool: &'static str,
+    path: &str,
+) -> Result<(), ToolError> {
+    match file_tools::existing_file(wd, path)? {
+        Some(rel)
+            if !known
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains(&rel) =>
+        {
+            Err(ToolError::NotReadYet { tool, path: rel })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Records `path` as known after a successful read or write.
+fn remember(known: &Mutex<HashSet<String>>, key: Option<String>) {
+    if let Some(k) = key {
+        known.lock().unwrap_or_else(|p| p.into_inner()).insert(k);
+    }
+}
+
 /// The synchronous file tools.
-fn file_tool(wd: &WorkDir, name: &str, a: &Value) -> Result<ToolOutcome, ToolError> {
+fn file_tool(
+    wd: &WorkDir,
+    known: &Mutex<HashSet<String>>,
+    name: &str,
+    a: &Value,
+) -> Result<ToolOutcome, ToolError> {
     match name {
         "list_files" => args::<ListArgs>(name, a)
             .and_then(|x| file_tools::list_files(wd, x.path.as_deref()))
             .map(|s| ToolOutcome::ok(s, ToolEffect::None)),
-        "read_file" => args::<ReadArgs>(name, a)
-            .and_then(|x| file_tools::read_file(wd, &x.path, x.start_line, x.end_line))
-            .map(|s| ToolOutcome::ok(s, ToolEffect::None)),
+        "read_file" => args::<ReadArgs>(name, a).and_then(|x| {
+            let text = file_tools::read_file(wd, &x.path, x.start_line, x.end_line)?;
+            remember(known, file_tools::read_key(wd, &x.path));
+            Ok(ToolOutcome::ok(text, ToolEffect::None))
+        }),
         "search" => args::<SearchArgs>(name, a)
             .and_then(|x| file_tools::search(wd, &x.pattern, x.path.as_deref()))
             .map(|s| ToolOutcome::ok(s, ToolEffect::None)),
-        "write_file" => args::<WriteArgs>(name, a)
-            .and_then(|x| file_tools::write_file(wd, &x.path, &x.content))
-            .map(|w| written_outcome(w, "written")),
-        "edit_file" => args::<EditArgs>(name, a)
-            .and_then(|x| file_tools::edit_file(wd, &x.path, &x.old, &x.new))
-            .map(|w| written_outcome(w, "edited")),
+        "write_file" => args::<WriteArgs>(name, a).and_then(|x| {
+            require_read(wd, known, "write_file", &x.path)?;
+            let w = file_tools::write_file(wd, &x.path, &x.content)?;
+            remember(known, Some(w.path.clone()));
+            Ok(written_outcome(w, "written"))
+        }),
+        "edit_file" => args::<EditArgs>(name, a).and_then(|x| {
+            if x.old == x.new && !x.old.is_empty() {
+                return Err(ToolError::EditNoChange);
+            }
+            require_read(wd, known, "edit_file", &x.path)?;
+            let w = file_tools::edit_file(wd, &x.path, &x.old, &x.new)?;
+            Ok(written_outcome(w, "edited"))
+        }),
         other => Err(ToolError::UnknownTool(
             other.to_string(),
             ALL_TOOLS.join(", "),

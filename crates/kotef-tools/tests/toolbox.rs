@@ -1,6 +1,7 @@
 //! `ToolBox::call` end to end on real files: confinement (nothing outside the root is read or
-//! written), idempotent writes, edits, ranges, search with .gitignore, bad arguments, unknown
-//! tools and tool sets, and run_command through the policy and the runner.
+//! written), idempotent writes, edits, read before write, the closest lines of a failed edit,
+//! ranges, search with .gitignore, bad arguments, unknown tools and tool sets, and run_command
+//! through the policy and the runner.
 
 use kotef_core::{Profile, SandboxMode};
 use kotef_model::ToolCall;
@@ -219,6 +220,7 @@ async fn write_file_is_idempotent() {
 async fn edit_file_needs_exactly_one_match() {
     let f = fixture(Profile::Strict);
     std::fs::write(f.root.join("dup.txt"), "x = 1\ny = 2\nx = 1\n").unwrap();
+    read(&f, "dup.txt").await;
 
     let zero = run(
         &f,
@@ -261,12 +263,12 @@ async fn edit_file_needs_exactly_one_match() {
         json!({"path": "dup.txt", "old": "y = 5", "new": "y = 5"}),
     )
     .await;
-    assert_eq!(
-        same.effect,
-        ToolEffect::Noop {
-            path: "dup.txt".into()
-        }
+    assert!(
+        same.is_error && same.content.contains("the same text"),
+        "{}",
+        same.content
     );
+    assert_eq!(same.effect, ToolEffect::None);
 
     let empty = run(
         &f,
@@ -637,4 +639,134 @@ async fn futures_are_send_and_types_are_shareable() {
     let run = r.run("true", &f.root);
     send(&run);
     assert!(run.await.success());
+}
+
+/// `edit_file {path, old, new}`.
+async fn edit(f: &Fixture, path: &str, old: &str, new: &str) -> ToolOutcome {
+    run(
+        f,
+        "edit_file",
+        json!({"path": path, "old": old, "new": new}),
+    )
+    .await
+}
+
+/// `read_file {path}`, which must succeed.
+async fn read(f: &Fixture, path: &str) {
+    let o = run(f, "read_file", json!({"path": path})).await;
+    assert!(!o.is_error, "{}", o.content);
+}
+
+#[tokio::test]
+async fn edit_of_an_unread_existing_file_is_refused_with_the_read_to_make() {
+    let f = fixture(Profile::Strict);
+    let o = edit(&f, "src/lib.rs", "fn one() {}", "fn uno() {}").await;
+    assert!(o.is_error);
+    assert!(
+        o.content.contains("has not been read")
+            && o.content
+                .contains(r#"read_file with {"path": "src/lib.rs"}"#),
+        "{}",
+        o.content
+    );
+    assert_eq!(o.effect, ToolEffect::None);
+    assert!(std::fs::read_to_string(f.root.join("src/lib.rs"))
+        .unwrap()
+        .contains("fn one()"));
+}
+
+#[tokio::test]
+async fn write_over_an_unread_existing_file_is_refused() {
+    let f = fixture(Profile::Strict);
+    let o = run(
+        &f,
+        "write_file",
+        json!({"path": "./src/lib.rs", "content": "fn only() {}\n"}),
+    )
+    .await;
+    assert!(
+        o.is_error && o.content.contains("`write_file` refused"),
+        "{}",
+        o.content
+    );
+    assert!(std::fs::read_to_string(f.root.join("src/lib.rs"))
+        .unwrap()
+        .contains("fn three()"));
+}
+
+#[tokio::test]
+async fn reading_any_range_allows_the_edit() {
+    let f = fixture(Profile::Strict);
+    let r = run(
+        &f,
+        "read_file",
+        json!({"path": "src/lib.rs", "start_line": 2, "end_line": 2}),
+    )
+    .await;
+    assert!(!r.is_error, "{}", r.content);
+    let o = edit(&f, "src/lib.rs", "fn one() {}", "fn uno() {}").await;
+    assert!(!o.is_error, "{}", o.content);
+}
+
+#[tokio::test]
+async fn a_new_file_needs_no_read_and_may_then_be_edited() {
+    let f = fixture(Profile::Strict);
+    let w = run(
+        &f,
+        "write_file",
+        json!({"path": "b.txt", "content": "b = 1\n"}),
+    )
+    .await;
+    assert!(!w.is_error, "{}", w.content);
+    let e = edit(&f, "b.txt", "b = 1", "b = 2").await;
+    assert!(!e.is_error, "{}", e.content);
+}
+
+#[tokio::test]
+async fn a_clone_of_the_tool_box_shares_what_was_read() {
+    let f = fixture(Profile::Strict);
+    let clone = f.tb.clone();
+    let r = clone
+        .call(
+            &call("read_file", json!({"path": "src/lib.rs"})),
+            ToolSet::Coder,
+        )
+        .await;
+    assert!(!r.is_error);
+    let o = edit(&f, "src/lib.rs", "fn two() {}", "fn dos() {}").await;
+    assert!(!o.is_error, "{}", o.content);
+}
+
+#[tokio::test]
+async fn mark_read_counts_as_a_read() {
+    let f = fixture(Profile::Strict);
+    f.tb.mark_read("src/lib.rs");
+    let o = edit(&f, "src/lib.rs", "fn two() {}", "fn dos() {}").await;
+    assert!(!o.is_error, "{}", o.content);
+}
+
+#[tokio::test]
+async fn old_equal_to_new_is_refused_before_the_read_check() {
+    let f = fixture(Profile::Strict);
+    let o = edit(&f, "src/lib.rs", "fn one() {}", "fn one() {}").await;
+    assert!(
+        o.is_error && o.content.contains("nothing would change"),
+        "{}",
+        o.content
+    );
+}
+
+#[tokio::test]
+async fn a_failed_edit_shows_the_closest_real_lines() {
+    let f = fixture(Profile::Strict);
+    std::fs::write(f.root.join("calc.py"), "def add(a, b):\n    return a - b\n").unwrap();
+    read(&f, "calc.py").await;
+    let o = edit(&f, "calc.py", "return a-b", "return a+b").await;
+    assert!(o.is_error);
+    assert!(
+        o.content
+            .ends_with("The closest text in the file (line 2) is:\n```\n    return a - b\n```"),
+        "{}",
+        o.content
+    );
 }

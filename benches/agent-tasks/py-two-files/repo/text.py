@@ -1,0 +1,5 @@
+from util import exclaim
+
+
+def shout(s):
+    return exclaim(s.upper())

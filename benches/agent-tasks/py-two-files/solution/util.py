@@ -1,0 +1,3 @@
+def exclaim(s):
+    """`s` with an exclamation mark."""
+    return s + "!"

@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Runs kotef's public task set (benches/agent-tasks/<name>/) against an OpenAI-compatible
+server, one task at a time, and prints per task: solved, ending, model calls, tokens, wall time,
+plus totals. With --mini-swe-agent, runs mini-swe-agent (PyPI `mini-swe-agent`, text-based
+config, in a venv of its own) on the same tasks against the same server, side by side.
+
+Each task directory holds `task.json` ({goal, test_command, protected, kind}), `repo/` (the
+repository as the agent gets it, with a failing test) and, for solvable tasks, `solution/`
+(files that fix it; used by --check-tasks only). "Solved" is judged independently after the
+agent stops: the protected files (the tests) are restored from the task, then the test command
+runs in the agent's copy and must exit 0.
+
+    scripts/local-model.sh                                    # prints the base URL
+    scripts/agent-bench.py --base-url http://127.0.0.1:18080/v1 [--mini-swe-agent]
+    scripts/agent-bench.py --check-tasks                      # no model: the task set itself
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TASKS = ROOT / "benches" / "agent-tasks"
+CACHE = Path(os.environ.get("KOTEF_BENCH_CACHE", Path.home() / ".cache" / "kotef" / "bench"))
+MINI_VERSION = "2.4.6"
+JUDGE_TIMEOUT_S = 300
+
+# Runs inside the mini-swe-agent venv: one task, a JSON summary on stdout's last line.
+MINI_DRIVER = r'''
+import json, sys, time
+from pathlib import Path
+import yaml
+from minisweagent import package_dir
+from minisweagent.agents.default import AgentConfig, DefaultAgent
+from minisweagent.environments.local import LocalEnvironment
+from minisweagent.models.litellm_textbased_model import LitellmTextbasedModel
+
+repo, task, base_url, model, limit, out = sys.argv[1:7]
+cfg = yaml.safe_load((Path(package_dir) / "config" / "mini_textbased.yaml").read_text())
+agent_cfg = {k: v for k, v in cfg["agent"].items() if k in AgentConfig.model_fields}
+agent_cfg.update(step_limit=0, cost_limit=0, wall_time_limit_seconds=int(limit), output_path=out)
+model_cfg = dict(cfg.get("model", {}))
+model_cfg["model_kwargs"] = dict(model_cfg.get("model_kwargs", {}),
+                                 api_base=base_url, api_key="sk-local",
+                                 temperature=0.2, max_tokens=2048)
+model_cfg.update(model_name="openai/" + model, cost_tracking="ignore_errors")
+env_cfg = dict(cfg.get("environment", {}), cwd=repo, timeout=120)
+agent = DefaultAgent(LitellmTextbasedModel(**model_cfg), LocalEnvironment(**env_cfg), **agent_cfg)
+try:
+    result = agent.run(task)
+    status = result.get("exit_status", "")
+except Exception as e:  # the agent's own failures are an ending, not a crash of the bench
+    status = type(e).__name__
+prompt = completion = 0
+for m in agent.messages:
+    resp = (m.get("extra") or {}).get("response")
+    usage = resp.get("usage") if isinstance(resp, dict) else None
+    if usage:
+        prompt += usage.get("prompt_tokens") or 0
+        completion += usage.get("completion_tokens") or 0
+print(json.dumps({"ending": status, "model_calls": agent.n_calls,
+                  "prompt_tokens": prompt, "completion_tokens": completion}))
+'''
+
+
+def die(msg):
+    print(f"agent-bench: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def load_tasks(only):
+    if not TASKS.is_dir():
+        die(f"no task set at {TASKS}")
+    tasks = []
+    for d in sorted(TASKS.iterdir()):
+        if not (d / "task.json").is_file():
+            continue
+        if only and d.name not in only:
+            continue
+        meta = json.loads((d / "task.json").read_text())
+        for key in ("goal", "test_command"):
+            if not meta.get(key):
+                die(f"{d / 'task.json'} lacks {key!r}")
+        meta["name"] = d.name
+        meta["dir"] = d
+        tasks.append(meta)
+    if only:
+        missing = set(only) - {t["name"] for t in tasks}
+        if missing:
+            die(f"unknown task(s): {', '.join(sorted(missing))}")
+    return tasks
+
+
+def fresh_repo(task, parent):
+    """A git repository holding the task's repo/ as one commit."""
+    repo = Path(parent) / task["name"]
+    shutil.copytree(task["dir"] / "repo", repo)
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "task"]):
+        subprocess.run(git + args, cwd=repo, check=True)
+    return repo
+
+
+def run_bounded(cmd, cwd, limit_s, env=None):
+    """Runs `cmd` in its own process group; kills the group after `limit_s`. (rc, out, err, s)"""
+    start = time.monotonic()
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=limit_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        return None, out, err, time.monotonic() - start
+    return p.returncode, out, err, time.monotonic() - start
+
+
+def judge(task, repo):
+    """Restores the protected files, runs the test command: whether it passes."""
+    for rel in task.get("protected", []):
+        src = task["dir"] / "repo" / rel
+        if src.is_file():
+            (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, repo / rel)  # a fresh mtime, so build tools see the change
+    rc, _, _, _ = run_bounded(["sh", "-c", task["test_command"]], repo, JUDGE_TIMEOUT_S)
+    return rc == 0
+
+
+def run_kotef(task, repo, args):
+    env = dict(os.environ, OPENAI_BASE_URL=args.base_url,
+               OPENAI_API_KEY=os.environ.get("OPENAI_API_KEY", "sk-local"))
+    config = repo.parent / f"{task['name']}.kotef.toml"
+    config.write_text(f"[model]\ntimeout_s = {args.call_timeout}\n")
+    cmd = [args.kotef, "run", "--repo", str(repo), "--goal", task["goal"],
+           "--test-command", task["test_command"], "--model", f"openai:{args.model}",
+           "--config", str(config), "--time-budget-s", str(args.time_limit), "--json"]
+    rc, out, err, wall = run_bounded(cmd, repo, args.time_limit + 60, env)
+    row = {"ending": "killed (time limit)" if rc is None else f"exit {rc}",
+           "model_calls": None, "tokens": None, "wall_s": wall}
+    try:
+        summary = json.loads(out.strip().splitlines()[-1])
+        row["ending"] = summary.get("terminal_status") or row["ending"]
+        if summary.get("stop_rule"):
+            row["ending"] += f" ({summary['stop_rule']})"
+        row["model_calls"] = summary.get("model_calls")
+        row["tokens"] = (summary.get("prompt_tokens") or 0) + (summary.get("completion_tokens") or 0)
+        row["reason"] = summary.get("stop_reason")
+    except (ValueError, IndexError):
+        row["reason"] = (err or "").strip().splitlines()[-1:] or [""]
+        row["reason"] = row["reason"][0]
+    return row
+
+
+def mini_python():
+    venv = CACHE / "mini-venv"
+    py = venv / "bin" / "python"
+    probe = [str(py), "-c", "import minisweagent"]
+    if py.exists() and subprocess.run(probe, capture_output=True).returncode == 0:
+        return py
+    print(f"agent-bench: installing mini-swe-agent=={MINI_VERSION} into {venv}", file=sys.stderr)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(py), "-m", "pip", "install", "-q", f"mini-swe-agent=={MINI_VERSION}"],
+                   check=True)
+    return py
+
+
+def run_mini(task, repo, args, py):
+    driver = repo.parent / "mini_driver.py"
+    driver.write_text(MINI_DRIVER)
+    traj = repo.parent / f"{task['name']}.mini.traj.json"
+    env = dict(os.environ, MSWEA_COST_TRACKING="ignore_errors", MSWEA_SILENT_STARTUP="1")
+    cmd = [str(py), str(driver), str(repo), task["goal"], args.base_url, args.model,
+           str(args.time_limit), str(traj)]
+    rc, out, err, wall = run_bounded(cmd, repo, args.time_limit + 60, env)
+    row = {"ending": "killed (time limit)" if rc is None else f"exit {rc}",
+           "model_calls": None, "tokens": None, "wall_s": wall}
+    try:
+        s = json.loads(out.strip().splitlines()[-1])
+        row.update(ending=s["ending"] or "?", model_calls=s["model_calls"],
+                   tokens=s["prompt_tokens"] + s["completion_tokens"])
+    except (ValueError, IndexError, KeyError):
+        row["reason"] = ((err or "").strip().splitlines() or [""])[-1]
+    return row
+
+
+def fmt(v):
+    return "-" if v is None else (f"{v:.0f}" if isinstance(v, float) else str(v))
+
+
+def print_table(agent, rows):
+    print(f"\n## {agent}\n")
+    print("| task | kind | solved | ending | model calls | tokens | wall s |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['task']} | {r['kind']} | {'yes' if r['solved'] else 'no'} | {r['ending']} "
+              f"| {fmt(r['model_calls'])} | {fmt(r['tokens'])} | {fmt(r['wall_s'])} |")
+    fix = [r for r in rows if r["kind"] != "impossible"]
+    solved = [r for r in fix if r["solved"]]
+    tokens = sum(r["tokens"] or 0 for r in rows)
+    calls = sum(r["model_calls"] or 0 for r in rows)
+    wall = sum(r["wall_s"] for r in rows)
+    per_solved = f"{tokens / len(solved):.0f}" if solved else "-"
+    print(f"\ntotal: solved {len(solved)}/{len(fix)}, model calls {calls}, tokens {tokens} "
+          f"({per_solved} per solved task), wall {wall:.0f} s")
+
+
+def check_tasks(tasks):
+    """Without a model: each test fails as given and, for solvable tasks, passes when fixed."""
+    bad = 0
+    with tempfile.TemporaryDirectory(prefix="kotef-bench-") as tmp:
+        for t in tasks:
+            repo = fresh_repo(t, tmp)
+            fails = not judge(t, repo)
+            fixed = None
+            if (t["dir"] / "solution").is_dir():
+                shutil.copytree(t["dir"] / "solution", repo, dirs_exist_ok=True,
+                                copy_function=shutil.copy)
+                fixed = judge(t, repo)
+            ok = fails and (fixed if fixed is not None else t.get("kind") == "impossible")
+            bad += not ok
+            print(f"{'ok ' if ok else 'BAD'} {t['name']}: fails as given: {fails}, "
+                  f"passes when fixed: {'-' if fixed is None else fixed}")
+    print(f"{len(tasks) - bad} passed, {bad} failed")
+    return bad == 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:18080/v1")
+    ap.add_argument("--model", default="local", help="model name sent to the server")
+    ap.add_argument("--time-limit", type=int, default=300, help="seconds per task and agent")
+    ap.add_argument("--call-timeout", type=int, default=600, help="seconds one model call may take")
+    ap.add_argument("--kotef", default=os.environ.get("KOTEF_BIN") or shutil.which("kotef")
+                    or str(ROOT / "target" / "release" / "kotef"), help="the kotef binary")
+    ap.add_argument("--mini-swe-agent", action="store_true", help="also run mini-swe-agent")
+    ap.add_argument("--no-kotef", action="store_true", help="skip kotef (with --mini-swe-agent)")
+    ap.add_argument("--only", nargs="*", default=[], help="task names to run")
+    ap.add_argument("--keep", help="keep the task copies under this folder")
+    ap.add_argument("--json", help="write the rows as JSON to this file")
+    ap.add_argument("--check-tasks", action="store_true", help="check the task set, no model")
+    args = ap.parse_args()
+    tasks = load_tasks(args.only)
+    if args.check_tasks:
+        sys.exit(0 if check_tasks(tasks) else 1)
+    if not args.base_url:
+        die("--base-url is needed (scripts/local-model.sh prints one)")
+    if not args.no_kotef and not Path(args.kotef).is_file():
+        die(f"kotef binary not found at {args.kotef} (cargo build --release, or --kotef PATH)")
+    args.kotef = str(Path(args.kotef).resolve())  # tasks run with their own working folder
+    agents = [] if args.no_kotef else [("kotef", run_kotef)]
+    py = None
+    if args.mini_swe_agent:
+        py = mini_python()
+        agents.append(("mini-swe-agent", lambda t, r, a: run_mini(t, r, a, py)))
+    if not agents:
+        die("nothing to run")
+    results = {name: [] for name, _ in agents}
+    parent = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kotef-bench-"))
+    parent.mkdir(parents=True, exist_ok=True)
+    try:
+        for t in tasks:
+            for name, run in agents:
+                work = parent / name
+                work.mkdir(exist_ok=True)
+                repo = fresh_repo(t, work)
+                row = run(t, repo, args)
+                row.update(task=t["name"], kind=t.get("kind", "fix"), solved=judge(t, repo))
+                results[name].append(row)
+                print(f"agent-bench: {name} {t['name']}: solved={row['solved']} "
+                      f"ending={row['ending']} calls={fmt(row['model_calls'])} "
+                      f"tokens={fmt(row['tokens'])} wall={row['wall_s']:.0f}s", file=sys.stderr)
+    finally:
+        if not args.keep:
+            shutil.rmtree(parent, ignore_errors=True)
+    for name, rows in results.items():
+        print_table(name, rows)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1, default=str) + "\n")
+
+
+if __name__ == "__main__":
+    main()

