@@ -451,7 +451,9 @@ async fn prose_without_tool_calls_gets_one_correction_showing_a_call() {
     .unwrap();
     assert_eq!(out.summary.terminal_status, TerminalStatus::AbortedStuck);
     let prompts = model.coder_prompts.lock().unwrap();
-    let shape = r#"{"name": "edit_file", "arguments": {"path": "#;
+    let shape = r#"<tool_call>
+{"name": "list_files", "arguments": {}}
+</tool_call>"#;
     let corrected: Vec<bool> = prompts.iter().map(|p| p.contains(shape)).collect();
     assert_eq!(
         corrected,

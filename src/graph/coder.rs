@@ -15,14 +15,14 @@ use kotef_tools::{ToolEffect, ToolOutcome, ToolSet};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The corrective message after a reply with neither a tool call nor `done`: the exact shape
-/// of a tool call, since a model that writes prose or JSON in its text is not calling tools.
-pub const NO_TOOL_CALL_CORRECTION: &str = "Your last reply made no tool call, so nothing \
-happened. Do the work by calling a tool through the tool-calling interface (not as text), one \
-of: list_files, read_file, search, write_file, edit_file, run_command, done. A tool call is a \
-name and JSON arguments, for example {\"name\": \"edit_file\", \"arguments\": {\"path\": \
-\"src/lib.rs\", \"old\": \"exact text to replace\", \"new\": \"replacement\"}} or \
-{\"name\": \"done\", \"arguments\": {\"summary\": \"what changed\"}}. Call done when the task \
-is complete.";
+/// of a tool call (a real one, with no placeholder a model could copy back) and every tool's
+/// arguments, since a model that writes prose or JSON in its text is not calling tools.
+pub fn no_tool_call_correction(tools: &[kotef_model::ToolSchema]) -> String {
+    format!(
+        "Your last reply made no tool call, so nothing happened. {} Call done when the task is complete.",
+        kotef_model::expected_call_shape(tools)
+    )
+}
 
 /// The identity of a failing tool call: tool, arguments and the error it got.
 fn failure_key(call: &ToolCall, out: &ToolOutcome) -> String {
@@ -115,7 +115,8 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         }
         if let Some(c) = correction.take() {
             user.push_str(&format!(
-                "\n## Your last reply\n{c}\n\n{NO_TOOL_CALL_CORRECTION}\n"
+                "\n## Your last reply\n{c}\n\n{}\n",
+                no_tool_call_correction(&tools)
             ));
         }
         if let Some(review) = pending_review.take() {
@@ -283,13 +284,40 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
 mod tests {
     use super::*;
 
+    fn coder_tools() -> Vec<kotef_model::ToolSchema> {
+        let dir = tempfile::tempdir().unwrap();
+        let tools = kotef_tools::ToolBox::new(
+            kotef_tools::WorkDir::new(dir.path()).unwrap(),
+            kotef_tools::CommandRunner::new(kotef_tools::RunnerConfig::default()),
+            kotef_core::Profile::Strict,
+        );
+        tools.schemas(ToolSet::Coder)
+    }
+
     #[test]
-    fn the_correction_shows_a_tool_call_in_its_exact_shape() {
-        let json = super::super::planner::extract_json_object(NO_TOOL_CALL_CORRECTION).unwrap();
+    fn the_correction_shows_a_real_tool_call_in_its_exact_shape() {
+        let text = no_tool_call_correction(&coder_tools());
+        let json = super::super::planner::extract_json_object(&text).unwrap();
         let call: serde_json::Value = serde_json::from_str(json).unwrap();
-        assert_eq!(call["name"], "edit_file");
-        for field in ["path", "old", "new"] {
-            assert!(call["arguments"][field].is_string(), "{call}");
-        }
+        assert_eq!(
+            call,
+            serde_json::json!({"name": "list_files", "arguments": {}})
+        );
+    }
+
+    #[test]
+    fn the_correction_names_every_tool_and_holds_no_placeholder() {
+        let text = no_tool_call_correction(&coder_tools());
+        let missing: Vec<&str> = [
+            "read_file",
+            "write_file",
+            "edit_file",
+            "run_command",
+            "done",
+        ]
+        .into_iter()
+        .filter(|t| !text.contains(t))
+        .collect();
+        assert_eq!((missing, text.contains("...")), (vec![], false), "{text}");
     }
 }

@@ -59,6 +59,7 @@ pub async fn call(
         Ok(reply) => {
             record.prompt_tokens += reply.usage.prompt_tokens;
             record.completion_tokens += reply.usage.completion_tokens;
+            record.calls_from_text = reply.calls_from_text;
             state.record_call(record);
             Ok(reply)
         }

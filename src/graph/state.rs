@@ -97,6 +97,9 @@ pub struct CallRecord {
     /// The last provider error seen during the call (secrets redacted), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+    /// The reply's tool calls were written as text and parsed from it (small local models).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub calls_from_text: bool,
 }
 
 fn is_zero(n: &u32) -> bool {
