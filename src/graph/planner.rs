@@ -95,8 +95,13 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         );
     }
     let snapshot = kotef_tools::snapshot(ctx.tools.workdir().root(), context::SNAPSHOT_FILES);
+    let note = state
+        .planner_note
+        .take()
+        .map(|n| format!("\n# Your last choice was refused\n{n}\n"))
+        .unwrap_or_default();
     let user = format!(
-        "# Goal\n{}\n\n{}\n{}\nTest command: {}\n\nReply with the JSON object only.",
+        "# Goal\n{}\n\n{}\n{}\nTest command: {}\n{note}\nReply with the JSON object only.",
         state.goal,
         context::run_state_summary(state),
         context::repo_state(&snapshot, state),
@@ -155,6 +160,20 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
     };
     if let Some(stopped) = adopt_verify_command(state, d.verify.as_deref()) {
         return stopped;
+    }
+    if let Some(ending) = rules::verified_success_wins(state, d.next) {
+        let why = ending.reason.clone();
+        state.last_decision = Some(d);
+        state.finish(ending);
+        return StepResult::to(NodeName::Done, Decision::Done, why, false);
+    }
+    if d.next == NodeName::Done {
+        if let Some(note) = rules::premature_done(state) {
+            state.done_refusals += 1;
+            state.planner_note = Some(note.clone());
+            state.last_decision = Some(d);
+            return StepResult::to(NodeName::Planner, Decision::DoneRefused, note, false);
+        }
     }
     match d.next {
         NodeName::Done => {

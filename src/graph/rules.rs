@@ -17,6 +17,8 @@
 //! | `planner_to_coder` (no-op coder) | planner, after the model's proposal | [`CODER_NOOP_LIMIT`] coder steps in a row without progress | `aborted_stuck` |
 //! | `constraint` | coder's `run_command`; the planner's `verify` command | a command the `strict` profile denies | `aborted_constraint` |
 //! | none (success) | planner says `done` | the last verification passed after the last change | `done_success` |
+//! | none (verified success wins) | planner, after the model's proposal | a passing verification after the latest change, and the planner chose verifier, researcher or snitch | `done_success` |
+//! | (refused once) | planner says `done` | nothing changed or verified yet ([`premature_done`]) | — (the planner is asked again) |
 //! | none (partial) | planner says `done` | no passing verification after the last change | `done_partial` |
 //! | none (gave up) | planner says `snitch` | — | `aborted_stuck` |
 //!
@@ -273,6 +275,43 @@ pub fn done_verdict(state: &RunState, reason: &str) -> Ending {
         None,
         format!("The planner said done but {why}; what remains is written to .sdd/issues.md."),
     )
+}
+
+/// Verified success wins: once the verification after the latest change passed (and the run
+/// changed something), the planner may only end the run or give the coder a new task. Any
+/// other choice — re-verifying the unchanged tree, research, giving up — ends the run
+/// `done_success` instead, saying why.
+pub fn verified_success_wins(state: &RunState, next: NodeName) -> Option<Ending> {
+    let changed = !state.files_changed().is_empty();
+    let other = matches!(
+        next,
+        NodeName::Verifier | NodeName::Researcher | NodeName::Snitch
+    );
+    if !(changed && other && state.verified_after_last_change()) {
+        return None;
+    }
+    let command = state
+        .test
+        .as_ref()
+        .map(|t| t.command.as_str())
+        .unwrap_or("");
+    Some(ending(
+        TerminalStatus::DoneSuccess,
+        None,
+        format!(
+            "The verification after the latest change (`{command}`) passed; the planner chose {} next, but verified success wins, so the run ended.",
+            next.as_str()
+        ),
+    ))
+}
+
+/// A `done` before the run changed or verified anything is refused once (the planner hears
+/// why); a second one is taken as it is (`done_partial`).
+pub fn premature_done(state: &RunState) -> Option<String> {
+    let nothing_done = state.files_changed().is_empty() && state.test.is_none();
+    (nothing_done && state.done_refusals == 0).then(|| {
+        "`done` refused: nothing has been changed or verified yet. Send the coder a concrete task (file, function, expected behaviour), or the verifier to check the current state.".to_string()
+    })
 }
 
 /// The ending when the planner gives up (routes to the snitch).
@@ -922,5 +961,50 @@ mod tests {
         assert_eq!(decision_key(&d), "coder:t");
         d.next = NodeName::Verifier;
         assert_eq!(decision_key(&d), "verifier");
+    }
+
+    /// A run that changed `a.txt` and then verified exactly that state with `passed`.
+    fn changed_and_verified(passed: bool) -> RunState {
+        let initial = BTreeMap::from([("a.txt".to_string(), "h0".to_string())]);
+        let mut s = RunState::new("g", Profile::Strict, initial);
+        s.file_hashes.insert("a.txt".into(), "h1".into());
+        s.test = Some(test(passed, "e"));
+        s.hashes_at_last_verification = Some(s.file_hashes.clone());
+        s
+    }
+
+    #[test]
+    fn verified_success_ends_a_run_whose_planner_re_verifies() {
+        let ending = verified_success_wins(&changed_and_verified(true), NodeName::Verifier);
+        assert_eq!(ending.map(|e| e.status), Some(TerminalStatus::DoneSuccess));
+    }
+
+    #[test]
+    fn verified_success_still_lets_the_coder_take_a_new_task() {
+        assert_eq!(
+            verified_success_wins(&changed_and_verified(true), NodeName::Coder),
+            None
+        );
+    }
+
+    #[test]
+    fn a_failing_verification_does_not_end_the_run() {
+        assert_eq!(
+            verified_success_wins(&changed_and_verified(false), NodeName::Verifier),
+            None
+        );
+    }
+
+    #[test]
+    fn a_done_before_anything_happened_is_refused_once() {
+        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        assert!(premature_done(&s).is_some());
+        s.done_refusals = 1;
+        assert_eq!(premature_done(&s), None);
+    }
+
+    #[test]
+    fn a_done_after_a_change_is_not_refused() {
+        assert_eq!(premature_done(&changed_and_verified(false)), None);
     }
 }

@@ -161,6 +161,8 @@ pub enum Decision {
     Done,
     /// The planner finished without one.
     DonePartial,
+    /// The planner said `done` before anything was changed or verified; refused once.
+    DoneRefused,
     /// The planner gave up.
     GaveUp,
     /// The planner's replies could not be used.
@@ -186,6 +188,7 @@ impl std::fmt::Display for Decision {
             Self::Stop(None) => f.write_str("stop"),
             Self::Done => f.write_str("done"),
             Self::DonePartial => f.write_str("done (partial)"),
+            Self::DoneRefused => f.write_str("done (refused: nothing changed or verified)"),
             Self::GaveUp => f.write_str("snitch"),
             Self::Malformed => f.write_str("malformed"),
             Self::Findings => f.write_str("findings"),
@@ -306,6 +309,12 @@ pub struct RunState {
     pub ending: Option<Ending>,
     /// The coder's last `done` summary.
     pub coder_summary: Option<String>,
+    /// Times the planner's `done` was refused because nothing was changed or verified yet.
+    #[serde(default)]
+    pub done_refusals: u32,
+    /// A one-time message for the planner's next prompt (why its last choice was refused).
+    #[serde(default)]
+    pub planner_note: Option<String>,
     /// Last planner reason, for the snitch.
     pub last_planner_reason: String,
 }
@@ -343,6 +352,8 @@ impl RunState {
             path_edges: BTreeMap::new(),
             ending: None,
             coder_summary: None,
+            done_refusals: 0,
+            planner_note: None,
             last_planner_reason: String::new(),
         }
     }
