@@ -230,7 +230,7 @@ async fn cmd_run(args: RunArgs) -> anyhow::Result<i32> {
             args.repo.display()
         );
     }
-    let config = match &args.config {
+    let mut config = match &args.config {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("cannot read {}", p.display()))?;
@@ -238,6 +238,11 @@ async fn cmd_run(args: RunArgs) -> anyhow::Result<i32> {
         }
         None => KotefConfig::load_from_repo(&args.repo)?.0,
     };
+    let files: Vec<(&str, String)> = kotef_core::config::INSTRUCTION_FILES
+        .iter()
+        .filter_map(|p| Some((*p, std::fs::read_to_string(args.repo.join(p)).ok()?)))
+        .collect();
+    config.add_instruction_files(&files);
     let profile = match &args.profile {
         Some(p) => Some(
             Profile::parse(p)

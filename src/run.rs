@@ -45,7 +45,7 @@ pub fn resolve_model(
 }
 
 /// Longest repository `instructions` passed to the agent, in characters.
-const MAX_INSTRUCTIONS_CHARS: usize = 4_000;
+const MAX_INSTRUCTIONS_CHARS: usize = 12_000;
 
 /// The goal with the repository's `instructions` (capped) appended.
 fn goal_with_instructions(goal: &str, instructions: Option<&str>) -> String {

@@ -451,3 +451,32 @@ async fn the_model_sees_the_pull_request_diff_and_its_review_comments() {
         "{prompt}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pull_request_gets_the_base_branch_agents_md() {
+    let w = world(&[
+        (".github/kotef.toml", "test_command = \"true\"\n"),
+        ("AGENTS.md", "BASE-AGENTS-RULES\n"),
+    ])
+    .await;
+    testing::push_branch(&w.bare, "feature", &[("AGENTS.md", "HEAD-AGENTS-RULES\n")]);
+    let n = w.gh.add_pull(REPO, "Feature", "feature", REPO, "main");
+    let payload = testing::pull_request_labeled(REPO, n, "feature", REPO, "kotef", "alice");
+    post(&w, "pull_request", "d-agents", &payload).await;
+    w.gh.wait_final_comment(REPO, n, WAIT)
+        .await
+        .expect("a final comment");
+    let prompt = w
+        .model
+        .first_planner_request()
+        .expect("a planner call")
+        .text();
+    assert_eq!(
+        (
+            prompt.contains("### AGENTS.md\nBASE-AGENTS-RULES"),
+            prompt.contains("HEAD-AGENTS-RULES")
+        ),
+        (true, false),
+        "{prompt}"
+    );
+}

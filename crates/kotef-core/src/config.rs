@@ -233,6 +233,47 @@ pub enum ConfigError {
     Invalid { path: PathBuf, message: String },
 }
 
+/// Files whose text is given to the planner and coder as the repository's instructions, read
+/// from the trusted branch.
+pub const INSTRUCTION_FILES: [&str; 4] = [
+    "AGENTS.md",
+    ".sdd/project.md",
+    ".sdd/architect.md",
+    ".sdd/best_practices.md",
+];
+
+/// Longest text taken from one instruction file, in characters.
+pub const MAX_INSTRUCTION_FILE_CHARS: usize = 3_000;
+
+/// The instruction files' texts as one block (`### PATH` then the text, each capped), or
+/// `None` when there are none.
+pub fn render_instruction_files(files: &[(&str, String)]) -> Option<String> {
+    let parts: Vec<String> = files
+        .iter()
+        .filter(|(_, t)| !t.trim().is_empty())
+        .map(|(p, t)| {
+            let mut text: String = t.trim().chars().take(MAX_INSTRUCTION_FILE_CHARS).collect();
+            if t.trim().chars().count() > MAX_INSTRUCTION_FILE_CHARS {
+                text.push_str("\n[… cut]");
+            }
+            format!("### {p}\n{text}")
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+impl KotefConfig {
+    /// Adds the instruction files' block to `instructions`.
+    pub fn add_instruction_files(&mut self, files: &[(&str, String)]) {
+        if let Some(block) = render_instruction_files(files) {
+            self.instructions = Some(match self.instructions.take() {
+                Some(own) if !own.trim().is_empty() => format!("{own}\n\n{block}"),
+                _ => block,
+            });
+        }
+    }
+}
+
 /// Config file names, in the order they are looked for.
 pub const CONFIG_FILES: [&str; 2] = ["kotef.toml", ".github/kotef.toml"];
 
@@ -344,5 +385,21 @@ mod tests {
         assert_eq!(c.trigger_label.as_deref(), Some("bot"));
         assert!(p.unwrap().ends_with(".github/kotef.toml"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn instruction_files_are_appended_under_their_paths_and_capped() {
+        let mut c = KotefConfig {
+            instructions: Some("Own words.".into()),
+            ..Default::default()
+        };
+        let long = "x".repeat(MAX_INSTRUCTION_FILE_CHARS + 10);
+        c.add_instruction_files(&[("AGENTS.md", "Use tabs.".into()), (".sdd/project.md", long)]);
+        let text = c.instructions.unwrap();
+        assert!(
+            text.starts_with("Own words.\n\n### AGENTS.md\nUse tabs.\n\n### .sdd/project.md\n")
+                && text.ends_with("[… cut]"),
+            "{text}"
+        );
     }
 }

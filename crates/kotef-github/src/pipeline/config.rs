@@ -117,6 +117,18 @@ pub(crate) async fn load_repo_config(
     Ok(KotefConfig::default())
 }
 
+/// The repository's instruction files (`AGENTS.md`, `.sdd/*.md`) as they are on the trusted
+/// revision `rev`; missing ones are left out.
+pub(crate) async fn instruction_files(ws: &Workspace, rev: &str) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    for path in kotef_core::config::INSTRUCTION_FILES {
+        if let Ok(Some(text)) = ws.file_on_branch(rev, Path::new(path)).await {
+            out.push((path, text));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,7 +26,7 @@ use crate::render::{self, Links, Phase, RunHeader};
 use crate::secret::Secret;
 use crate::workspace::{GitError, Workspace};
 use crate::RunExecutor;
-use config::load_repo_config;
+use config::{instruction_files, load_repo_config};
 use intake::{resolve_branches, Branches, Resolved};
 use kotef_core::{Limits, RepoName, RunRequest, StepProgress};
 use publish::{Publish, Published};
@@ -185,7 +185,10 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
     // The config comes from the trusted branch (the base branch, also for pull requests), read
     // before the kotef branch, which earlier runs wrote to, is checked out.
     let repo_config = match load_repo_config(ctx.config_path.as_ref(), &ws, &trusted_branch).await {
-        Ok(c) => c,
+        Ok(mut c) => {
+            c.add_instruction_files(&instruction_files(&ws, &trusted_branch).await);
+            c
+        }
         Err(e) => {
             return fail(
                 &mut sticky,
