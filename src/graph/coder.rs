@@ -101,6 +101,17 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             context::repo_state(&snapshot, state),
             context::test_summary(state)
         );
+        // The files the task names, as they are now: the coder edits real text, and they
+        // count as read for the read-before-write rule.
+        let named: Vec<(String, String)> = context::named_files(&task, state.file_hashes.keys())
+            .into_iter()
+            .filter_map(|p| {
+                let text = std::fs::read_to_string(root.join(&p)).ok()?;
+                ctx.tools.mark_read(&p);
+                Some((p, text))
+            })
+            .collect();
+        user.push_str(&context::named_files_section(&named));
         if !state.plan.is_empty() {
             user.push_str("\n## Plan (open items)\n");
             for p in state.plan.iter().take(8) {

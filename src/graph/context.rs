@@ -151,3 +151,93 @@ mod tests {
         assert_eq!(clip("short", 30), "short");
     }
 }
+
+/// Files shown whole to the coder when its task names them.
+pub const NAMED_FILES: usize = 2;
+/// Longest text of one named file shown to the coder, in characters.
+pub const NAMED_FILE_CHARS: usize = 4000;
+
+/// The repository files `task` names, by path or by a file name that is unique in the
+/// repository, in the order they appear in the task (at most [`NAMED_FILES`]).
+pub fn named_files<'a>(task: &str, files: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+    let files: Vec<&String> = files.into_iter().collect();
+    let name_of = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for f in &files {
+        let name = name_of(f);
+        let unique = files.iter().filter(|g| name_of(g) == name).count() == 1;
+        let at = task
+            .find(f.as_str())
+            .or_else(|| unique.then(|| task.find(&name)).flatten());
+        if let Some(at) = at {
+            found.push((at, f.to_string()));
+        }
+    }
+    found.sort();
+    found
+        .into_iter()
+        .map(|(_, f)| f)
+        .take(NAMED_FILES)
+        .collect()
+}
+
+/// The "files named in the task" section: each file's current text with line numbers,
+/// capped, so the coder quotes real text when it edits.
+pub fn named_files_section(files: &[(String, String)]) -> String {
+    if files.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\n## Files named in the task (current text)\n");
+    for (path, text) in files {
+        let numbered: String = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| format!("{:>4} | {l}\n", i + 1))
+            .collect();
+        out.push_str(&format!(
+            "\n### {path}\n```\n{}\n```\n",
+            clip(numbered.trim_end(), NAMED_FILE_CHARS)
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod named_tests {
+    use super::*;
+
+    fn files() -> Vec<String> {
+        [
+            "src/calc.py",
+            "tests/test_calc.py",
+            "README.md",
+            "a/util.py",
+            "b/util.py",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    }
+
+    #[test]
+    fn a_task_naming_a_path_or_a_unique_file_name_gets_those_files() {
+        assert_eq!(
+            named_files("Fix add() in calc.py so test_calc.py passes", &files()),
+            ["src/calc.py", "tests/test_calc.py"]
+        );
+    }
+
+    #[test]
+    fn an_ambiguous_file_name_is_not_guessed() {
+        assert_eq!(named_files("Fix util.py", &files()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_section_numbers_lines() {
+        let s = named_files_section(&[("a.py".into(), "x = 1\ny = 2\n".into())]);
+        assert!(
+            s.contains("### a.py\n```\n   1 | x = 1\n   2 | y = 2\n```"),
+            "{s}"
+        );
+    }
+}
