@@ -86,6 +86,11 @@ pub fn extract_json_object(text: &str) -> Option<&str> {
 /// One planner step.
 pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     if let Some(f) = rules::pre_decision(state, &ctx.limits) {
+        if let Some(ending) = rules::success_over_stop(state, &f) {
+            let why = ending.reason.clone();
+            state.finish(ending);
+            return StepResult::to(NodeName::Done, Decision::Done, why, false);
+        }
         state.stop(f.rule, f.reason.clone());
         return StepResult::to(
             NodeName::Snitch,
@@ -235,6 +240,14 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
                 &ctx.limits,
             );
             state.last_decision = Some(d);
+            if let Some(ending) = fired
+                .as_ref()
+                .and_then(|f| rules::success_over_stop(state, f))
+            {
+                let why = ending.reason.clone();
+                state.finish(ending);
+                return StepResult::to(NodeName::Done, Decision::Done, why, false);
+            }
             match fired {
                 Some(f) => {
                     state.stop(f.rule, f.reason.clone());

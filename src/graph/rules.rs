@@ -17,7 +17,8 @@
 //! | `planner_to_coder` (no-op coder) | planner, after the model's proposal | [`CODER_NOOP_LIMIT`] coder steps in a row without progress | `aborted_stuck` |
 //! | `constraint` | coder's `run_command`; the planner's `verify` command | a command the `strict` profile denies | `aborted_constraint` |
 //! | none (success) | planner says `done` | the last verification passed after the last change | `done_success` |
-//! | none (verified success wins) | planner, after the model's proposal | a passing verification after the latest change, and the planner chose verifier, researcher or snitch | `done_success` |
+//! | none (verified success wins) | planner, after the model's proposal | a passing verification after the latest change, and the planner chose verifier, researcher or snitch, or the coder again after a coder step that changed nothing | `done_success` |
+//! | none (success over a stop) | planner, wherever a rule above fires | the same verified success: a loop or no-progress rule firing then ends the run in success, naming the rule | `done_success` |
 //! | (refused once) | planner says `done` | nothing changed or verified yet ([`premature_done`]) | — (the planner is asked again) |
 //! | none (partial) | planner says `done` | no passing verification after the last change | `done_partial` |
 //! | none (gave up) | planner says `snitch` | — | `aborted_stuck` |
@@ -282,27 +283,54 @@ pub fn done_verdict(state: &RunState, reason: &str) -> Ending {
 /// other choice — re-verifying the unchanged tree, research, giving up — ends the run
 /// `done_success` instead, saying why.
 pub fn verified_success_wins(state: &RunState, next: NodeName) -> Option<Ending> {
-    let changed = !state.files_changed().is_empty();
-    let other = matches!(
-        next,
-        NodeName::Verifier | NodeName::Researcher | NodeName::Snitch
-    );
-    if !(changed && other && state.verified_after_last_change()) {
+    if !verified_success(state) {
         return None;
     }
+    let why = match next {
+        NodeName::Verifier | NodeName::Researcher | NodeName::Snitch => {
+            format!("the planner chose {} next", next.as_str())
+        }
+        // A coder sent back after the pass that then changed nothing has nothing left to do.
+        NodeName::Coder if state.coder_noop_count > 0 => {
+            "the coder's step after it changed nothing".to_string()
+        }
+        _ => return None,
+    };
+    Some(success_ending(state, &why))
+}
+
+/// A stop rule that fires after verified success (the run changed files and the verification
+/// of exactly these files passed) does not turn a fix into a failure: the run ends
+/// `done_success`, naming the rule that would have stopped it.
+pub fn success_over_stop(state: &RunState, fired: &Fired) -> Option<Ending> {
+    verified_success(state).then(|| {
+        success_ending(
+            state,
+            &format!(
+                "{} would have stopped the run ({})",
+                fired.rule, fired.reason
+            ),
+        )
+    })
+}
+
+fn verified_success(state: &RunState) -> bool {
+    !state.files_changed().is_empty() && state.verified_after_last_change()
+}
+
+fn success_ending(state: &RunState, why: &str) -> Ending {
     let command = state
         .test
         .as_ref()
         .map(|t| t.command.as_str())
         .unwrap_or("");
-    Some(ending(
+    ending(
         TerminalStatus::DoneSuccess,
         None,
         format!(
-            "The verification after the latest change (`{command}`) passed; the planner chose {} next, but verified success wins, so the run ended.",
-            next.as_str()
+            "The verification after the latest change (`{command}`) passed; {why}, but verified success wins, so the run ended."
         ),
-    ))
+    )
 }
 
 /// A `done` before the run changed or verified anything is refused once (the planner hears
@@ -1006,5 +1034,28 @@ mod tests {
     #[test]
     fn a_done_after_a_change_is_not_refused() {
         assert_eq!(premature_done(&changed_and_verified(false)), None);
+    }
+
+    #[test]
+    fn a_coder_that_changed_nothing_after_a_pass_ends_the_run_in_success() {
+        let mut s = changed_and_verified(true);
+        s.coder_noop_count = 1;
+        assert_eq!(
+            verified_success_wins(&s, NodeName::Coder).map(|e| e.status),
+            Some(TerminalStatus::DoneSuccess)
+        );
+    }
+
+    #[test]
+    fn a_loop_rule_after_verified_success_ends_in_success() {
+        let f = Fired {
+            rule: StopRule::PlannerToCoder,
+            reason: "loop".into(),
+        };
+        assert_eq!(
+            success_over_stop(&changed_and_verified(true), &f).map(|e| e.status),
+            Some(TerminalStatus::DoneSuccess)
+        );
+        assert_eq!(success_over_stop(&changed_and_verified(false), &f), None);
     }
 }
