@@ -727,22 +727,8 @@ impl GitHub {
         repo: &RepoName,
         number: IssueNumber,
     ) -> Result<Vec<IssueComment>, GitHubError> {
-        let mut all = Vec::new();
-        for page in 1..=MAX_PAGES {
-            let path = format!(
-                "{}/issues/{}/comments?per_page=100&page={}",
-                Self::repo_path(repo),
-                number,
-                page
-            );
-            let batch: Vec<IssueComment> = self.send(Some(repo), Method::Get, &path, None).await?;
-            let n = batch.len();
-            all.extend(batch);
-            if n < 100 {
-                break;
-            }
-        }
-        Ok(all)
+        let path = format!("{}/issues/{}/comments", Self::repo_path(repo), number);
+        self.pages(repo, &path, MAX_PAGES).await
     }
 
     pub async fn react_to_issue(
@@ -752,16 +738,7 @@ impl GitHub {
         reaction: Reaction,
     ) -> Result<(), GitHubError> {
         let path = format!("{}/issues/{}/reactions", Self::repo_path(repo), number);
-        // GitHub answers a repeated reaction with the existing one: safe to send again.
-        self.send_replay::<serde_json::Value>(
-            Some(repo),
-            Method::Post,
-            Replay::Safe,
-            &path,
-            Some(&serde_json::json!({ "content": reaction.as_str() })),
-        )
-        .await?;
-        Ok(())
+        self.react(repo, &path, reaction).await
     }
 
     pub async fn react_to_comment(
@@ -775,15 +752,7 @@ impl GitHub {
             Self::repo_path(repo),
             comment_id
         );
-        self.send_replay::<serde_json::Value>(
-            Some(repo),
-            Method::Post,
-            Replay::Safe,
-            &path,
-            Some(&serde_json::json!({ "content": reaction.as_str() })),
-        )
-        .await?;
-        Ok(())
+        self.react(repo, &path, reaction).await
     }
 
     /// Adds a reaction to a review comment on a pull request's diff.
@@ -798,11 +767,22 @@ impl GitHub {
             Self::repo_path(repo),
             comment_id
         );
+        self.react(repo, &path, reaction).await
+    }
+
+    /// POSTs a reaction to `path`. GitHub answers a repeated reaction with the existing one,
+    /// so it is safe to send again.
+    async fn react(
+        &self,
+        repo: &RepoName,
+        path: &str,
+        reaction: Reaction,
+    ) -> Result<(), GitHubError> {
         self.send_replay::<serde_json::Value>(
             Some(repo),
             Method::Post,
             Replay::Safe,
-            &path,
+            path,
             Some(&serde_json::json!({ "content": reaction.as_str() })),
         )
         .await?;
@@ -853,27 +833,14 @@ impl GitHub {
         Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
     }
 
-    /// The files of a pull request's diff (at most 300, GitHub's page limit times three).
+    /// The files of a pull request's diff (at most 300).
     pub async fn pull_files(
         &self,
         repo: &RepoName,
         number: IssueNumber,
     ) -> Result<Vec<PullFile>, GitHubError> {
-        let mut all = Vec::new();
-        for page in 1..=3 {
-            let path = format!(
-                "{}/pulls/{}/files?per_page=100&page={page}",
-                Self::repo_path(repo),
-                number
-            );
-            let batch: Vec<PullFile> = self.send(Some(repo), Method::Get, &path, None).await?;
-            let n = batch.len();
-            all.extend(batch);
-            if n < 100 {
-                break;
-            }
-        }
-        Ok(all)
+        let path = format!("{}/pulls/{}/files", Self::repo_path(repo), number);
+        self.pages(repo, &path, 3).await
     }
 
     /// The review comments of a pull request, oldest first (at most 300).
@@ -882,15 +849,21 @@ impl GitHub {
         repo: &RepoName,
         number: IssueNumber,
     ) -> Result<Vec<PullReviewComment>, GitHubError> {
+        let path = format!("{}/pulls/{}/comments", Self::repo_path(repo), number);
+        self.pages(repo, &path, 3).await
+    }
+
+    /// Up to `max_pages` pages of 100 items of the list at `path`.
+    async fn pages<T: DeserializeOwned>(
+        &self,
+        repo: &RepoName,
+        path: &str,
+        max_pages: u32,
+    ) -> Result<Vec<T>, GitHubError> {
         let mut all = Vec::new();
-        for page in 1..=3 {
-            let path = format!(
-                "{}/pulls/{}/comments?per_page=100&page={page}",
-                Self::repo_path(repo),
-                number
-            );
-            let batch: Vec<PullReviewComment> =
-                self.send(Some(repo), Method::Get, &path, None).await?;
+        for page in 1..=max_pages {
+            let url = format!("{path}?per_page=100&page={page}");
+            let batch: Vec<T> = self.send(Some(repo), Method::Get, &url, None).await?;
             let n = batch.len();
             all.extend(batch);
             if n < 100 {
