@@ -9,6 +9,7 @@ use kotef_core::retry::Failure;
 use kotef_core::{IssueNumber, RepoName};
 use octocrab::models::{AppId, InstallationId};
 use octocrab::Octocrab;
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -323,21 +324,25 @@ fn same_comment(ours: &str, theirs: &str) -> bool {
     }
 }
 
+/// What [`encode_query`] escapes: everything but unreserved characters, `/` and `:`.
+const QUERY: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/')
+    .remove(b':');
+
+/// What [`path_segment`] escapes: the same, and `/` too.
+const SEGMENT: &AsciiSet = &QUERY.add(b'/');
+
 /// Percent-encodes a query value (branch names may hold `#`, `&`, `+`, ...).
 pub fn encode_query(value: &str) -> String {
-    let mut out = String::new();
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/:".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(value, QUERY).to_string()
 }
 
 fn path_segment(value: &str) -> String {
-    encode_query(value).replace('/', "%2F")
+    utf8_percent_encode(value, SEGMENT).to_string()
 }
 
 impl GitHub {
