@@ -202,6 +202,27 @@ async fn the_report_shows_the_sandbox_in_force_and_the_clamps() {
 
 // ---- config from the trusted branch ------------------------------------------------------
 
+/// Pushes a `feature` branch with `files`, opens a same-repository PR from it, lets `setup`
+/// add to it, labels it, and returns the run's first planner prompt.
+async fn prompt_of_pull_run(
+    w: &World,
+    files: &[(&str, &str)],
+    setup: impl FnOnce(&World, u64),
+) -> String {
+    testing::push_branch(&w.bare, "feature", files);
+    let n = w.gh.add_pull(REPO, "Feature", "feature", REPO, "main");
+    setup(w, n);
+    let payload = testing::pull_request_labeled(REPO, n, "feature", REPO, "kotef", "alice");
+    post(w, "pull_request", &format!("d-pr-{n}"), &payload).await;
+    w.gh.wait_final_comment(REPO, n, WAIT)
+        .await
+        .expect("a final comment");
+    w.model
+        .first_planner_request()
+        .expect("a planner call")
+        .text()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pull_request_runs_with_its_base_branch_config() {
     let w = world(&[(
@@ -209,25 +230,8 @@ async fn a_pull_request_runs_with_its_base_branch_config() {
         "test_command = \"true\"\ninstructions = \"BASE-BRANCH-INSTRUCTIONS\"\n",
     )])
     .await;
-    testing::push_branch(
-        &w.bare,
-        "feature",
-        &[(
-            ".github/kotef.toml",
-            "test_command = \"true\"\ninstructions = \"HEAD-BRANCH-INSTRUCTIONS\"\n",
-        )],
-    );
-    let n = w.gh.add_pull(REPO, "Feature", "feature", REPO, "main");
-    let payload = testing::pull_request_labeled(REPO, n, "feature", REPO, "kotef", "alice");
-    post(&w, "pull_request", "d-pr", &payload).await;
-    w.gh.wait_final_comment(REPO, n, WAIT)
-        .await
-        .expect("a final comment");
-    let prompt = w
-        .model
-        .first_planner_request()
-        .expect("a planner call")
-        .text();
+    let head_config = "test_command = \"true\"\ninstructions = \"HEAD-BRANCH-INSTRUCTIONS\"\n";
+    let prompt = prompt_of_pull_run(&w, &[(".github/kotef.toml", head_config)], |_, _| {}).await;
     assert_eq!(
         (
             prompt.contains("BASE-BRANCH-INSTRUCTIONS"),
@@ -428,24 +432,15 @@ async fn agent_commands_cannot_read_the_operator_secret_files_or_data_dir() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_model_sees_the_pull_request_diff_and_its_review_comments() {
     let w = world(&[(".github/kotef.toml", "test_command = \"true\"\n")]).await;
-    testing::push_branch(&w.bare, "feature", &[("feature.txt", "f\n")]);
-    let n = w.gh.add_pull(REPO, "Feature", "feature", REPO, "main");
-    w.gh.set_pull_files(
-        REPO,
-        n,
-        &[("feature.txt", 1, 0, "@@ -0,0 +1 @@\n+DIFF-LINE")],
-    );
-    w.gh.add_review_comment(REPO, n, ("feature.txt", Some(1)), "REVIEW-NOTE", "alice");
-    let payload = testing::pull_request_labeled(REPO, n, "feature", REPO, "kotef", "alice");
-    post(&w, "pull_request", "d-ctx", &payload).await;
-    w.gh.wait_final_comment(REPO, n, WAIT)
-        .await
-        .expect("a final comment");
-    let prompt = w
-        .model
-        .first_planner_request()
-        .expect("a planner call")
-        .text();
+    let prompt = prompt_of_pull_run(&w, &[("feature.txt", "f\n")], |w, n| {
+        w.gh.set_pull_files(
+            REPO,
+            n,
+            &[("feature.txt", 1, 0, "@@ -0,0 +1 @@\n+DIFF-LINE")],
+        );
+        w.gh.add_review_comment(REPO, n, ("feature.txt", Some(1)), "REVIEW-NOTE", "alice");
+    })
+    .await;
     assert!(
         prompt.contains("+DIFF-LINE") && prompt.contains("REVIEW-NOTE"),
         "{prompt}"
@@ -459,18 +454,7 @@ async fn a_pull_request_gets_the_base_branch_agents_md() {
         ("AGENTS.md", "BASE-AGENTS-RULES\n"),
     ])
     .await;
-    testing::push_branch(&w.bare, "feature", &[("AGENTS.md", "HEAD-AGENTS-RULES\n")]);
-    let n = w.gh.add_pull(REPO, "Feature", "feature", REPO, "main");
-    let payload = testing::pull_request_labeled(REPO, n, "feature", REPO, "kotef", "alice");
-    post(&w, "pull_request", "d-agents", &payload).await;
-    w.gh.wait_final_comment(REPO, n, WAIT)
-        .await
-        .expect("a final comment");
-    let prompt = w
-        .model
-        .first_planner_request()
-        .expect("a planner call")
-        .text();
+    let prompt = prompt_of_pull_run(&w, &[("AGENTS.md", "HEAD-AGENTS-RULES\n")], |_, _| {}).await;
     assert_eq!(
         (
             prompt.contains("### AGENTS.md\nBASE-AGENTS-RULES"),

@@ -5,7 +5,7 @@
 use super::context::{self, PLANNER_PROMPT};
 use super::llm::{self, CallFailure};
 use super::rules;
-use super::state::{CommandSource, Decision, PlannerDecision, RunState};
+use super::state::{CommandSource, Decision, Ending, PlannerDecision, RunState};
 use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
 use kotef_model::{Message, ModelRequest};
@@ -87,9 +87,7 @@ pub fn extract_json_object(text: &str) -> Option<&str> {
 pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     if let Some(f) = rules::pre_decision(state, &ctx.limits) {
         if let Some(ending) = rules::success_over_stop(state, &f) {
-            let why = ending.reason.clone();
-            state.finish(ending);
-            return StepResult::to(NodeName::Done, Decision::Done, why, false);
+            return finish_in_success(state, ending);
         }
         state.stop(f.rule, f.reason.clone());
         return StepResult::to(
@@ -152,6 +150,13 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     apply_decision(ctx, state, decision)
 }
 
+/// Ends the run with a `done_success` ending a rule chose (verified success wins).
+fn finish_in_success(state: &mut RunState, ending: Ending) -> StepResult {
+    let why = ending.reason.clone();
+    state.finish(ending);
+    StepResult::to(NodeName::Done, Decision::Done, why, false)
+}
+
 /// Applies a parsed proposal: counts the hop, then lets the rules clamp it.
 fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) -> StepResult {
     if !d.plan.is_empty() {
@@ -167,10 +172,8 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
         return stopped;
     }
     if let Some(ending) = rules::verified_success_wins(state, d.next) {
-        let why = ending.reason.clone();
         state.last_decision = Some(d);
-        state.finish(ending);
-        return StepResult::to(NodeName::Done, Decision::Done, why, false);
+        return finish_in_success(state, ending);
     }
     if d.next == NodeName::Done {
         if let Some(note) = rules::premature_done(state) {
@@ -244,9 +247,7 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
                 .as_ref()
                 .and_then(|f| rules::success_over_stop(state, f))
             {
-                let why = ending.reason.clone();
-                state.finish(ending);
-                return StepResult::to(NodeName::Done, Decision::Done, why, false);
+                return finish_in_success(state, ending);
             }
             match fired {
                 Some(f) => {

@@ -116,6 +116,14 @@ impl Limits {
         }
     }
 
+    /// Every limit as an override, so a run given them resolves exactly these limits.
+    pub fn as_override(&self) -> LimitsOverride {
+        macro_rules! all {
+            ($($f:ident),*) => { LimitsOverride { $( $f: Some(self.$f), )* cost_budget_usd: self.cost_budget_usd } };
+        }
+        for_each_limit!(all)
+    }
+
     /// The per-edge loop limit.
     pub fn edge_limit(&self, edge: crate::Edge) -> u32 {
         match edge {

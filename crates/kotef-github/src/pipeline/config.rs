@@ -9,7 +9,7 @@ use crate::job::Job;
 use crate::pipeline::OperatorSettings;
 use crate::workspace::Workspace;
 use kotef_core::config::CONFIG_FILES;
-use kotef_core::{KotefConfig, Limits, LimitsOverride, Profile, Trust};
+use kotef_core::{KotefConfig, Limits, Profile, Trust};
 use std::path::{Path, PathBuf};
 
 /// What a run is given, and what the operator's rules changed on the way.
@@ -62,21 +62,13 @@ pub fn effective_config(
             .map(ToString::to_string),
     );
     // The run resolves its limits from the config again: hand it exactly these.
-    config.limits = all_of(&limits);
+    config.limits = limits.as_override();
     Effective {
         config,
         profile,
         limits,
         notes,
     }
-}
-
-/// Every limit of `l`, as overrides.
-fn all_of(l: &Limits) -> LimitsOverride {
-    let mut o: LimitsOverride =
-        serde_json::from_value(serde_json::to_value(l).unwrap_or_default()).unwrap_or_default();
-    o.cost_budget_usd = l.cost_budget_usd;
-    o
 }
 
 /// Reads the repository's config as it is on the trusted revision `rev` (the base branch):
@@ -132,33 +124,10 @@ pub(crate) async fn instruction_files(ws: &Workspace, rev: &str) -> Vec<(&'stati
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::Work;
-    use crate::trigger::{Actor, Target, Trigger};
-    use kotef_core::{Ceilings, DeliveryId, IssueNumber, RepoName, SandboxMode};
+    use kotef_core::{Ceilings, SandboxMode};
 
     fn job() -> Job {
-        let target = Target {
-            repo: RepoName::new("o", "r"),
-            default_branch: None,
-            number: IssueNumber(1),
-            title: "t".into(),
-            body: "b".into(),
-            sender: Actor {
-                login: "u".into(),
-                id: 1,
-            },
-            author: None,
-        };
-        Job::new(
-            DeliveryId("d".into()),
-            Work::Run {
-                trigger: Trigger::IssueLabeled {
-                    target,
-                    label: "kotef".into(),
-                },
-            },
-            "kotef",
-        )
+        crate::job::test_job("d", 1)
     }
 
     fn operator(trust: Trust) -> OperatorSettings {

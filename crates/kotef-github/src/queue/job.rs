@@ -103,3 +103,31 @@ impl Job {
         }
     }
 }
+
+/// A job labeling issue `number` of `o/r` (default branch `main`) as the unit tests need.
+#[cfg(test)]
+pub(crate) fn test_job(delivery: &str, number: u64) -> Job {
+    use crate::trigger::{Actor, Target};
+    let target = Target {
+        repo: RepoName::new("o", "r"),
+        default_branch: Some("main".into()),
+        number: IssueNumber(number),
+        title: "t".into(),
+        body: "b".into(),
+        sender: Actor {
+            login: "u".into(),
+            id: 1,
+        },
+        author: None,
+    };
+    Job::new(
+        DeliveryId(delivery.into()),
+        Work::Run {
+            trigger: Trigger::IssueLabeled {
+                target,
+                label: "kotef".into(),
+            },
+        },
+        "kotef",
+    )
+}

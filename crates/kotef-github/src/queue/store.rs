@@ -245,33 +245,9 @@ impl JobStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::Work;
-    use crate::trigger::{Actor, Target, Trigger};
-    use kotef_core::{DeliveryId, IssueNumber, RepoName};
 
     fn job(delivery: &str, number: u64) -> Job {
-        let target = Target {
-            repo: RepoName::new("o", "r"),
-            default_branch: Some("main".into()),
-            number: IssueNumber(number),
-            title: "t".into(),
-            body: "b".into(),
-            sender: Actor {
-                login: "u".into(),
-                id: 1,
-            },
-            author: None,
-        };
-        Job::new(
-            DeliveryId(delivery.into()),
-            Work::Run {
-                trigger: Trigger::IssueLabeled {
-                    target,
-                    label: "kotef".into(),
-                },
-            },
-            "kotef",
-        )
+        crate::job::test_job(delivery, number)
     }
 
     #[tokio::test]
