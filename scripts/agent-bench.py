@@ -206,8 +206,15 @@ def print_table(agent, rows):
     calls = sum(r["model_calls"] or 0 for r in rows)
     wall = sum(r["wall_s"] for r in rows)
     per_solved = f"{tokens / len(solved):.0f}" if solved else "-"
-    print(f"\ntotal: solved {len(solved)}/{len(fix)}, model calls {calls}, tokens {tokens} "
+    calls_per_solved = f"{calls / len(solved):.1f}" if solved else "-"
+    impossible = [r for r in rows if r["kind"] == "impossible"]
+    print(f"\ntotal: solved {len(solved)}/{len(fix)}, model calls {calls} "
+          f"({calls_per_solved} per solved task), tokens {tokens} "
           f"({per_solved} per solved task), wall {wall:.0f} s")
+    if impossible:
+        print("impossible tasks: " + "; ".join(
+            f"{r['task']}: {r['ending']}, {fmt(r['model_calls'])} calls, {fmt(r['wall_s'])} s"
+            + (f" ({r['reason']})" if r.get("reason") else "") for r in impossible))
 
 
 def check_tasks(tasks):

@@ -103,14 +103,20 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         );
         // The files the task names, as they are now: the coder edits real text, and they
         // count as read for the read-before-write rule.
-        let named: Vec<(String, String)> = context::named_files(&task, state.file_hashes.keys())
-            .into_iter()
-            .filter_map(|p| {
-                let text = std::fs::read_to_string(root.join(&p)).ok()?;
-                ctx.tools.mark_read(&p);
-                Some((p, text))
-            })
-            .collect();
+        let failure = state
+            .test
+            .as_ref()
+            .filter(|t| !t.passed)
+            .map(|t| t.summary.as_str());
+        let named: Vec<(String, String)> =
+            context::coder_files(&task, failure, state.file_hashes.keys())
+                .into_iter()
+                .filter_map(|p| {
+                    let text = std::fs::read_to_string(root.join(&p)).ok()?;
+                    ctx.tools.mark_read(&p);
+                    Some((p, text))
+                })
+                .collect();
         user.push_str(&context::named_files_section(&named));
         if !state.plan.is_empty() {
             user.push_str("\n## Plan (open items)\n");
@@ -211,8 +217,20 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                     state.coder_summary = summary.clone();
                     "done".into()
                 }
-                ToolEffect::PolicyDenied { command, reason } => {
-                    if let Some(f) = rules::command_denied(state.profile, command, reason) {
+                ToolEffect::PolicyDenied {
+                    command,
+                    reason,
+                    hard,
+                } => {
+                    let denial = if *hard {
+                        rules::Denial::Hard
+                    } else {
+                        state.off_list_denials += 1;
+                        rules::Denial::OffList {
+                            count: state.off_list_denials,
+                        }
+                    };
+                    if let Some(f) = rules::command_denied(state.profile, command, reason, denial) {
                         state.stop(f.rule, f.reason);
                     }
                     format!("run_command `{command}` → denied: {reason}")
@@ -230,10 +248,15 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                 ),
             };
             notes.push(note);
-            current.push(Message::tool_result(
-                call.id.clone(),
-                context::clip(&out.content, context::TOOL_RESULT_CHARS),
-            ));
+            let mut content = context::clip(&out.content, context::TOOL_RESULT_CHARS);
+            if let (ToolEffect::PolicyDenied { hard: false, .. }, Some(test)) =
+                (&out.effect, state.test_command.as_deref())
+            {
+                content.push_str(&format!(
+                    "\nUse an allowed command instead; the project's tests run with `{test}`."
+                ));
+            }
+            current.push(Message::tool_result(call.id.clone(), content));
             if out.is_error {
                 let times = failing_calls.entry(failure_key(call, &out)).or_insert(0);
                 *times += 1;

@@ -166,9 +166,7 @@ pub fn named_files<'a>(task: &str, files: impl IntoIterator<Item = &'a String>) 
     for f in &files {
         let name = name_of(f);
         let unique = files.iter().filter(|g| name_of(g) == name).count() == 1;
-        let at = task
-            .find(f.as_str())
-            .or_else(|| unique.then(|| task.find(&name)).flatten());
+        let at = find_word(task, f).or_else(|| unique.then(|| find_word(task, &name)).flatten());
         if let Some(at) = at {
             found.push((at, f.to_string()));
         }
@@ -181,13 +179,46 @@ pub fn named_files<'a>(task: &str, files: impl IntoIterator<Item = &'a String>) 
         .collect()
 }
 
+/// The first place `needle` appears in `text` as a whole path or name: `calc.py` is not found
+/// inside `test_calc.py`, but is inside `/ws/src/calc.py`.
+fn find_word(text: &str, needle: &str) -> Option<usize> {
+    let part_of_name = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
+    text.match_indices(needle).map(|(at, _)| at).find(|&at| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + needle.len()..].chars().next();
+        !before.is_some_and(part_of_name) && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+/// The files the coder is shown: those its task names, then those the failing verification
+/// names (a traceback's frames, a compiler's `file:line`), at most [`NAMED_FILES`] + 1. A vague
+/// task ("fix the failing test") still puts the code the failure points at in front of it.
+pub fn coder_files<'a>(
+    task: &str,
+    failure: Option<&str>,
+    files: impl IntoIterator<Item = &'a String>,
+) -> Vec<String> {
+    let files: Vec<&String> = files.into_iter().collect();
+    let mut out = named_files(task, files.iter().copied());
+    for f in failure
+        .map(|text| named_files(text, files.iter().copied()))
+        .unwrap_or_default()
+    {
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out.truncate(NAMED_FILES + 1);
+    out
+}
+
 /// The "files named in the task" section: each file's current text with line numbers,
 /// capped, so the coder quotes real text when it edits.
 pub fn named_files_section(files: &[(String, String)]) -> String {
     if files.is_empty() {
         return String::new();
     }
-    let mut out = String::from("\n## Files named in the task (current text)\n");
+    let mut out = String::from("\n## Files named in the task or the failure (current text)\n");
     for (path, text) in files {
         let numbered: String = text
             .lines()
@@ -205,6 +236,21 @@ pub fn named_files_section(files: &[(String, String)]) -> String {
 #[cfg(test)]
 mod named_tests {
     use super::*;
+
+    #[test]
+    fn no_prompt_holds_placeholder_text_a_model_could_copy_back() {
+        let copyable = ["...", "…", "open item", "COMMAND", "0.0-1.0"];
+        let found: Vec<(&str, &str)> = [PLANNER_PROMPT, RESEARCHER_PROMPT, CODER_PROMPT]
+            .into_iter()
+            .flat_map(|p| {
+                copyable
+                    .iter()
+                    .filter(|c| p.contains(**c))
+                    .map(move |c| (*c, &p[..40]))
+            })
+            .collect();
+        assert_eq!(found, vec![]);
+    }
 
     fn files() -> Vec<String> {
         [
@@ -224,6 +270,32 @@ mod named_tests {
         assert_eq!(
             named_files("Fix add() in calc.py so test_calc.py passes", &files()),
             ["src/calc.py", "tests/test_calc.py"]
+        );
+    }
+
+    #[test]
+    fn the_files_a_failure_names_follow_the_tasks_own() {
+        let failure = "Traceback:\n  File \"/ws/tests/test_calc.py\", line 6\n  File \"/ws/src/calc.py\", line 2";
+        assert_eq!(
+            coder_files("Fix the failing test in calc.py", Some(failure), &files()),
+            ["src/calc.py", "tests/test_calc.py"]
+        );
+    }
+
+    #[test]
+    fn a_vague_task_still_gets_the_failing_files() {
+        let failure = "FAIL: test_add (test_calc.AddTest)\n  File \"tests/test_calc.py\", line 6";
+        assert_eq!(
+            coder_files("Make the tests pass", Some(failure), &files()),
+            ["tests/test_calc.py"]
+        );
+    }
+
+    #[test]
+    fn a_file_name_inside_a_longer_name_is_not_a_mention() {
+        assert_eq!(
+            named_files("Run test_calc.py", &files()),
+            ["tests/test_calc.py"]
         );
     }
 

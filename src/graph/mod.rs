@@ -21,6 +21,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
+use tracing::Instrument;
 
 /// What the nodes share for one run.
 pub struct GraphContext {
@@ -149,9 +150,13 @@ fn judge_revisit(state: &mut RunState, node: NodeName, result: &mut StepResult) 
 
 /// Runs the graph to its end and returns the final state. Never panics on model output and
 /// never loops: every iteration executes one step, and the step cap ends the run.
-pub async fn run_graph(ctx: &GraphContext, mut state: RunState) -> RunState {
+pub async fn run_graph(ctx: &GraphContext, state: RunState) -> RunState {
     let span = tracing::info_span!("run", run_id = %ctx.run_id);
-    let _enter = span.enter();
+    drive(ctx, state).instrument(span).await
+}
+
+/// The loop itself: one node per step until an ending.
+async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
     let mut next = NodeName::Planner;
     let mut prev: Option<NodeName> = None;
     state

@@ -278,10 +278,11 @@ fn adopt_verify_command(state: &mut RunState, verify: Option<&str>) -> Option<St
     if !replaceable || state.test_command.as_deref() == Some(command) {
         return None;
     }
-    if let kotef_tools::PolicyDecision::Deny { reason } =
+    if let kotef_tools::PolicyDecision::Deny { reason, .. } =
         kotef_tools::check_command(state.profile, command)
     {
-        let f = rules::command_denied(state.profile, command, &reason)?;
+        // The run's own test command is not a slip to correct: any denial of it ends the run.
+        let f = rules::command_denied(state.profile, command, &reason, rules::Denial::Hard)?;
         state.stop(f.rule, f.reason.clone());
         return Some(StepResult::to(
             NodeName::Snitch,

@@ -35,7 +35,9 @@
 //! before ([`revisit_of`], applied by the graph loop after every step, which also keeps the
 //! coder's no-progress and revisit streaks the rules above read).
 
-use super::state::{Ending, PlannerDecision, ResearchState, RunState, TestResult};
+use super::state::{
+    CoderEnd, Decision, Ending, PlannerDecision, ResearchState, RunState, TestResult,
+};
 use kotef_core::{Edge, Limits, NodeName, Profile, StopRule, TerminalStatus};
 use kotef_model::ModelError;
 use sha2::{Digest, Sha256};
@@ -299,6 +301,31 @@ pub fn verified_success_wins(state: &RunState, next: NodeName) -> Option<Ending>
     Some(success_ending(state, &why))
 }
 
+/// The fix is in: a verification failed earlier in this run, the coder's latest step changed
+/// files and called `done`, and the verification of exactly those files passed. The run ends
+/// `done_success` there, without a planner call that could only say `done` (or waste the
+/// pass). A coder that stopped without `done`, or a run that never failed, goes back to the
+/// planner as usual.
+pub fn fixed_and_done(state: &RunState) -> Option<Ending> {
+    let coder_done = state
+        .timeline
+        .iter()
+        .rev()
+        .find(|r| r.node == NodeName::Coder)
+        .is_some_and(|r| r.decision == Decision::Code(CoderEnd::Done));
+    let failed_before = !state.failures.entries.is_empty();
+    (verified_success(state) && coder_done && failed_before).then(|| {
+        let command = state.test.as_ref().map_or("", |t| t.command.as_str());
+        ending(
+            TerminalStatus::DoneSuccess,
+            None,
+            format!(
+                "`{command}` failed earlier in this run and passes on the coder's changes, which it called done."
+            ),
+        )
+    })
+}
+
 /// A stop rule that fires after verified success (the run changed files and the verification
 /// of exactly these files passed) does not turn a fix into a failure: the run ends
 /// `done_success`, naming the rule that would have stopped it.
@@ -479,13 +506,42 @@ pub fn model_failure(err: &ModelError, err_text: &str, consecutive: u32) -> Opti
     None
 }
 
-/// A command the profile's policy denied: under `strict` that ends the run.
-pub fn command_denied(profile: Profile, command: &str, reason: &str) -> Option<Fired> {
-    (profile == Profile::Strict).then(|| Fired {
-        rule: StopRule::Constraint,
-        reason: format!(
-            "The command `{command}` is not allowed under the strict profile: {reason}"
+/// Commands off the strict profile's allow-list a run may try before that ends it.
+pub const SOFT_DENIAL_LIMIT: u32 = 3;
+
+/// How a denied command weighs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Denial {
+    /// On the denylist or reaching outside the workspace: a policy violation in itself.
+    Hard,
+    /// Only off the strict allow-list; `count` such denials so far in the run, this one included.
+    OffList { count: u32 },
+}
+
+/// A command the profile's policy denied. Under `strict` a hard denial ends the run at once;
+/// a command merely off the allow-list is a tool error the agent can correct, until
+/// [`SOFT_DENIAL_LIMIT`] of them end the run. Under `yolo` a denial never ends the run.
+pub fn command_denied(
+    profile: Profile,
+    command: &str,
+    reason: &str,
+    denial: Denial,
+) -> Option<Fired> {
+    if profile != Profile::Strict {
+        return None;
+    }
+    let reason = match denial {
+        Denial::Hard => {
+            format!("The command `{command}` is not allowed under the strict profile: {reason}")
+        }
+        Denial::OffList { count } if count >= SOFT_DENIAL_LIMIT => format!(
+            "{count} commands outside the strict profile's allow-list were tried; the last, `{command}`: {reason}"
         ),
+        Denial::OffList { .. } => return None,
+    };
+    Some(Fired {
+        rule: StopRule::Constraint,
+        reason,
     })
 }
 
@@ -551,7 +607,9 @@ pub fn coder_step_cap_reached(calls: u32, limits: &Limits) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::state::{FailureEntry, StepRecord};
     use kotef_core::{LoopCounters, Profile};
+    use kotef_tools::FailureKind;
 
     fn limits() -> Limits {
         Limits::for_profile(Profile::Strict)
@@ -857,10 +915,25 @@ mod tests {
     }
 
     #[test]
-    fn a_denied_command_ends_only_strict_runs() {
-        let f = command_denied(Profile::Strict, "sudo x", "no").unwrap();
+    fn a_hard_denial_ends_only_strict_runs() {
+        let f = command_denied(Profile::Strict, "sudo x", "no", Denial::Hard).unwrap();
         assert_eq!(f.rule, StopRule::Constraint);
-        assert_eq!(command_denied(Profile::Yolo, "sudo x", "no"), None);
+        assert_eq!(
+            command_denied(Profile::Yolo, "sudo x", "no", Denial::Hard),
+            None
+        );
+    }
+
+    #[test]
+    fn a_command_off_the_allow_list_is_forgiven_until_the_limit() {
+        let at = |count| {
+            command_denied(Profile::Strict, "awk x", "no", Denial::OffList { count })
+                .map(|f| f.rule)
+        };
+        assert_eq!(
+            (at(1), at(SOFT_DENIAL_LIMIT - 1), at(SOFT_DENIAL_LIMIT)),
+            (None, None, Some(StopRule::Constraint))
+        );
     }
 
     #[test]
@@ -1021,6 +1094,50 @@ mod tests {
             verified_success_wins(&changed_and_verified(false), NodeName::Verifier),
             None
         );
+    }
+
+    fn coder_step(end: CoderEnd) -> StepRecord {
+        StepRecord {
+            step: 1,
+            node: NodeName::Coder,
+            decision: Decision::Code(end),
+            reason: String::new(),
+            progress: true,
+            revisit_of: None,
+        }
+    }
+
+    fn fixed(end: CoderEnd, failed_before: bool) -> RunState {
+        let mut s = changed_and_verified(true);
+        s.timeline.push(coder_step(end));
+        if failed_before {
+            s.failures.entries.push(FailureEntry {
+                step: 0,
+                command: "t".into(),
+                exit_code: Some(1),
+                kind: FailureKind::TestFailure,
+                summary: "e".into(),
+            });
+        }
+        s
+    }
+
+    #[test]
+    fn a_fix_the_coder_called_done_on_ends_the_run_without_a_planner_call() {
+        assert_eq!(
+            fixed_and_done(&fixed(CoderEnd::Done, true)).map(|e| e.status),
+            Some(TerminalStatus::DoneSuccess)
+        );
+    }
+
+    #[test]
+    fn a_coder_that_did_not_call_done_leaves_the_end_to_the_planner() {
+        assert_eq!(fixed_and_done(&fixed(CoderEnd::TurnsUsed, true)), None);
+    }
+
+    #[test]
+    fn a_pass_in_a_run_that_never_failed_leaves_the_end_to_the_planner() {
+        assert_eq!(fixed_and_done(&fixed(CoderEnd::Done, false)), None);
     }
 
     #[test]

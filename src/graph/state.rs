@@ -312,6 +312,9 @@ pub struct RunState {
     /// Times the planner's `done` was refused because nothing was changed or verified yet.
     #[serde(default)]
     pub done_refusals: u32,
+    /// Commands denied as merely off the strict allow-list (see `rules::command_denied`).
+    #[serde(default)]
+    pub off_list_denials: u32,
     /// A one-time message for the planner's next prompt (why its last choice was refused).
     #[serde(default)]
     pub planner_note: Option<String>,
@@ -353,6 +356,7 @@ impl RunState {
             ending: None,
             coder_summary: None,
             done_refusals: 0,
+            off_list_denials: 0,
             planner_note: None,
             last_planner_reason: String::new(),
         }

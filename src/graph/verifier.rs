@@ -122,6 +122,12 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             super::context::clip(&key_line(&t.summary), 160)
         )
     };
+    if t.passed {
+        if let Some(ending) = super::rules::fixed_and_done(state) {
+            state.finish(ending);
+            return StepResult::to(NodeName::Done, Decision::Pass, reason, progress);
+        }
+    }
     let decision = if t.passed {
         Decision::Pass
     } else {

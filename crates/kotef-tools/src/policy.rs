@@ -11,7 +11,13 @@ use kotef_core::Profile;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PolicyDecision {
     Allow,
-    Deny { reason: String },
+    /// `hard`: the command is on the denylist or reaches outside the workspace (network,
+    /// installs, pushes), a policy violation in itself. Otherwise it is only off the strict
+    /// profile's allow-list, which the agent can correct by using an allowed command.
+    Deny {
+        reason: String,
+        hard: bool,
+    },
 }
 
 impl PolicyDecision {
@@ -27,8 +33,67 @@ const MAX_DEPTH: usize = 4;
 pub fn check_command(profile: Profile, command: &str) -> PolicyDecision {
     match check(profile, command, 0) {
         Ok(()) => PolicyDecision::Allow,
-        Err(reason) => PolicyDecision::Deny { reason },
+        Err(reason) => PolicyDecision::Deny {
+            hard: profile == Profile::Yolo
+                || check(Profile::Yolo, command, 0).is_err()
+                || reaches_outside(command),
+            reason,
+        },
     }
+}
+
+/// Whether any part of `command` (nested `sh -c` included) uses the network, installs
+/// packages or writes to a remote: programs such as `curl`, `pip`, `ssh`, and subcommands such
+/// as `npm install`, `cargo install`, `git push`. An unparsable command counts as outside.
+pub fn reaches_outside(command: &str) -> bool {
+    reaches_outside_at(command, 0)
+}
+
+fn reaches_outside_at(command: &str, depth: usize) -> bool {
+    let Ok(parsed) = parse(command) else {
+        return true;
+    };
+    if depth > MAX_DEPTH {
+        return true;
+    }
+    parsed
+        .substitutions
+        .iter()
+        .any(|s| reaches_outside_at(s, depth + 1))
+        || parsed.commands.iter().any(|c| {
+            if let Some(inner) = shell_c_arg(c) {
+                return reaches_outside_at(&inner, depth + 1);
+            }
+            let Some((p, args)) = program(&c.words) else {
+                return false;
+            };
+            let sub = subcommand(args);
+            match p {
+                "curl" | "wget" | "fetch" | "ssh" | "scp" | "sftp" | "rsync" | "nc" | "ncat"
+                | "netcat" | "telnet" | "ftp" | "pip" | "pip3" | "pipx" | "uv" | "poetry"
+                | "conda" | "apt" | "apt-get" | "dnf" | "yum" | "apk" | "brew" | "gem"
+                | "docker" | "podman" | "kubectl" | "gh" => true,
+                "git" => matches!(
+                    git_subcommand(args),
+                    Some(
+                        "push" | "pull" | "fetch" | "clone" | "remote" | "submodule" | "ls-remote"
+                    )
+                ),
+                "npm" | "yarn" | "pnpm" => matches!(
+                    sub,
+                    Some("install" | "i" | "ci" | "add" | "publish" | "update" | "upgrade")
+                ),
+                "cargo" => matches!(
+                    sub,
+                    Some("install" | "add" | "publish" | "login" | "update")
+                ),
+                "go" => matches!(sub, Some("get" | "install" | "mod")),
+                p if p == "python" || p == "python3" || p.starts_with("python3.") => args
+                    .windows(2)
+                    .any(|w| w[0] == "-m" && matches!(w[1].as_str(), "pip" | "venv" | "ensurepip")),
+                _ => false,
+            }
+        })
 }
 
 fn check(profile: Profile, command: &str, depth: usize) -> Result<(), String> {
@@ -508,18 +573,63 @@ fn python_allowed(p: &str, args: &[String]) -> Result<(), String> {
             a if a.starts_with("-m") && modules.contains(&&a[2..]) => return Ok(()),
             "-c" => break,
             a if a.starts_with('-') => continue,
+            // A script in the workspace, as `node file.js` is allowed.
+            a if is_workspace_script(a) => return Ok(()),
             _ => break,
         }
     }
     Err(format!(
-        "`{p}` is allowed under the strict profile only as `{p} -m pytest` (or unittest, mypy, ruff, ...)"
+        "`{p}` is allowed under the strict profile only as `{p} -m pytest` (or unittest, mypy, ruff, ...) or `{p} FILE.py` for a script in the repository"
     ))
+}
+
+/// A relative `.py` path that stays inside the workspace.
+fn is_workspace_script(a: &str) -> bool {
+    a.ends_with(".py")
+        && !a.starts_with('/')
+        && !a.starts_with('~')
+        && !a.split('/').any(|c| c == "..")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use Profile::{Strict, Yolo};
+
+    fn hard(command: &str) -> bool {
+        match check_command(Strict, command) {
+            PolicyDecision::Deny { hard, .. } => hard,
+            PolicyDecision::Allow => panic!("`{command}` should be denied under strict"),
+        }
+    }
+
+    #[test]
+    fn reaching_outside_the_workspace_is_a_hard_denial() {
+        let outside = [
+            "curl http://example.com",
+            "pip install requests",
+            "python3 -m pip install x",
+            "npm install left-pad",
+            "cargo install ripgrep",
+            "git push origin main",
+            "bash -c 'git fetch'",
+            "sudo ls",
+        ];
+        let soft: Vec<&str> = outside.into_iter().filter(|c| !hard(c)).collect();
+        assert_eq!(soft, Vec::<&str>::new());
+    }
+
+    #[test]
+    fn a_command_only_off_the_allow_list_is_a_soft_denial() {
+        let off_list = [
+            "awk '{print $1}' x",
+            "sed -i s/a/b/ x",
+            "cargo test > out.txt",
+            "./run.sh",
+        ];
+        let hard: Vec<&str> = off_list.into_iter().filter(|c| hard(c)).collect();
+        assert_eq!(hard, Vec::<&str>::new());
+    }
 
     #[test]
     fn policy_table() {
@@ -538,7 +648,10 @@ mod tests {
             (Strict, "pytest -q tests/", true),
             (Strict, "python -m pytest -x", true),
             (Strict, "python3 -m mypy src", true),
-            (Strict, "python3 script.py", false),
+            (Strict, "python3 script.py", true),
+            (Strict, "python3 tests/test_dates.py -v", true),
+            (Strict, "python3 ../outside.py", false),
+            (Strict, "python3 /tmp/x.py", false),
             (Strict, "python -c 'import os'", false),
             (Strict, "go test ./...", true),
             (Strict, "go vet ./...", true),
@@ -630,18 +743,19 @@ mod tests {
 
     #[test]
     fn denials_explain_themselves() {
-        let PolicyDecision::Deny { reason } = check_command(Strict, "curl http://x") else {
+        let PolicyDecision::Deny { reason, .. } = check_command(Strict, "curl http://x") else {
             panic!("curl should be denied under strict");
         };
         assert!(
             reason.contains("`curl`") && reason.contains("strict"),
             "{reason}"
         );
-        let PolicyDecision::Deny { reason } = check_command(Yolo, "git push") else {
+        let PolicyDecision::Deny { reason, .. } = check_command(Yolo, "git push") else {
             panic!("git push should be denied");
         };
         assert!(reason.contains("git push"), "{reason}");
-        let PolicyDecision::Deny { reason } = check_command(Strict, "cargo test > x.log") else {
+        let PolicyDecision::Deny { reason, .. } = check_command(Strict, "cargo test > x.log")
+        else {
             panic!("redirect should be denied");
         };
         assert!(reason.contains("redirection"), "{reason}");

@@ -65,9 +65,11 @@ pub enum ToolEffect {
     Done {
         summary: Option<String>,
     },
+    /// `hard`: see [`crate::PolicyDecision::Deny`].
     PolicyDenied {
         command: String,
         reason: String,
+        hard: bool,
     },
     CommandRan(CommandResult),
 }
@@ -332,14 +334,18 @@ impl ToolBox {
                 message: "`command` is empty".into(),
             });
         }
-        if let PolicyDecision::Deny { reason } = check_command(self.profile, &command) {
+        if let PolicyDecision::Deny { reason, hard } = check_command(self.profile, &command) {
             return ToolOutcome {
                 content: format!(
                     "command denied by the {} profile: {reason}",
                     self.profile.as_str()
                 ),
                 is_error: true,
-                effect: ToolEffect::PolicyDenied { command, reason },
+                effect: ToolEffect::PolicyDenied {
+                    command,
+                    reason,
+                    hard,
+                },
             };
         }
         let r = self.runner.run(&command, self.workdir.root()).await;

