@@ -198,6 +198,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                 state.stop(f.rule, f.reason);
                 break;
             };
+            state.count_tool(&call.name);
             let brief = context::clip(&call.arguments.to_string(), 100);
             let note = match &out.effect {
                 ToolEffect::FileWritten { path, hash } => {

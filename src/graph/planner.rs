@@ -180,7 +180,14 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
             state.done_refusals += 1;
             state.planner_note = Some(note.clone());
             state.last_decision = Some(d);
-            return StepResult::to(NodeName::Planner, Decision::DoneRefused, note, false);
+            // With a test command the refusal costs no model call: the verifier checks the
+            // current state, and the planner decides again with its result in front of it.
+            let next = if state.test_command.is_some() {
+                NodeName::Verifier
+            } else {
+                NodeName::Planner
+            };
+            return StepResult::to(next, Decision::DoneRefused, note, false);
         }
     }
     match d.next {

@@ -108,6 +108,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         current.push(assistant);
         for call in &reply.tool_calls {
             let out = ctx.tools.call(call, ToolSet::ReadOnly).await;
+            state.count_tool(&call.name);
             notes.push(format!(
                 "{} {} → {}",
                 call.name,

@@ -365,7 +365,7 @@ fn success_ending(state: &RunState, why: &str) -> Ending {
 pub fn premature_done(state: &RunState) -> Option<String> {
     let nothing_done = state.files_changed().is_empty() && state.test.is_none();
     (nothing_done && state.done_refusals == 0).then(|| {
-        "`done` refused: nothing has been changed or verified yet. Send the coder a concrete task (file, function, expected behaviour), or the verifier to check the current state.".to_string()
+        "`done` refused: nothing has been changed or verified yet. The verifier checked the current state (see the last verification); send the coder a concrete task (file, function, expected behaviour) if it failed.".to_string()
     })
 }
 

@@ -312,6 +312,9 @@ pub struct RunState {
     /// Times the planner's `done` was refused because nothing was changed or verified yet.
     #[serde(default)]
     pub done_refusals: u32,
+    /// Tool calls executed, by tool name (names clipped; a model may invent any).
+    #[serde(default)]
+    pub tools_run: BTreeMap<String, u32>,
     /// Commands denied as merely off the strict allow-list (see `rules::command_denied`).
     #[serde(default)]
     pub off_list_denials: u32,
@@ -357,6 +360,7 @@ impl RunState {
             coder_summary: None,
             done_refusals: 0,
             off_list_denials: 0,
+            tools_run: BTreeMap::new(),
             planner_note: None,
             last_planner_reason: String::new(),
         }
@@ -405,6 +409,12 @@ impl RunState {
     /// Ends the run by a stop rule, with the status the rule implies.
     pub fn stop(&mut self, rule: StopRule, reason: impl Into<String>) {
         self.end(rule.terminal_status(), Some(rule), reason);
+    }
+
+    /// Counts one executed tool call.
+    pub fn count_tool(&mut self, name: &str) {
+        let name: String = name.chars().take(40).collect();
+        *self.tools_run.entry(name).or_insert(0) += 1;
     }
 
     /// Paths whose content differs from the start of the run (added, modified or deleted).

@@ -38,6 +38,8 @@ pub struct ReportJson<'a> {
     pub limits: Limits,
     pub timeline: &'a [StepRecord],
     pub calls: &'a [CallRecord],
+    /// Tool calls executed, by tool name (added to the contract's fields).
+    pub tools_run: &'a std::collections::BTreeMap<String, u32>,
     pub failure_history: &'a FailureHistory,
     pub files_changed: Vec<String>,
     pub mermaid: String,
@@ -261,6 +263,20 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
         "\nTotal: {} calls, {} prompt + {} completion tokens.",
         state.model_calls, state.prompt_tokens, state.completion_tokens
     );
+    let tools: Vec<String> = state
+        .tools_run
+        .iter()
+        .map(|(name, n)| format!("`{}` {n}", name.replace('`', "'")))
+        .collect();
+    let _ = writeln!(
+        s,
+        "Tools run: {}.",
+        if tools.is_empty() {
+            "none".to_string()
+        } else {
+            tools.join(", ")
+        }
+    );
     if let Some(p) = provider_trouble(&state.calls) {
         let _ = writeln!(s, "\n{p}");
     }
@@ -346,6 +362,7 @@ pub fn render_json(
         limits: meta.limits,
         timeline: &state.timeline,
         calls: &state.calls,
+        tools_run: &state.tools_run,
         failure_history: &state.failures,
         files_changed: state.files_changed(),
         mermaid: mermaid.to_string(),

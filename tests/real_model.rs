@@ -1,0 +1,235 @@
+//! kotef against a real local model: llama.cpp's server with a small Qwen2.5-Coder GGUF
+//! (`scripts/local-model.sh` installs and starts it; its URL goes in `KOTEF_LOCAL_MODEL_URL`).
+//! Two public tasks run through `kotef run` and one issue through `kotef action` with the fake
+//! GitHub. A real model's answers vary, so these tests assert only what must always hold: a
+//! named ending, a report, at least one tool call executed, and no more model calls than the
+//! limit. Whether the bug got fixed is the benchmark's question (`scripts/agent-bench.py`).
+//!
+//! Ignored by default (they need the server); CI starts it and runs
+//! `cargo test --test real_model -- --ignored --test-threads 1`.
+
+use kotef_github::testing::{self, FakeGitHub, FAKE_TOKEN};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// Model calls a run may make; the runs are bounded by it and by the time budget.
+const MAX_MODEL_CALLS: u64 = 10;
+const TIME_BUDGET_S: u64 = 300;
+const ENDINGS: [&str; 4] = [
+    "done_success",
+    "done_partial",
+    "aborted_stuck",
+    "aborted_constraint",
+];
+
+fn base_url() -> String {
+    std::env::var("KOTEF_LOCAL_MODEL_URL").expect(
+        "KOTEF_LOCAL_MODEL_URL is not set: start the model with scripts/local-model.sh and export the URL it prints",
+    )
+}
+
+struct Task {
+    goal: String,
+    test_command: String,
+    dir: PathBuf,
+}
+
+fn task(name: &str) -> Task {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/agent-tasks")
+        .join(name);
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("task.json")).unwrap()).unwrap();
+    Task {
+        goal: meta["goal"].as_str().unwrap().to_string(),
+        test_command: meta["test_command"].as_str().unwrap().to_string(),
+        dir: dir.join("repo"),
+    }
+}
+
+/// The task's files as (path, text), for a checkout or the fake GitHub's bare repository.
+fn task_files(t: &Task) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(&t.dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.is_file() {
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            out.push((name, std::fs::read_to_string(&path).unwrap()));
+        }
+    }
+    out
+}
+
+/// The run's JSON report twin, next to the Markdown report.
+fn report_json(md: &str) -> Value {
+    let path = Path::new(md).with_extension("json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("the report {} exists: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn tools_run(report: &Value) -> u64 {
+    report["tools_run"]
+        .as_object()
+        .map(|m| m.values().filter_map(Value::as_u64).sum())
+        .unwrap_or(0)
+}
+
+/// `kotef run` on a fresh copy of a public task; returns the `--json` summary and the report.
+fn kotef_run(name: &str) -> (Value, Value) {
+    let t = task(name);
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join(name);
+    std::fs::create_dir_all(&repo).unwrap();
+    for (path, text) in task_files(&t) {
+        std::fs::write(repo.join(path), text).unwrap();
+    }
+    let git = ["-c", "user.name=t", "-c", "user.email=t@localhost"];
+    for args in [&["init", "-q"][..], &["add", "-A"], &["commit", "-qm", "task"]] {
+        let ok = Command::new("git")
+            .args(git)
+            .args(args)
+            .current_dir(&repo)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_kotef"))
+        .args(["run", "--repo"])
+        .arg(&repo)
+        .args(["--goal", &t.goal, "--test-command", &t.test_command])
+        .args(["--model", "openai:local", "--json"])
+        .args(["--max-model-calls", &MAX_MODEL_CALLS.to_string()])
+        .args(["--time-budget-s", &TIME_BUDGET_S.to_string()])
+        .env("OPENAI_BASE_URL", base_url())
+        .env("OPENAI_API_KEY", "sk-local")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(
+        |e| {
+            panic!(
+                "a JSON summary ({e}); stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        },
+    );
+    let report = report_json(summary["report_path"].as_str().unwrap());
+    eprintln!(
+        "{name}: {} ({}) in {} calls, tools {}",
+        summary["terminal_status"], summary["stop_reason"], summary["model_calls"], report["tools_run"]
+    );
+    (summary, report)
+}
+
+fn assert_bounded_and_named(summary: &Value, report: &Value) {
+    let status = summary["terminal_status"].as_str().unwrap_or("");
+    let calls = summary["model_calls"].as_u64().unwrap_or(u64::MAX);
+    assert!(
+        ENDINGS.contains(&status) && calls <= MAX_MODEL_CALLS && tools_run(report) >= 1,
+        "a named ending, at most {MAX_MODEL_CALLS} calls and at least one tool call: {summary}\ntools: {}",
+        report["tools_run"]
+    );
+}
+
+#[test]
+#[ignore = "needs a local model: scripts/local-model.sh, then KOTEF_LOCAL_MODEL_URL"]
+fn a_bug_fix_task_ends_named_and_bounded() {
+    let (summary, report) = kotef_run("py-wrong-operator");
+    assert_bounded_and_named(&summary, &report);
+}
+
+#[test]
+#[ignore = "needs a local model: scripts/local-model.sh, then KOTEF_LOCAL_MODEL_URL"]
+fn a_second_bug_fix_task_ends_named_and_bounded() {
+    let (summary, report) = kotef_run("py-leap-year");
+    assert_bounded_and_named(&summary, &report);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a local model: scripts/local-model.sh, then KOTEF_LOCAL_MODEL_URL"]
+async fn a_labeled_issue_through_the_action_ends_named_with_one_status_comment() {
+    const REPO: &str = "acme/calc";
+    let t = task("py-off-by-one");
+    let gh = FakeGitHub::start().await;
+    gh.add_repo(REPO, "main");
+    gh.set_permission(REPO, "alice", "admin");
+    let root = tempfile::tempdir().unwrap();
+    let config = format!(
+        "test_command = \"{}\"\n[limits]\nmax_model_calls = {MAX_MODEL_CALLS}\ntime_budget_s = {TIME_BUDGET_S}\n",
+        t.test_command
+    );
+    let mut files = task_files(&t);
+    files.push((".github/kotef.toml".into(), config));
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, s)| (p.as_str(), s.as_str()))
+        .collect();
+    testing::init_bare_repo(root.path(), REPO, &files);
+    let n = gh.add_issue(REPO, "A bug", &t.goal);
+    let event = root.path().join("event.json");
+    let payload = testing::issues_labeled(REPO, n, "A bug", &t.goal, "kotef", "alice");
+    std::fs::write(&event, payload).unwrap();
+    let workspace = root.path().join("workspace");
+    std::fs::create_dir_all(&workspace).unwrap(); // no checkout: the action clones
+    let output = root.path().join("github_output");
+
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"));
+    cmd.arg("action")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", root.path())
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_NAME", "issues")
+        .env("GITHUB_EVENT_PATH", &event)
+        .env("GITHUB_REPOSITORY", REPO)
+        .env("GITHUB_TOKEN", FAKE_TOKEN)
+        .env("GITHUB_WORKSPACE", &workspace)
+        .env("GITHUB_API_URL", gh.api_url())
+        .env("GITHUB_OUTPUT", &output)
+        .env("RUNNER_TEMP", root.path())
+        .env("KOTEF_GIT_BASE_URL", testing::file_base_url(root.path()))
+        .env("KOTEF_MODEL", "openai:local")
+        .env("OPENAI_BASE_URL", base_url())
+        .env("OPENAI_API_KEY", "sk-local")
+        .env("KOTEF_TRIGGER_LABEL", "kotef")
+        .env("KOTEF_FAIL_ON", "error")
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(Duration::from_secs(TIME_BUDGET_S + 300), cmd.output())
+        .await
+        .expect("kotef action finished within its time budget and a margin")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let outputs = std::fs::read_to_string(&output).unwrap_or_default();
+    let output_of = |name: &str| {
+        outputs
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}=")))
+            .unwrap_or("")
+            .to_string()
+    };
+    let status = output_of("terminal-status");
+    let report = report_json(&workspace.join(output_of("report-path")).to_string_lossy());
+    let comments = gh.comments(REPO, n);
+    eprintln!(
+        "action: {status} in {} calls, tools {}",
+        report["model_calls"], report["tools_run"]
+    );
+    let summary = serde_json::json!({
+        "terminal_status": status,
+        "model_calls": report["model_calls"],
+    });
+    assert_bounded_and_named(&summary, &report);
+    assert_eq!(
+        (
+            out.status.code(),
+            comments.len(),
+            comments.first().is_some_and(|c| c.body.contains(&status))
+        ),
+        (Some(0), 1, true),
+        "one status comment naming the ending; stderr:\n{stderr}"
+    );
+}
