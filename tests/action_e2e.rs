@@ -6,7 +6,7 @@
 
 mod support;
 
-use kotef_github::testing::{self, FakeGitHub, FAKE_TOKEN};
+use kotef_testkit::{git, FakeGitHub, FAKE_TOKEN};
 use serde_json::json;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -71,7 +71,7 @@ async fn world_with_config(config: &str) -> World {
     gh.set_permission(REPO, "alice", "admin");
     gh.set_permission(REPO, "rita", "read");
     let git_root = tempfile::tempdir().unwrap();
-    let bare = testing::init_bare_repo(
+    let bare = kotef_testkit::init_bare_repo(
         git_root.path(),
         REPO,
         &[("README.md", "# greeter\n"), (".github/kotef.toml", config)],
@@ -84,27 +84,14 @@ async fn world_with_config(config: &str) -> World {
     }
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
 /// What actions/checkout leaves: a clone of the default branch, with the token persisted in
 /// `.git/config`.
 fn checkout(w: &World) -> PathBuf {
     let ws = w.dir.path().join("workspace");
-    let url = format!("{}/{REPO}.git", testing::file_base_url(w.git_root.path()));
+    let url = format!(
+        "{}/{REPO}.git",
+        kotef_testkit::file_base_url(w.git_root.path())
+    );
     git(
         w.dir.path(),
         &["clone", "-q", "--depth", "1", &url, ws.to_str().unwrap()],
@@ -181,7 +168,7 @@ async fn run(
         .env("RUNNER_TEMP", &temp)
         .env(
             "KOTEF_GIT_BASE_URL",
-            testing::file_base_url(w.git_root.path()),
+            kotef_testkit::file_base_url(w.git_root.path()),
         )
         .env("KOTEF_MODEL", format!("scripted:{}", model_file.display()))
         // What action.yml passes for inputs left blank.
@@ -214,7 +201,7 @@ async fn run(
 fn labeled(w: &World, sender: &str) -> (u64, Vec<u8>) {
     let n =
         w.gh.add_issue(REPO, "Add a greeting", "Please add hello.txt saying hello.");
-    let body = testing::issues_labeled(
+    let body = kotef_testkit::issues_labeled(
         REPO,
         n,
         "Add a greeting",
@@ -271,10 +258,10 @@ async fn labeled_issue_is_fixed_in_the_checkout_published_and_summarised() {
 
     // Pushed to the remote, and the runner's checkout is left on the kotef branch.
     assert_eq!(
-        testing::git_output(&w.bare, &["show", &format!("{branch}:hello.txt")]).as_deref(),
+        kotef_testkit::git_output(&w.bare, &["show", &format!("{branch}:hello.txt")]).as_deref(),
         Some("hello\n")
     );
-    assert!(testing::git_output(&w.bare, &["show", &format!("{branch}:{report}")]).is_some());
+    assert!(kotef_testkit::git_output(&w.bare, &["show", &format!("{branch}:{report}")]).is_some());
     assert_eq!(git(&ws, &["rev-parse", "--abbrev-ref", "HEAD"]), branch);
     assert_eq!(
         std::fs::read_to_string(ws.join("hello.txt")).unwrap(),
@@ -294,7 +281,7 @@ async fn a_looping_command_run_is_cloned_stopped_and_fails_the_step() {
     let n =
         w.gh.add_issue(REPO, "Add a greeting", "Please add hello.txt saying hello.");
     let (comment_id, at) = w.gh.add_comment(REPO, n, "alice", "/kotef run please");
-    let payload = testing::issue_comment_created(
+    let payload = kotef_testkit::issue_comment_created(
         REPO,
         n,
         false,
@@ -329,7 +316,7 @@ async fn a_looping_command_run_is_cloned_stopped_and_fails_the_step() {
         .any(|x| x.on_comment && x.target == comment_id && x.content == "eyes"));
     let branch = format!("kotef/issue-{n}");
     let issues =
-        testing::git_output(&w.bare, &["show", &format!("{branch}:.sdd/issues.md")]).unwrap();
+        kotef_testkit::git_output(&w.bare, &["show", &format!("{branch}:.sdd/issues.md")]).unwrap();
     assert!(issues.contains("planner_to_researcher"), "{issues}");
     assert_eq!(
         std::fs::read_dir(&empty).unwrap().count(),
@@ -339,8 +326,15 @@ async fn a_looping_command_run_is_cloned_stopped_and_fails_the_step() {
 
     // The same ending with fail-on `none` passes the step.
     let (comment_id, at) = w.gh.add_comment(REPO, n, "alice", "/kotef run again");
-    let payload =
-        testing::issue_comment_created(REPO, n, false, comment_id, at, "/kotef run again", "alice");
+    let payload = kotef_testkit::issue_comment_created(
+        REPO,
+        n,
+        false,
+        comment_id,
+        at,
+        "/kotef run again",
+        "alice",
+    );
     let r = run(
         &w,
         "issue_comment",
@@ -381,7 +375,7 @@ async fn a_read_only_sender_starts_nothing() {
     assert_eq!(git(&ws, &["rev-parse", "--abbrev-ref", "HEAD"]), "main");
 
     // An event that asks for nothing (another label) is explained the same way.
-    let other = testing::issues_labeled(REPO, n, "t", "b", "bug", "alice");
+    let other = kotef_testkit::issues_labeled(REPO, n, "t", "b", "bug", "alice");
     let r = run(&w, "issues", &other, &ws, &success_model(), &[]).await;
     assert_eq!(r.code, 0);
     assert!(
@@ -451,7 +445,7 @@ async fn workflow_dispatch_runs_the_issue_with_the_goal_from_its_inputs() {
     let w = world().await;
     let ws = checkout(&w);
     let n = w.gh.add_issue(REPO, "Greeting", "Something vague.");
-    let payload = testing::workflow_dispatch(
+    let payload = kotef_testkit::workflow_dispatch(
         REPO,
         &[
             ("issue-number", &n.to_string()),
@@ -477,7 +471,7 @@ async fn workflow_dispatch_runs_the_issue_with_the_goal_from_its_inputs() {
         "{}",
         comment.history[0]
     );
-    let report = testing::git_output(
+    let report = kotef_testkit::git_output(
         &w.bare,
         &[
             "show",
@@ -491,7 +485,7 @@ async fn workflow_dispatch_runs_the_issue_with_the_goal_from_its_inputs() {
     );
 
     // Without an issue number there is nothing to work on: a clear error.
-    let payload = testing::workflow_dispatch(REPO, &[("goal", "x")], "alice");
+    let payload = kotef_testkit::workflow_dispatch(REPO, &[("goal", "x")], "alice");
     let r = run(
         &w,
         "workflow_dispatch",

@@ -4,7 +4,7 @@
 //! the dispatched inputs are fed to `kotef action` as the runner would, which continues the
 //! server's sticky comment and does the run.
 
-use kotef_github::testing::{self, FakeGitHub, FAKE_TOKEN};
+use kotef_testkit::{FakeGitHub, FAKE_TOKEN};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -63,7 +63,7 @@ async fn serve(gh: &FakeGitHub, data: &Path) -> Server {
 }
 
 async fn webhook(s: &Server, delivery: &str, body: &[u8]) -> (u16, String) {
-    let resp = testing::send_webhook(
+    let resp = kotef_testkit::send_webhook(
         &reqwest::Client::new(),
         &format!("http://{}/webhook", s.addr),
         SECRET,
@@ -79,7 +79,7 @@ async fn webhook(s: &Server, delivery: &str, body: &[u8]) -> (u16, String) {
 
 fn labeled(gh: &FakeGitHub, title: &str) -> (u64, Vec<u8>) {
     let n = gh.add_issue(REPO, title, "Please add hello.txt saying hello.");
-    let body = testing::issues_labeled(
+    let body = kotef_testkit::issues_labeled(
         REPO,
         n,
         title,
@@ -137,7 +137,7 @@ async fn run_action(
         .env("GITHUB_OUTPUT", dir.join("out"))
         .env("GITHUB_STEP_SUMMARY", dir.join("summary"))
         .env("RUNNER_TEMP", &temp)
-        .env("KOTEF_GIT_BASE_URL", testing::file_base_url(git_root))
+        .env("KOTEF_GIT_BASE_URL", kotef_testkit::file_base_url(git_root))
         .env("KOTEF_MODEL", format!("scripted:{}", model.display()))
         .env("KOTEF_ISSUE_NUMBER", "")
         .env("KOTEF_GOAL", "")
@@ -161,7 +161,7 @@ async fn a_webhook_becomes_one_dispatch_and_the_runner_continues_the_comment() {
     gh.set_permission(REPO, "alice", "admin");
     gh.add_workflow(REPO, "kotef.yml", &["issue-number", "goal", "kotef-run"]);
     let git_root = tempfile::tempdir().unwrap();
-    let bare = testing::init_bare_repo(
+    let bare = kotef_testkit::init_bare_repo(
         git_root.path(),
         REPO,
         &[
@@ -243,7 +243,7 @@ async fn a_webhook_becomes_one_dispatch_and_the_runner_continues_the_comment() {
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str().unwrap()))
         .collect();
-    let payload = testing::workflow_dispatch(REPO, &inputs, testing::FAKE_BOT_LOGIN);
+    let payload = kotef_testkit::workflow_dispatch(REPO, &inputs, kotef_testkit::FAKE_BOT_LOGIN);
     let (code, stdout, stderr) = run_action(&gh, git_root.path(), runner.path(), &payload).await;
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
     let comments = gh.kotef_comments(REPO, n);
@@ -259,7 +259,8 @@ async fn a_webhook_becomes_one_dispatch_and_the_runner_continues_the_comment() {
     );
     assert!(c.body.contains("requested by @alice"), "{}", c.body);
     assert_eq!(
-        testing::git_output(&bare, &["show", &format!("kotef/issue-{n}:hello.txt")]).as_deref(),
+        kotef_testkit::git_output(&bare, &["show", &format!("kotef/issue-{n}:hello.txt")])
+            .as_deref(),
         Some("hello\n")
     );
     let pulls = gh.pulls(REPO);

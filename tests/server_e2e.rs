@@ -4,8 +4,7 @@
 //! The fake GitHub and the real octocrab client talk over loopback HTTP.
 
 use kotef::executor::GraphExecutor;
-use kotef_github::testing::{self, FakeGitHub, FAKE_TOKEN};
-use kotef_github::{GitHubAuth, RetryPolicy, Secret, ServeConfig};
+use kotef_testkit::FakeGitHub;
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
@@ -36,7 +35,7 @@ async fn world(model: serde_json::Value) -> World {
     gh.add_repo(REPO, "main");
     gh.set_permission(REPO, "alice", "admin");
     let git_root = tempfile::tempdir().unwrap();
-    let bare = testing::init_bare_repo(
+    let bare = kotef_testkit::init_bare_repo(
         git_root.path(),
         REPO,
         &[
@@ -50,15 +49,7 @@ async fn world(model: serde_json::Value) -> World {
     let data = tempfile::tempdir().unwrap();
     let model_file = data.path().join("model.json");
     std::fs::write(&model_file, json!({ "model": model }).to_string()).unwrap();
-    let mut cfg = ServeConfig::new(
-        vec![Secret::new(SECRET)],
-        GitHubAuth::Token(Secret::new(FAKE_TOKEN)),
-        gh.api_url(),
-        testing::file_base_url(git_root.path()),
-        data.path().join("state"),
-    );
-    cfg.listen = "127.0.0.1:0".parse().unwrap();
-    cfg.retry = RetryPolicy::fast();
+    let mut cfg = gh.serve_config(&[SECRET], git_root.path(), data.path().join("state"));
     cfg.progress_interval = Duration::from_millis(20);
     cfg.poll_interval = Duration::from_millis(100);
     cfg.model = Some(format!("scripted:{}", model_file.display()));
@@ -77,7 +68,7 @@ async fn world(model: serde_json::Value) -> World {
 async fn label(w: &World, delivery: &str) -> u64 {
     let n =
         w.gh.add_issue(REPO, "Add a greeting", "Please add hello.txt saying hello.");
-    let body = testing::issues_labeled(
+    let body = kotef_testkit::issues_labeled(
         REPO,
         n,
         "Add a greeting",
@@ -85,7 +76,7 @@ async fn label(w: &World, delivery: &str) -> u64 {
         "kotef",
         "alice",
     );
-    let resp = testing::send_webhook(
+    let resp = kotef_testkit::send_webhook(
         &reqwest::Client::new(),
         &format!("http://{}/webhook", w.server.addr()),
         SECRET,
@@ -100,7 +91,7 @@ async fn label(w: &World, delivery: &str) -> u64 {
 }
 
 fn on_branch(bare: &Path, branch: &str, path: &str) -> Option<String> {
-    testing::git_output(bare, &["show", &format!("{branch}:{path}")])
+    kotef_testkit::git_output(bare, &["show", &format!("{branch}:{path}")])
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -132,7 +123,8 @@ async fn labeled_issue_is_fixed_pushed_and_reported() {
         on_branch(&w.bare, &branch, "hello.txt").as_deref(),
         Some("hello\n")
     );
-    let files = testing::git_output(&w.bare, &["ls-tree", "-r", "--name-only", &branch]).unwrap();
+    let files =
+        kotef_testkit::git_output(&w.bare, &["ls-tree", "-r", "--name-only", &branch]).unwrap();
     assert!(
         files
             .lines()

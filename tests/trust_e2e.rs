@@ -9,8 +9,8 @@
 mod support;
 
 use kotef::executor::GraphExecutor;
-use kotef_github::testing::{self, FakeGitHub, FAKE_TOKEN};
-use kotef_github::{GitHubAuth, RetryPolicy, Secret, ServeConfig};
+use kotef_github::ServeConfig;
+use kotef_testkit::FakeGitHub;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -57,17 +57,9 @@ async fn world_with(
     let git_root = tempfile::tempdir().unwrap();
     let mut all = vec![("README.md", "# greeter\n")];
     all.extend_from_slice(files);
-    let bare = testing::init_bare_repo(git_root.path(), REPO, &all);
+    let bare = kotef_testkit::init_bare_repo(git_root.path(), REPO, &all);
     let data = tempfile::tempdir().unwrap();
-    let mut cfg = ServeConfig::new(
-        vec![Secret::new(SECRET)],
-        GitHubAuth::Token(Secret::new(FAKE_TOKEN)),
-        gh.api_url(),
-        testing::file_base_url(git_root.path()),
-        data.path().join("state"),
-    );
-    cfg.listen = "127.0.0.1:0".parse().unwrap();
-    cfg.retry = RetryPolicy::fast();
+    let mut cfg = gh.serve_config(&[SECRET], git_root.path(), data.path().join("state"));
     cfg.progress_interval = Duration::from_millis(20);
     cfg.poll_interval = Duration::from_millis(100);
     cfg.model = Some("openai:operator-model".into());
@@ -88,7 +80,7 @@ async fn world_with(
 }
 
 async fn post(w: &World, event: &str, delivery: &str, body: &[u8]) {
-    let resp = testing::send_webhook(
+    let resp = kotef_testkit::send_webhook(
         &reqwest::Client::new(),
         &format!("http://{}/webhook", w.server.addr()),
         SECRET,
@@ -104,7 +96,7 @@ async fn post(w: &World, event: &str, delivery: &str, body: &[u8]) {
 /// Labels a new issue with `body` and returns the final comment's body.
 async fn run_issue(w: &World, body: &str) -> (u64, String) {
     let n = w.gh.add_issue(REPO, "Add a greeting", body);
-    let payload = testing::issues_labeled(REPO, n, "Add a greeting", body, "kotef", "alice");
+    let payload = kotef_testkit::issues_labeled(REPO, n, "Add a greeting", body, "kotef", "alice");
     post(w, "issues", &format!("d-{n}"), &payload).await;
     let comment =
         w.gh.wait_final_comment(REPO, n, WAIT)
@@ -114,13 +106,14 @@ async fn run_issue(w: &World, body: &str) -> (u64, String) {
 }
 
 fn on_branch(bare: &Path, branch: &str, path: &str) -> Option<String> {
-    testing::git_output(bare, &["show", &format!("{branch}:{path}")])
+    kotef_testkit::git_output(bare, &["show", &format!("{branch}:{path}")])
 }
 
 /// The run report pushed for issue `n`.
 fn pushed_report(w: &World, n: u64) -> String {
     let branch = format!("kotef/issue-{n}");
-    let files = testing::git_output(&w.bare, &["ls-tree", "-r", "--name-only", &branch]).unwrap();
+    let files =
+        kotef_testkit::git_output(&w.bare, &["ls-tree", "-r", "--name-only", &branch]).unwrap();
     let path = files
         .lines()
         .find(|f| f.starts_with(".sdd/runs/") && f.ends_with(".md"))
@@ -209,10 +202,10 @@ async fn prompt_of_pull_run(
     files: &[(&str, &str)],
     setup: impl FnOnce(&World, u64),
 ) -> String {
-    testing::push_branch(&w.bare, "feature", files);
+    kotef_testkit::push_branch(&w.bare, "feature", files);
     let n = w.gh.add_pull(REPO, "Feature", "feature", REPO, "main");
     setup(w, n);
-    let payload = testing::pull_request_labeled(REPO, n, "feature", REPO, "kotef", "alice");
+    let payload = kotef_testkit::pull_request_labeled(REPO, n, "feature", REPO, "kotef", "alice");
     post(w, "pull_request", &format!("d-pr-{n}"), &payload).await;
     w.gh.wait_final_comment(REPO, n, WAIT)
         .await
@@ -286,7 +279,8 @@ async fn prompt_after_hidden_markup() -> String {
         &body_with_hidden_forms("VISIBLE-READER-TEXT"),
     );
     let (id, at) = w.gh.add_comment(REPO, n, "alice", "/kotef run");
-    let payload = testing::issue_comment_created(REPO, n, false, id, at, "/kotef run", "alice");
+    let payload =
+        kotef_testkit::issue_comment_created(REPO, n, false, id, at, "/kotef run", "alice");
     post(&w, "issue_comment", "d-hidden", &payload).await;
     w.gh.wait_final_comment(REPO, n, WAIT)
         .await
@@ -411,7 +405,7 @@ async fn agent_commands_cannot_read_the_operator_secret_files_or_data_dir() {
         "test_command = \"{}\"\n",
         test_command.replace("STATE", &state.display().to_string())
     );
-    testing::push_branch(&w.bare, "main", &[(".github/kotef.toml", &config)]);
+    kotef_testkit::push_branch(&w.bare, "main", &[(".github/kotef.toml", &config)]);
     let (n, _) = run_issue(&w, "Please check.").await;
     let branch = format!("kotef/issue-{n}");
     let leaked = on_branch(&w.bare, &branch, "leaked.txt").unwrap_or_default();

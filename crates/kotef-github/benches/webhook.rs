@@ -5,8 +5,7 @@
 //! `cargo bench -p kotef-github --bench webhook` (env `BENCH_DELIVERIES`, `BENCH_CONCURRENCY`,
 //! `BENCH_RUNS` change the sizes).
 
-use kotef_github::testing::{self, FakeBehavior, FakeExecutor, FakeGitHub, FAKE_TOKEN};
-use kotef_github::{GitHubAuth, RetryPolicy, Secret, ServeConfig};
+use kotef_testkit::{FakeBehavior, FakeExecutor, FakeGitHub};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -43,17 +42,9 @@ async fn main() -> anyhow::Result<()> {
     gh.set_permission(REPO, "maintainer", "admin");
     gh.set_permission(REPO, "reader", "read");
     let git_root = tempfile::tempdir()?;
-    testing::init_bare_repo(git_root.path(), REPO, &[("README.md", "bench\n")]);
+    kotef_testkit::init_bare_repo(git_root.path(), REPO, &[("README.md", "bench\n")]);
     let data = tempfile::tempdir()?;
-    let mut cfg = ServeConfig::new(
-        vec![Secret::new(SECRET)],
-        GitHubAuth::Token(Secret::new(FAKE_TOKEN)),
-        gh.api_url(),
-        testing::file_base_url(git_root.path()),
-        data.path(),
-    );
-    cfg.listen = "127.0.0.1:0".parse()?;
-    cfg.retry = RetryPolicy::fast();
+    let mut cfg = gh.serve_config(&[SECRET], git_root.path(), data.path());
     cfg.progress_interval = Duration::from_millis(100);
     cfg.poll_interval = Duration::from_millis(100);
     let exec = Arc::new(FakeExecutor::new(FakeBehavior::Succeed));
@@ -70,7 +61,7 @@ async fn main() -> anyhow::Result<()> {
         .map(|i| {
             let n = gh.add_issue(REPO, "bench", "bench");
             let _ = i;
-            testing::issues_labeled(REPO, n, "Bench issue", "body", "kotef", "reader")
+            kotef_testkit::issues_labeled(REPO, n, "Bench issue", "body", "kotef", "reader")
         })
         .collect();
     let bodies = Arc::new(bodies);
@@ -89,7 +80,7 @@ async fn main() -> anyhow::Result<()> {
                     break;
                 }
                 let t = Instant::now();
-                let r = testing::send_webhook(
+                let r = kotef_testkit::send_webhook(
                     &client,
                     &url,
                     SECRET,
@@ -146,10 +137,17 @@ async fn main() -> anyhow::Result<()> {
     let mut fin = Vec::new();
     for i in 0..runs {
         let n = gh.add_issue(REPO, "Run", "run");
-        let body = testing::issues_labeled(REPO, n, "Run", "run", "kotef", "maintainer");
+        let body = kotef_testkit::issues_labeled(REPO, n, "Run", "run", "kotef", "maintainer");
         let t = Instant::now();
-        let r = testing::send_webhook(&client, &url, SECRET, "issues", &format!("run-{i}"), &body)
-            .await?;
+        let r = kotef_testkit::send_webhook(
+            &client,
+            &url,
+            SECRET,
+            "issues",
+            &format!("run-{i}"),
+            &body,
+        )
+        .await?;
         anyhow::ensure!(
             r.status().as_u16() == 202,
             "run delivery answered {}",

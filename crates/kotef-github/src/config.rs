@@ -5,7 +5,7 @@
 use crate::client::GitHubAuth;
 use crate::retry::RetryPolicy;
 
-use crate::secret::Secret;
+use crate::secret::{ExposeSecret, Secret};
 use crate::workspace::GitSettings;
 use anyhow::{bail, Context};
 use kotef_core::config::ModelConfig;
@@ -226,7 +226,11 @@ impl ServeConfig {
 
     /// Checks what flags cannot express.
     pub fn validate(&self) -> anyhow::Result<()> {
-        if self.webhook_secrets.iter().all(|s| s.is_empty()) {
+        if self
+            .webhook_secrets
+            .iter()
+            .all(|s| s.expose_secret().is_empty())
+        {
             bail!("a webhook secret is required: set KOTEF_WEBHOOK_SECRET or KOTEF_WEBHOOK_SECRET_FILE");
         }
         if !self.webhook_path.starts_with('/') {
@@ -315,8 +319,8 @@ impl ServeArgs {
         let mut secrets: Vec<Secret> = self
             .webhook_secret
             .into_iter()
-            .map(|s| Secret::new(s.expose().trim()))
-            .filter(|s| !s.is_empty())
+            .map(|s| Secret::from(s.expose_secret().trim()))
+            .filter(|s| !s.expose_secret().is_empty())
             .collect();
         if let Some(p) = &self.webhook_secret_file {
             secrets.extend(
@@ -324,21 +328,21 @@ impl ServeArgs {
                     .lines()
                     .map(str::trim)
                     .filter(|l| !l.is_empty())
-                    .map(Secret::new),
+                    .map(Secret::from),
             );
         }
         let token = match (self.github_token, &self.github_token_file) {
-            (Some(t), _) if !t.is_empty() => Some(t),
-            (_, Some(p)) => Some(Secret::new(read_secret_file(p, "GitHub token")?)),
+            (Some(t), _) if !t.expose_secret().is_empty() => Some(t),
+            (_, Some(p)) => Some(Secret::from(read_secret_file(p, "GitHub token")?)),
             _ => env("GITHUB_TOKEN")
                 .filter(|t| !t.trim().is_empty())
-                .map(Secret::new),
+                .map(Secret::from),
         };
         let auth = match self.app_id {
             Some(app_id) => {
                 let key = match (self.app_private_key, &self.app_private_key_path) {
-                    (Some(k), _) if !k.is_empty() => k,
-                    (_, Some(p)) => Secret::new(read_secret_file(p, "GitHub App private key")?),
+                    (Some(k), _) if !k.expose_secret().is_empty() => k,
+                    (_, Some(p)) => Secret::from(read_secret_file(p, "GitHub App private key")?),
                     _ => bail!("KOTEF_APP_ID is set but neither KOTEF_APP_PRIVATE_KEY nor KOTEF_APP_PRIVATE_KEY_PATH is"),
                 };
                 GitHubAuth::App {
@@ -422,7 +426,7 @@ mod tests {
             .unwrap();
         assert_eq!(cfg.webhook_secrets.len(), 2);
         assert_eq!(cfg.workers, 3);
-        assert!(matches!(&cfg.auth, GitHubAuth::Token(t) if t.expose() == "ghp_fallback"));
+        assert!(matches!(&cfg.auth, GitHubAuth::Token(t) if t.expose_secret() == "ghp_fallback"));
         assert_eq!(cfg.listen.to_string(), "127.0.0.1:8080");
         assert_eq!(cfg.trigger_label, "kotef");
         let shown = format!("{cfg:?}");
@@ -556,6 +560,6 @@ mod tests {
         .into_config_with(|_| None)
         .unwrap();
         assert_eq!(cfg.webhook_secrets.len(), 2);
-        assert!(matches!(&cfg.auth, GitHubAuth::Token(t) if t.expose() == "ghp_from_file"));
+        assert!(matches!(&cfg.auth, GitHubAuth::Token(t) if t.expose_secret() == "ghp_from_file"));
     }
 }

@@ -21,16 +21,13 @@ pub use inbound::{sanitize, server, signature, trigger, visible};
 pub use outbound::{client, render, retry, secret, workspace};
 pub use queue::{job, store};
 
-#[cfg(feature = "testing")]
-pub mod testing;
-
 pub use client::{GitHub, GitHubAuth, GitHubError, Permission};
 pub use config::{ExecutorMode, ServeArgs, ServeConfig};
 pub use dispatch::dispatch_job;
 pub use job::{Job, Work};
 pub use pipeline::{process_job, JobContext, JobResult, JobStatus, OperatorSettings};
 pub use retry::RetryPolicy;
-pub use secret::Secret;
+pub use secret::{ExposeSecret, Secret};
 pub use server::{serve, start, RunningServer};
 pub use store::JobStore;
 pub use trigger::{decide, Decision, DecisionConfig, Trigger};

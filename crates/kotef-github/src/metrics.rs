@@ -1,29 +1,50 @@
-//! Counters for `GET /metrics`, rendered as Prometheus text: deliveries by event and result,
-//! runs by terminal status (or failure), queue depth, run durations and tokens.
+//! Counters for `GET /metrics`, kept in a `prometheus-client` registry and rendered as
+//! Prometheus text: deliveries by event and result, runs by terminal status (or failure),
+//! queue depth, running jobs, run durations and tokens.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
+use prometheus_client::encoding::{text::encode, EncodeLabelSet};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
 use std::time::Duration;
 
 const BUCKETS_S: [f64; 10] = [
     1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0,
 ];
 
-#[derive(Default)]
-struct State {
-    deliveries: BTreeMap<(String, String), u64>,
-    runs: BTreeMap<String, u64>,
-    duration_buckets: [u64; BUCKETS_S.len()],
-    duration_count: u64,
-    duration_sum_s: f64,
-    prompt_tokens: u64,
-    completion_tokens: u64,
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DeliveryLabels {
+    event: String,
+    result: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RunLabels {
+    status: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct TokenLabels {
+    kind: &'static str,
 }
 
 /// The server's metrics; shared by the handler and the workers.
-#[derive(Default)]
 pub struct Metrics {
-    state: Mutex<State>,
+    registry: Registry,
+    deliveries: Family<DeliveryLabels, Counter>,
+    runs: Family<RunLabels, Counter>,
+    queue_depth: Gauge,
+    running: Gauge,
+    duration: Histogram,
+    tokens: Family<TokenLabels, Counter>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// Keeps label values short and plain (event names come from a header).
@@ -42,74 +63,86 @@ fn label(v: &str) -> String {
 
 impl Metrics {
     pub fn new() -> Self {
-        Self::default()
+        let deliveries = Family::<DeliveryLabels, Counter>::default();
+        let runs = Family::<RunLabels, Counter>::default();
+        let queue_depth = Gauge::default();
+        let running = Gauge::default();
+        let duration = Histogram::new(BUCKETS_S);
+        let tokens = Family::<TokenLabels, Counter>::default();
+        let mut registry = Registry::default();
+        // Counters are registered without `_total`: the encoder appends it.
+        registry.register(
+            "kotef_webhook_deliveries",
+            "Webhook deliveries by event and result",
+            deliveries.clone(),
+        );
+        registry.register(
+            "kotef_runs",
+            "Jobs ended, by terminal status (or failed/ignored/rejected)",
+            runs.clone(),
+        );
+        registry.register(
+            "kotef_queue_depth",
+            "Jobs waiting for a worker",
+            queue_depth.clone(),
+        );
+        registry.register("kotef_jobs_running", "Jobs being run now", running.clone());
+        registry.register(
+            "kotef_run_duration_seconds",
+            "Wall-clock time of a job",
+            duration.clone(),
+        );
+        registry.register("kotef_tokens", "Model tokens used by runs", tokens.clone());
+        // Both token series show from the start, as zeros.
+        let _ = tokens.get_or_create(&TokenLabels { kind: "prompt" });
+        let _ = tokens.get_or_create(&TokenLabels { kind: "completion" });
+        Self {
+            registry,
+            deliveries,
+            runs,
+            queue_depth,
+            running,
+            duration,
+            tokens,
+        }
     }
 
     /// One delivery answered: `result` is e.g. `accepted`, `duplicate`, `ignored`, `rejected`,
     /// `unauthorized`, `bad_request`.
     pub fn delivery(&self, event: &str, result: &str) {
-        if let Ok(mut s) = self.state.lock() {
-            *s.deliveries
-                .entry((label(event), label(result)))
-                .or_default() += 1;
-        }
+        self.deliveries
+            .get_or_create(&DeliveryLabels {
+                event: label(event),
+                result: label(result),
+            })
+            .inc();
     }
 
     /// One job ended: `status` is a terminal status or `failed`/`ignored`/`rejected`.
     pub fn job_finished(&self, status: &str, duration: Duration, prompt: u64, completion: u64) {
-        if let Ok(mut s) = self.state.lock() {
-            *s.runs.entry(label(status)).or_default() += 1;
-            let secs = duration.as_secs_f64();
-            for (i, b) in BUCKETS_S.iter().enumerate() {
-                if secs <= *b {
-                    s.duration_buckets[i] += 1;
-                }
-            }
-            s.duration_count += 1;
-            s.duration_sum_s += secs;
-            s.prompt_tokens += prompt;
-            s.completion_tokens += completion;
-        }
+        self.runs
+            .get_or_create(&RunLabels {
+                status: label(status),
+            })
+            .inc();
+        self.duration.observe(duration.as_secs_f64());
+        self.tokens
+            .get_or_create(&TokenLabels { kind: "prompt" })
+            .inc_by(prompt);
+        self.tokens
+            .get_or_create(&TokenLabels { kind: "completion" })
+            .inc_by(completion);
     }
 
-    /// Prometheus text exposition.
+    /// Prometheus text exposition, with the gauges set to `queue_depth` and `running`.
     pub fn render(&self, queue_depth: u64, running: u64) -> String {
-        let Ok(s) = self.state.lock() else {
-            return String::new();
-        };
+        self.queue_depth
+            .set(i64::try_from(queue_depth).unwrap_or(i64::MAX));
+        self.running.set(i64::try_from(running).unwrap_or(i64::MAX));
         let mut out = String::new();
-        out.push_str("# HELP kotef_webhook_deliveries_total Webhook deliveries by event and result.\n# TYPE kotef_webhook_deliveries_total counter\n");
-        for ((event, result), n) in &s.deliveries {
-            out.push_str(&format!(
-                "kotef_webhook_deliveries_total{{event=\"{event}\",result=\"{result}\"}} {n}\n"
-            ));
+        if encode(&mut out, &self.registry).is_err() {
+            return String::new();
         }
-        out.push_str("# HELP kotef_runs_total Jobs ended, by terminal status (or failed/ignored/rejected).\n# TYPE kotef_runs_total counter\n");
-        for (status, n) in &s.runs {
-            out.push_str(&format!("kotef_runs_total{{status=\"{status}\"}} {n}\n"));
-        }
-        out.push_str(&format!(
-            "# HELP kotef_queue_depth Jobs waiting for a worker.\n# TYPE kotef_queue_depth gauge\nkotef_queue_depth {queue_depth}\n"
-        ));
-        out.push_str(&format!(
-            "# HELP kotef_jobs_running Jobs being run now.\n# TYPE kotef_jobs_running gauge\nkotef_jobs_running {running}\n"
-        ));
-        out.push_str("# HELP kotef_run_duration_seconds Wall-clock time of a job.\n# TYPE kotef_run_duration_seconds histogram\n");
-        for (i, b) in BUCKETS_S.iter().enumerate() {
-            out.push_str(&format!(
-                "kotef_run_duration_seconds_bucket{{le=\"{b}\"}} {}\n",
-                s.duration_buckets[i]
-            ));
-        }
-        out.push_str(&format!(
-            "kotef_run_duration_seconds_bucket{{le=\"+Inf\"}} {c}\nkotef_run_duration_seconds_sum {:.3}\nkotef_run_duration_seconds_count {c}\n",
-            s.duration_sum_s,
-            c = s.duration_count
-        ));
-        out.push_str(&format!(
-            "# HELP kotef_tokens_total Model tokens used by runs.\n# TYPE kotef_tokens_total counter\nkotef_tokens_total{{kind=\"prompt\"}} {}\nkotef_tokens_total{{kind=\"completion\"}} {}\n",
-            s.prompt_tokens, s.completion_tokens
-        ));
         out
     }
 }
@@ -132,8 +165,8 @@ mod tests {
         assert!(text.contains("event=\"badevent\""));
         assert!(text.contains("kotef_runs_total{status=\"done_success\"} 1"));
         assert!(text.contains("kotef_queue_depth 4"));
-        assert!(text.contains("kotef_run_duration_seconds_bucket{le=\"1\"} 0"));
-        assert!(text.contains("kotef_run_duration_seconds_bucket{le=\"5\"} 1"));
+        assert!(text.contains("kotef_run_duration_seconds_bucket{le=\"1.0\"} 0"));
+        assert!(text.contains("kotef_run_duration_seconds_bucket{le=\"5.0\"} 1"));
         assert!(text.contains("kotef_tokens_total{kind=\"prompt\"} 100"));
     }
 }

@@ -7,54 +7,22 @@ mod common;
 
 use common::{Harness, REPO};
 use kotef_core::DeliveryId;
-use kotef_github::testing::{self, FakeBehavior, FakeExecutor, FAKE_TOKEN};
-use kotef_github::{
-    process_job, DecisionConfig, GitHub, GitHubAuth, GitSettings, Job, JobContext, JobStatus,
-    RetryPolicy, Secret,
-};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Dev")
-        .env("GIT_AUTHOR_EMAIL", "dev@example.com")
-        .env("GIT_COMMITTER_NAME", "Dev")
-        .env("GIT_COMMITTER_EMAIL", "dev@example.com")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
+use kotef_github::{process_job, DecisionConfig, Job, JobContext, JobStatus};
+use kotef_testkit::{git, FakeBehavior, FakeExecutor};
+use std::path::PathBuf;
 
 fn checkout(h: &Harness, name: &str, repo: &str) -> PathBuf {
     let dir = h.data.path().join(name);
-    let url = format!("{}/{repo}.git", testing::file_base_url(h.git_root.path()));
+    let url = format!(
+        "{}/{repo}.git",
+        kotef_testkit::file_base_url(h.git_root.path())
+    );
     git(h.data.path(), &["clone", "-q", &url, dir.to_str().unwrap()]);
     dir
 }
 
 fn context(h: &Harness, checkout: Option<PathBuf>) -> JobContext {
-    let gh = GitHub::new(
-        &h.gh.api_url(),
-        GitHubAuth::Token(Secret::new(FAKE_TOKEN)),
-        RetryPolicy::fast(),
-    )
-    .unwrap();
-    let git = GitSettings {
-        base_url: testing::file_base_url(h.git_root.path()),
-        ..GitSettings::default()
-    };
-    let mut ctx = JobContext::new(gh, git, h.data.path().join("clones"));
-    ctx.progress_interval = Duration::from_millis(10);
+    let mut ctx = h.job_context("clones");
     ctx.checkout = checkout;
     ctx.web_base_url = "https://github.test".into();
     ctx.actions_run_url = Some("https://github.test/acme/widgets/actions/runs/9".into());
@@ -87,7 +55,7 @@ async fn a_pull_request_is_worked_on_in_the_checkout() {
     let pr = h.gh.add_pull(REPO, "Feature", "feature", REPO, "main");
 
     let ws = checkout(&h, "ws", REPO);
-    let payload = testing::pull_request_labeled(REPO, pr, "feature", REPO, "kotef", "alice");
+    let payload = kotef_testkit::pull_request_labeled(REPO, pr, "feature", REPO, "kotef", "alice");
     let mut job = job("pull_request", &payload);
     job.goal = Some("Say hello in hello.txt".into());
     job.test_command = Some("grep -q hello hello.txt".into());
@@ -125,7 +93,8 @@ async fn a_dirty_or_foreign_checkout_is_left_alone() {
     let ws = checkout(&h, "ws", REPO);
     std::fs::write(ws.join("local-notes.txt"), "mine\n").unwrap();
     let n = h.gh.add_issue(REPO, "Greeting", "Add hello.txt");
-    let payload = testing::issues_labeled(REPO, n, "Greeting", "Add hello.txt", "kotef", "alice");
+    let payload =
+        kotef_testkit::issues_labeled(REPO, n, "Greeting", "Add hello.txt", "kotef", "alice");
     let exec = FakeExecutor::new(FakeBehavior::Succeed);
     let result = process_job(
         &context(&h, Some(ws.clone())),
@@ -149,10 +118,10 @@ async fn a_dirty_or_foreign_checkout_is_left_alone() {
     assert!(h.file_on_branch(&branch, "local-notes.txt").is_none());
 
     // A checkout of another repository is not touched either.
-    testing::init_bare_repo(h.git_root.path(), "acme/other", &[("x", "y\n")]);
+    kotef_testkit::init_bare_repo(h.git_root.path(), "acme/other", &[("x", "y\n")]);
     let other = checkout(&h, "other", "acme/other");
     let n = h.gh.add_issue(REPO, "Again", "b");
-    let payload = testing::issues_labeled(REPO, n, "Again", "b", "kotef", "alice");
+    let payload = kotef_testkit::issues_labeled(REPO, n, "Again", "b", "kotef", "alice");
     let result = process_job(
         &context(&h, Some(other.clone())),
         &job("issues", &payload),

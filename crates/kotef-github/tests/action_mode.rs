@@ -5,34 +5,19 @@ mod common;
 
 use common::{Harness, REPO};
 use kotef_core::{DeliveryId, LimitsOverride, Profile, TerminalStatus};
-use kotef_github::testing::{self, FakeBehavior, FakeExecutor, FAKE_TOKEN};
-use kotef_github::{
-    process_job, DecisionConfig, GitHub, GitHubAuth, GitSettings, Job, JobContext, JobStatus,
-    RetryPolicy, RunExecutor, Secret,
-};
-use std::time::Duration;
+use kotef_github::{process_job, DecisionConfig, Job, JobContext, JobStatus, RunExecutor};
+use kotef_testkit::{FakeBehavior, FakeExecutor};
 
 fn context(h: &Harness) -> JobContext {
-    let gh = GitHub::new(
-        &h.gh.api_url(),
-        GitHubAuth::Token(Secret::new(FAKE_TOKEN)),
-        RetryPolicy::fast(),
-    )
-    .unwrap();
-    let git = GitSettings {
-        base_url: testing::file_base_url(h.git_root.path()),
-        ..GitSettings::default()
-    };
-    let mut ctx = JobContext::new(gh, git, h.data.path().join("ws"));
-    ctx.progress_interval = Duration::from_millis(10);
-    ctx
+    h.job_context("ws")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn process_job_runs_one_event_end_to_end() {
     let h = Harness::new().await;
     let n = h.gh.add_issue(REPO, "Add a greeting", "Please");
-    let payload = testing::issues_labeled(REPO, n, "Add a greeting", "Please", "kotef", "alice");
+    let payload =
+        kotef_testkit::issues_labeled(REPO, n, "Add a greeting", "Please", "kotef", "alice");
     let mut job = Job::from_event(
         "issues",
         &payload,
@@ -68,7 +53,7 @@ async fn process_job_runs_one_event_end_to_end() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn events_that_ask_for_nothing_are_explained() {
-    let payload = testing::issues_labeled(REPO, 1, "t", "b", "bug", "alice");
+    let payload = kotef_testkit::issues_labeled(REPO, 1, "t", "b", "bug", "alice");
     let r = Job::from_event(
         "issues",
         &payload,
@@ -103,7 +88,7 @@ impl RunExecutor for Panicking {
 async fn an_executor_panic_still_ends_with_a_comment() {
     let h = Harness::new().await;
     let n = h.gh.add_issue(REPO, "t", "b");
-    let payload = testing::issues_labeled(REPO, n, "t", "b", "kotef", "alice");
+    let payload = kotef_testkit::issues_labeled(REPO, n, "t", "b", "kotef", "alice");
     let mut job = Job::from_event(
         "issues",
         &payload,

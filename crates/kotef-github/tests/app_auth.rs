@@ -4,8 +4,8 @@
 mod common;
 
 use common::{Harness, REPO, WAIT};
-use kotef_github::testing::{FakeBehavior, FakeExecutor};
 use kotef_github::{GitHubAuth, Secret};
+use kotef_testkit::{FakeBehavior, FakeExecutor};
 use std::sync::Arc;
 
 fn rsa_key() -> String {
@@ -24,7 +24,7 @@ async fn app_auth_mints_installation_tokens_and_runs() {
     let mut cfg = h.config();
     cfg.auth = GitHubAuth::App {
         app_id: 1234,
-        private_key: Secret::new(key),
+        private_key: Secret::from(key),
     };
     let exec = Arc::new(FakeExecutor::new(FakeBehavior::Succeed));
     h.start_with(cfg, exec).await;
@@ -50,7 +50,7 @@ async fn a_bad_private_key_is_a_clear_error() {
         "http://127.0.0.1:9",
         GitHubAuth::App {
             app_id: 1,
-            private_key: Secret::new("not a key"),
+            private_key: Secret::from("not a key"),
         },
         kotef_github::RetryPolicy::fast(),
     )

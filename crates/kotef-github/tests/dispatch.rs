@@ -7,8 +7,8 @@ mod common;
 
 use common::{Harness, REPO, WAIT};
 use kotef_github::dispatch::{DispatchedRun, INPUT_GOAL, INPUT_ISSUE, INPUT_RUN};
-use kotef_github::testing::{self, FakeBehavior, FakeExecutor};
 use kotef_github::ExecutorMode;
+use kotef_testkit::{FakeBehavior, FakeExecutor};
 use std::sync::Arc;
 
 const INPUTS: [&str; 3] = [INPUT_ISSUE, INPUT_GOAL, INPUT_RUN];
@@ -30,7 +30,7 @@ async fn a_comment_command_is_dispatched_with_the_discussion_in_its_goal() {
     h.gh.add_comment(REPO, n, "mo", "It breaks only on Sundays.");
     let (cid, at) =
         h.gh.add_comment(REPO, n, "alice", "/kotef run keep it small");
-    let body = testing::issue_comment_created(
+    let body = kotef_testkit::issue_comment_created(
         REPO,
         n,
         false,
@@ -74,8 +74,14 @@ async fn read_only_senders_and_forks_are_handled_on_the_server() {
     assert_eq!(resp.status(), 202);
     let pr =
         h.gh.add_pull(REPO, "PR", "feature", "mallory/widgets", "main");
-    let fork =
-        testing::pull_request_labeled(REPO, pr, "feature", "mallory/widgets", "kotef", "alice");
+    let fork = kotef_testkit::pull_request_labeled(
+        REPO,
+        pr,
+        "feature",
+        "mallory/widgets",
+        "kotef",
+        "alice",
+    );
     assert_eq!(h.send("pull_request", "fork-1", &fork).await.status(), 202);
     assert!(h.wait_jobs_done().await);
     assert!(h.gh.dispatches().is_empty());

@@ -5,8 +5,8 @@ mod common;
 
 use common::{Harness, REPO, WAIT};
 use kotef_core::{RunOutcome, RunRequest, StepProgress, TerminalStatus};
-use kotef_github::testing::{self, FakeBehavior, FakeExecutor, FaultKind};
 use kotef_github::RunExecutor;
+use kotef_testkit::{FakeBehavior, FakeExecutor, FaultKind};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -199,7 +199,7 @@ impl RunExecutor for RacingExecutor {
         let report = format!(".sdd/runs/{}.md", req.run_id);
         std::fs::create_dir_all(req.workdir.join(".sdd/runs"))?;
         std::fs::write(req.workdir.join(&report), "# report\n")?;
-        Ok(testing::sample_outcome(
+        Ok(kotef_testkit::sample_outcome(
             &req.run_id,
             TerminalStatus::DoneSuccess,
             None,
@@ -248,7 +248,7 @@ async fn rejected_push_that_conflicts_goes_to_a_new_branch() {
             .await
             .expect("final comment");
     assert!(c.body.contains("could not be rebased"), "{}", c.body);
-    let branches = testing::git_output(&h.bare, &["branch", "--list", "kotef/*"]).unwrap();
+    let branches = kotef_testkit::git_output(&h.bare, &["branch", "--list", "kotef/*"]).unwrap();
     assert_eq!(branches.lines().count(), 2, "{branches}");
     let pr = &h.gh.pulls(REPO)[0];
     assert!(
@@ -333,7 +333,7 @@ async fn executor_failure_still_pushes_and_says_so() {
 async fn invalid_repository_config_names_the_field_and_runs_nothing() {
     let mut h = Harness::new().await;
     let root = h.git_root.path().to_path_buf();
-    let bare = testing::init_bare_repo(
+    let bare = kotef_testkit::init_bare_repo(
         &root,
         "acme/configured",
         &[(".github/kotef.toml", "[limits]\nmax_stpes = 3\n")],
@@ -344,7 +344,7 @@ async fn invalid_repository_config_names_the_field_and_runs_nothing() {
     let exec = Arc::new(FakeExecutor::new(FakeBehavior::Succeed));
     h.start(exec.clone()).await;
     let n = h.gh.add_issue("acme/configured", "t", "b");
-    let body = testing::issues_labeled("acme/configured", n, "t", "b", "kotef", "alice");
+    let body = kotef_testkit::issues_labeled("acme/configured", n, "t", "b", "kotef", "alice");
     assert_eq!(h.send("issues", "fcfg", &body).await.status(), 202);
     let c =
         h.gh.wait_final_comment("acme/configured", n, WAIT)
@@ -364,7 +364,7 @@ async fn missing_repository_ends_with_a_comment() {
     h.start(Arc::new(FakeExecutor::new(FakeBehavior::Succeed)))
         .await;
     let n = h.gh.add_issue("acme/ghost", "t", "b");
-    let body = testing::issues_labeled("acme/ghost", n, "t", "b", "kotef", "alice");
+    let body = kotef_testkit::issues_labeled("acme/ghost", n, "t", "b", "kotef", "alice");
     h.send("issues", "fghost", &body).await;
     let c =
         h.gh.wait_final_comment("acme/ghost", n, WAIT)
@@ -461,7 +461,7 @@ impl RunExecutor for TamperingExecutor {
         let config = req.workdir.join(".git/config");
         let mut text = std::fs::read_to_string(&config)?;
         assert!(
-            !text.contains(testing::FAKE_TOKEN),
+            !text.contains(kotef_testkit::FAKE_TOKEN),
             "no token in .git/config"
         );
         text.push_str(&format!(
@@ -476,7 +476,7 @@ impl RunExecutor for TamperingExecutor {
             format!("#!/bin/sh\ntouch {}\n", self.marker.display()),
         )?;
         std::fs::write(req.workdir.join("hello.txt"), "hi\n")?;
-        Ok(testing::sample_outcome(
+        Ok(kotef_testkit::sample_outcome(
             &req.run_id,
             TerminalStatus::DoneSuccess,
             None,

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{Harness, REPO, WAIT};
-use kotef_github::testing::{self, FakeBehavior, FakeExecutor};
+use kotef_testkit::{FakeBehavior, FakeExecutor};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,7 +14,7 @@ async fn the_same_delivery_five_times_concurrently_runs_once() {
     let exec = Arc::new(FakeExecutor::new(FakeBehavior::Succeed));
     h.start(exec.clone()).await;
     let n = h.gh.add_issue(REPO, "Once", "only once");
-    let body = testing::issues_labeled(REPO, n, "Once", "only once", "kotef", "alice");
+    let body = kotef_testkit::issues_labeled(REPO, n, "Once", "only once", "kotef", "alice");
     let sends = (0..5).map(|_| h.send("issues", "same-delivery", &body));
     let statuses: Vec<u16> = futures::future::join_all(sends)
         .await
@@ -52,10 +52,10 @@ async fn two_triggers_on_one_issue_run_one_at_a_time() {
     h.start_with(cfg, exec.clone()).await;
     let n = h.gh.add_issue(REPO, "Busy", "two triggers");
     let other = h.gh.add_issue(REPO, "Other", "in parallel");
-    let a = testing::issues_labeled(REPO, n, "Busy", "two triggers", "kotef", "alice");
+    let a = kotef_testkit::issues_labeled(REPO, n, "Busy", "two triggers", "kotef", "alice");
     let (cid, at) = h.gh.add_comment(REPO, n, "mo", "/kotef run again");
-    let b = testing::issue_comment_created(REPO, n, false, cid, at, "/kotef run again", "mo");
-    let c = testing::issues_labeled(REPO, other, "Other", "in parallel", "kotef", "alice");
+    let b = kotef_testkit::issue_comment_created(REPO, n, false, cid, at, "/kotef run again", "mo");
+    let c = kotef_testkit::issues_labeled(REPO, other, "Other", "in parallel", "kotef", "alice");
     let (ra, rb, rc) = tokio::join!(
         h.send("issues", "t1", &a),
         h.send("issue_comment", "t2", &b),
@@ -87,7 +87,7 @@ async fn two_triggers_on_one_issue_run_one_at_a_time() {
         "never two runs on one issue"
     );
     // Both runs' work sits on the one branch.
-    let count = testing::git_output(
+    let count = kotef_testkit::git_output(
         &h.bare,
         &["rev-list", "--count", &format!("kotef/issue-{n}")],
     )

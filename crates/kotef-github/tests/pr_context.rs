@@ -4,7 +4,7 @@
 mod common;
 
 use common::{Harness, REPO, WAIT};
-use kotef_github::testing::{self, FakeBehavior, FakeExecutor};
+use kotef_testkit::{FakeBehavior, FakeExecutor};
 use std::sync::Arc;
 
 /// Labels a same-repository PR after `setup` and returns the goal the executor got.
@@ -12,10 +12,10 @@ async fn goal_of_pull_run(setup: impl FnOnce(&Harness, u64)) -> String {
     let mut h = Harness::new().await;
     let exec = Arc::new(FakeExecutor::new(FakeBehavior::Succeed));
     h.start(exec.clone()).await;
-    testing::push_branch(&h.bare, "feature", &[("feature.txt", "f\n")]);
+    kotef_testkit::push_branch(&h.bare, "feature", &[("feature.txt", "f\n")]);
     let pr = h.gh.add_pull(REPO, "Feature", "feature", REPO, "main");
     setup(&h, pr);
-    let body = testing::pull_request_labeled(REPO, pr, "feature", REPO, "kotef", "alice");
+    let body = kotef_testkit::pull_request_labeled(REPO, pr, "feature", REPO, "kotef", "alice");
     h.send("pull_request", "pr-ctx", &body).await;
     h.gh.wait_final_comment(REPO, pr, WAIT)
         .await

@@ -6,13 +6,13 @@
 mod common;
 
 use common::{Harness, REPO};
-use kotef_github::testing::{self, FakeBehavior, FakeExecutor};
+use kotef_testkit::{FakeBehavior, FakeExecutor};
 use std::sync::Arc;
 
 /// A started server with a `feature` branch and an open PR from it; returns the PR number.
 async fn with_pull(h: &mut Harness, exec: Arc<FakeExecutor>) -> u64 {
     h.start(exec).await;
-    testing::push_branch(&h.bare, "feature", &[("feature.txt", "f\n")]);
+    kotef_testkit::push_branch(&h.bare, "feature", &[("feature.txt", "f\n")]);
     h.gh.add_pull(REPO, "Feature", "feature", REPO, "main")
 }
 
@@ -30,7 +30,7 @@ async fn a_review_comment_by_a_writer_runs_once_on_the_pull_request() {
     let mut h = Harness::new().await;
     let exec = Arc::new(FakeExecutor::new(FakeBehavior::Succeed));
     let pr = with_pull(&mut h, exec).await;
-    let body = testing::review_comment_created(
+    let body = kotef_testkit::review_comment_created(
         REPO,
         pr,
         "feature",
@@ -53,7 +53,7 @@ async fn a_review_comment_by_a_reader_runs_nothing() {
     let mut h = Harness::new().await;
     let exec = Arc::new(FakeExecutor::new(FakeBehavior::Succeed));
     let pr = with_pull(&mut h, exec.clone()).await;
-    let body = testing::review_comment_created(
+    let body = kotef_testkit::review_comment_created(
         REPO,
         pr,
         "feature",
@@ -72,7 +72,7 @@ async fn the_agent_gets_the_file_lines_and_text_of_the_review_comment() {
     let mut h = Harness::new().await;
     let exec = Arc::new(FakeExecutor::new(FakeBehavior::Succeed));
     let pr = with_pull(&mut h, exec.clone()).await;
-    let body = testing::review_comment_created(
+    let body = kotef_testkit::review_comment_created(
         REPO,
         pr,
         "feature",
@@ -103,7 +103,8 @@ async fn a_submitted_review_with_the_command_runs_once() {
     let mut h = Harness::new().await;
     let exec = Arc::new(FakeExecutor::new(FakeBehavior::Succeed));
     let pr = with_pull(&mut h, exec).await;
-    let body = testing::review_submitted(REPO, pr, "feature", "Looks off.\n/kotef run", "alice");
+    let body =
+        kotef_testkit::review_submitted(REPO, pr, "feature", "Looks off.\n/kotef run", "alice");
     assert_eq!(
         h.send("pull_request_review", "rv-1", &body).await.status(),
         202
@@ -118,12 +119,12 @@ async fn assigning_the_issue_to_kotef_runs_once() {
         .await;
     let n =
         h.gh.add_issue(REPO, "Add a greeting", "Please add hello.txt");
-    let body = testing::issues_assigned(
+    let body = kotef_testkit::issues_assigned(
         REPO,
         n,
         "Add a greeting",
         "Please add hello.txt",
-        testing::FAKE_BOT_LOGIN,
+        kotef_testkit::FAKE_BOT_LOGIN,
         "alice",
     );
     assert_eq!(h.send("issues", "as-1", &body).await.status(), 202);
@@ -137,7 +138,7 @@ async fn assigning_the_issue_to_someone_else_runs_nothing() {
     h.start(exec.clone()).await;
     let n =
         h.gh.add_issue(REPO, "Add a greeting", "Please add hello.txt");
-    let body = testing::issues_assigned(REPO, n, "Add a greeting", "b", "mo", "alice");
+    let body = kotef_testkit::issues_assigned(REPO, n, "Add a greeting", "b", "mo", "alice");
     h.send("issues", "as-2", &body).await;
     assert!(h.wait_jobs_done().await);
     assert_eq!(exec.calls(), 0);
@@ -152,7 +153,7 @@ async fn label_with_repository_config(label: &str, config: &str) -> u32 {
     h.gh.set_file(REPO, "main", ".github/kotef.toml", config);
     let n =
         h.gh.add_issue(REPO, "Add a greeting", "Please add hello.txt");
-    let body = testing::issues_labeled(REPO, n, "Add a greeting", "b", label, "alice");
+    let body = kotef_testkit::issues_labeled(REPO, n, "Add a greeting", "b", label, "alice");
     h.send("issues", "lb-1", &body).await;
     assert!(h.wait_jobs_done().await);
     exec.calls()

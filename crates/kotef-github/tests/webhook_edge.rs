@@ -5,7 +5,7 @@
 mod common;
 
 use common::{Harness, REPO, SECRET};
-use kotef_github::testing::{self, FakeBehavior, FakeExecutor};
+use kotef_testkit::{FakeBehavior, FakeExecutor};
 use std::sync::Arc;
 
 async fn harness() -> (Harness, Arc<FakeExecutor>) {
@@ -18,7 +18,7 @@ async fn harness() -> (Harness, Arc<FakeExecutor>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn signatures_are_checked_before_anything_else() {
     let (h, exec) = harness().await;
-    let body = testing::issues_labeled(REPO, 1, "t", "b", "kotef", "alice");
+    let body = kotef_testkit::issues_labeled(REPO, 1, "t", "b", "kotef", "alice");
     let url = h.url("/webhook");
     // Missing signature.
     let r = h
@@ -33,7 +33,7 @@ async fn signatures_are_checked_before_anything_else() {
     assert_eq!(r.status(), 401);
     assert_eq!(r.text().await.unwrap(), "", "no detail");
     // Wrong secret.
-    let r = testing::send_webhook(&h.client, &url, "not-the-secret", "issues", "x2", &body)
+    let r = kotef_testkit::send_webhook(&h.client, &url, "not-the-secret", "issues", "x2", &body)
         .await
         .unwrap();
     assert_eq!(r.status(), 401);
@@ -53,12 +53,12 @@ async fn signatures_are_checked_before_anything_else() {
         .unwrap();
     assert_eq!(r.status(), 401);
     // Garbage is refused with 401 too, before any parsing.
-    let r = testing::send_webhook(&h.client, &url, "nope", "issues", "x4", b"{not json")
+    let r = kotef_testkit::send_webhook(&h.client, &url, "nope", "issues", "x4", b"{not json")
         .await
         .unwrap();
     assert_eq!(r.status(), 401);
     // The older of two rotated secrets still works.
-    let r = testing::send_webhook(
+    let r = kotef_testkit::send_webhook(
         &h.client,
         &url,
         "an-old-secret",
@@ -166,7 +166,7 @@ async fn unknown_events_are_ignored_with_2xx() {
 async fn another_label_without_a_repository_trigger_label_starts_no_run() {
     let (h, exec) = harness().await;
     let n = h.gh.add_issue(REPO, "t", "b");
-    let body = testing::issues_labeled(REPO, n, "t", "b", "bug", "alice");
+    let body = kotef_testkit::issues_labeled(REPO, n, "t", "b", "bug", "alice");
     assert!(h.send("issues", "u2", &body).await.status().is_success());
     assert!(h.wait_jobs_done().await);
     assert_eq!((exec.calls(), h.gh.kotef_comments(REPO, n).len()), (0, 0));
@@ -184,7 +184,7 @@ async fn a_label_by_a_read_only_user_starts_no_run() {
     assert!(h.wait_jobs_done().await);
     assert_eq!(exec.calls(), 0);
     assert!(h.gh.kotef_comments(REPO, n).is_empty());
-    assert!(testing::git_output(
+    assert!(kotef_testkit::git_output(
         &h.bare,
         &["rev-parse", "--verify", &format!("kotef/issue-{n}")]
     )
@@ -208,22 +208,29 @@ async fn kotef_own_comment_and_bots_start_no_run() {
     let n = h.gh.add_issue(REPO, "t", "b");
     // kotef's login (learned from GET /user) writing `/kotef run`.
     let (id, at) =
-        h.gh.add_comment(REPO, n, testing::FAKE_BOT_LOGIN, "/kotef run");
-    let body = testing::issue_comment_created(
+        h.gh.add_comment(REPO, n, kotef_testkit::FAKE_BOT_LOGIN, "/kotef run");
+    let body = kotef_testkit::issue_comment_created(
         REPO,
         n,
         false,
         id,
         at,
         "/kotef run",
-        testing::FAKE_BOT_LOGIN,
+        kotef_testkit::FAKE_BOT_LOGIN,
     );
     let r = h.send("issue_comment", "own", &body).await;
     assert_eq!(r.status(), 200);
     assert!(r.text().await.unwrap().contains("own"));
     // A bot account.
-    let body =
-        testing::issue_comment_created(REPO, n, false, id + 1, at, "/kotef run", "dependabot[bot]");
+    let body = kotef_testkit::issue_comment_created(
+        REPO,
+        n,
+        false,
+        id + 1,
+        at,
+        "/kotef run",
+        "dependabot[bot]",
+    );
     let r = h.send("issue_comment", "bot", &body).await;
     assert_eq!(r.status(), 200);
     assert_eq!(exec.calls(), 0);

@@ -9,7 +9,7 @@ use crate::config::{ExecutorMode, ServeConfig};
 use crate::job::{Job, Work};
 use crate::metrics::Metrics;
 use crate::pipeline::{process_job, JobContext};
-use crate::secret::Secret;
+use crate::secret::{ExposeSecret, Secret};
 use crate::signature::{verify, SIGNATURE_HEADER};
 use crate::store::{Enqueued, JobStore};
 use crate::trigger::{decide, Decision, DecisionConfig};
@@ -270,11 +270,13 @@ pub async fn start(
 
     let mut redactor = Redactor::from_env();
     for s in &cfg.webhook_secrets {
-        redactor.add(s.expose());
+        redactor.add(s.expose_secret());
     }
     match &cfg.auth {
-        crate::client::GitHubAuth::Token(t) => redactor.add(t.expose()),
-        crate::client::GitHubAuth::App { private_key, .. } => redactor.add(private_key.expose()),
+        crate::client::GitHubAuth::Token(t) => redactor.add(t.expose_secret()),
+        crate::client::GitHubAuth::App { private_key, .. } => {
+            redactor.add(private_key.expose_secret())
+        }
     }
     let metrics = Arc::new(Metrics::new());
     let mut ctx = JobContext::new(github, cfg.git.clone(), work_dir);

@@ -1,7 +1,7 @@
 //! Webhook authenticity: `X-Hub-Signature-256` (HMAC-SHA256 of the raw body) checked in
 //! constant time against every configured secret (several allow rotation), before any parsing.
 
-use crate::secret::Secret;
+use crate::secret::{ExposeSecret, Secret};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
@@ -31,8 +31,8 @@ pub fn verify(secrets: &[Secret], header: Option<&str>, body: &[u8]) -> bool {
         return false;
     };
     let mut ok = false;
-    for secret in secrets.iter().filter(|s| !s.is_empty()) {
-        let Ok(mut mac) = HmacSha256::new_from_slice(secret.expose().as_bytes()) else {
+    for secret in secrets.iter().filter(|s| !s.expose_secret().is_empty()) {
+        let Ok(mut mac) = HmacSha256::new_from_slice(secret.expose_secret().as_bytes()) else {
             continue;
         };
         mac.update(body);
@@ -48,7 +48,7 @@ mod tests {
     use super::*;
 
     fn secrets(list: &[&str]) -> Vec<Secret> {
-        list.iter().map(|s| Secret::new(*s)).collect()
+        list.iter().map(|s| Secret::from(*s)).collect()
     }
 
     #[test]

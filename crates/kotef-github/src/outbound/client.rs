@@ -3,7 +3,7 @@
 //! the handful of endpoints the pipeline needs. Permission look-ups are cached briefly.
 
 use crate::retry::{classify, RetryPolicy, Verdict};
-use crate::secret::Secret;
+use crate::secret::{ExposeSecret, Secret};
 use futures::future::BoxFuture;
 use kotef_core::retry::Failure;
 use kotef_core::{IssueNumber, RepoName};
@@ -364,7 +364,7 @@ impl GitHub {
         let mode = match auth {
             GitHubAuth::Token(token) => Mode::Token {
                 crab: builder()?
-                    .personal_token(token.expose().to_string())
+                    .personal_token(token.expose_secret().to_string())
                     .build()
                     .context("building the GitHub client")?,
                 token,
@@ -373,10 +373,11 @@ impl GitHub {
                 app_id,
                 private_key,
             } => {
-                let key = octocrab::EncodingKey::from_rsa_pem(private_key.expose().as_bytes())
-                    .map_err(|_| {
-                        anyhow::anyhow!("the GitHub App private key is not a valid RSA PEM key")
-                    })?;
+                let key =
+                    octocrab::EncodingKey::from_rsa_pem(private_key.expose_secret().as_bytes())
+                        .map_err(|_| {
+                            anyhow::anyhow!("the GitHub App private key is not a valid RSA PEM key")
+                        })?;
                 Mode::App {
                     app: builder()?
                         .app(AppId(app_id), key)
@@ -440,8 +441,7 @@ impl GitHub {
                     .installation_token()
                     .await
                     .map_err(|e| GitHubError::Auth(format!("installation token: {e}")))?;
-                use octocrab::secrecy::ExposeSecret;
-                Ok(Secret::new(token.expose_secret().to_string()))
+                Ok(Secret::from(token.expose_secret().to_string()))
             }
         }
     }
@@ -1019,12 +1019,12 @@ mod tests {
     async fn debug_does_not_show_the_token() {
         let gh = GitHub::new(
             "http://127.0.0.1:9",
-            GitHubAuth::Token(Secret::new("ghp_supersecret123")),
+            GitHubAuth::Token(Secret::from("ghp_supersecret123")),
             RetryPolicy::fast(),
         )
         .unwrap();
         assert!(!format!("{gh:?}").contains("supersecret"));
-        let auth = GitHubAuth::Token(Secret::new("ghp_supersecret123"));
+        let auth = GitHubAuth::Token(Secret::from("ghp_supersecret123"));
         assert!(!format!("{auth:?}").contains("supersecret"));
     }
 }

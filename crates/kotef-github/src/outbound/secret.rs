@@ -1,67 +1,22 @@
-//! A string that must never be shown: `Debug` and `Display` print `[REDACTED]`, the value is
-//! reachable only through [`Secret::expose`].
+//! Secret values (webhook secrets, tokens, private keys) are [`secrecy::SecretString`]: `Debug`
+//! prints `[REDACTED]`, the value is reachable only through [`ExposeSecret::expose_secret`],
+//! and it is zeroed on drop.
 
-use std::fmt;
+pub use secrecy::ExposeSecret;
 
-/// A secret value (webhook secret, token, private key).
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
-    /// The raw value, for the one place that needs it (a signature, an auth header).
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[REDACTED]")
-    }
-}
-
-impl fmt::Display for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[REDACTED]")
-    }
-}
-
-impl From<String> for Secret {
-    fn from(s: String) -> Self {
-        Self(s)
-    }
-}
-
-impl From<&str> for Secret {
-    fn from(s: &str) -> Self {
-        Self(s.to_string())
-    }
-}
-
-impl std::str::FromStr for Secret {
-    type Err = std::convert::Infallible;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(Self(s.to_string()))
-    }
-}
+/// A secret string (webhook secret, token, private key).
+pub type Secret = secrecy::SecretString;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn debug_and_display_hide_the_value() {
-        let s = Secret::new("hunter2-very-secret");
-        assert_eq!(format!("{s:?}"), "[REDACTED]");
-        assert_eq!(format!("{s}"), "[REDACTED]");
-        assert_eq!(s.expose(), "hunter2-very-secret");
+    fn debug_hides_the_value() {
+        let s = Secret::from("hunter2-very-secret");
+        let shown = format!("{s:?}");
+        assert!(shown.contains("[REDACTED]"), "{shown}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert_eq!(s.expose_secret(), "hunter2-very-secret");
     }
 }

@@ -6,7 +6,7 @@
 //! `.git/config`, an error message or a log line. A cloned directory is removed on drop; an
 //! adopted one (the Action's checked-out `GITHUB_WORKSPACE`) is left on the kotef branch.
 
-use crate::secret::Secret;
+use crate::secret::{ExposeSecret, Secret};
 use base64::Engine;
 use kotef_core::{Redactor, RepoName};
 use std::path::{Path, PathBuf};
@@ -139,9 +139,12 @@ impl std::fmt::Debug for Workspace {
 
 fn auth_env(url: &str, token: Option<&Secret>) -> Vec<(String, String)> {
     match token {
-        Some(t) if !t.is_empty() && (url.starts_with("https://") || url.starts_with("http://")) => {
+        Some(t)
+            if !t.expose_secret().is_empty()
+                && (url.starts_with("https://") || url.starts_with("http://")) =>
+        {
             let basic = base64::engine::general_purpose::STANDARD
-                .encode(format!("x-access-token:{}", t.expose()));
+                .encode(format!("x-access-token:{}", t.expose_secret()));
             vec![
                 ("GIT_CONFIG_COUNT".into(), "1".into()),
                 ("GIT_CONFIG_KEY_0".into(), "http.extraHeader".into()),
@@ -261,7 +264,7 @@ impl Workspace {
         let auth = auth_env(&url, token);
         let mut redactor = Redactor::new();
         if let Some(t) = token {
-            redactor.add(t.expose());
+            redactor.add(t.expose_secret());
         }
         let path = dir.path().join("repo");
         let path_str = path.to_string_lossy().to_string();
@@ -323,7 +326,7 @@ impl Workspace {
         let url = clone_url(&settings.base_url, repo);
         let mut redactor = Redactor::new();
         if let Some(t) = token {
-            redactor.add(t.expose());
+            redactor.add(t.expose_secret());
         }
         let no_auth = [("GIT_CONFIG_COUNT".to_string(), "0".to_string())];
         let local = |args: Vec<String>| {
@@ -712,7 +715,7 @@ mod tests {
 
     #[test]
     fn token_only_travels_in_the_environment_for_http() {
-        let t = Secret::new("ghs_token_value");
+        let t = Secret::from("ghs_token_value");
         let env = auth_env("https://github.com/o/r.git", Some(&t));
         assert_eq!(env[1].1, "http.extraHeader");
         assert!(env[2].1.starts_with("Authorization: Basic "));

@@ -23,7 +23,7 @@ pub(crate) use sticky::{fail, Sticky};
 
 use crate::job::Job;
 use crate::render::{self, Links, Phase, RunHeader};
-use crate::secret::Secret;
+use crate::secret::{ExposeSecret, Secret};
 use crate::workspace::{GitError, Workspace};
 use crate::RunExecutor;
 use config::{instruction_files, load_repo_config};
@@ -165,7 +165,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
             .await
         }
     };
-    redactor.add(token.expose());
+    redactor.add(token.expose_secret());
     sticky.redactor = redactor.clone();
 
     let mut notes = Vec::new();

@@ -6,6 +6,7 @@
 use crate::job::Job;
 use anyhow::Context;
 use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite_migration::{Migrations, M};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -33,7 +34,9 @@ pub struct JobStore {
     conn: Arc<Mutex<Connection>>,
 }
 
-const SCHEMA: &str = "
+/// Migration 1, the first schema. It keeps `IF NOT EXISTS` so that a database created before
+/// the store used migrations (tables present, `user_version` 0) takes it as a no-op.
+const SCHEMA_V1: &str = "
 CREATE TABLE IF NOT EXISTS jobs (
     id         INTEGER PRIMARY KEY AUTOINCREMENT,
     delivery   TEXT NOT NULL UNIQUE,
@@ -49,6 +52,11 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, repo, number);
 ";
 
+/// The store's schema migrations, oldest first; the version lives in `PRAGMA user_version`.
+fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![M::up(SCHEMA_V1)])
+}
+
 fn now() -> String {
     chrono::Utc::now().to_rfc3339()
 }
@@ -56,13 +64,14 @@ fn now() -> String {
 impl JobStore {
     /// Opens (creating if needed) the store at `path`.
     pub fn open(path: &Path) -> anyhow::Result<Self> {
-        let conn = Connection::open(path)
+        let mut conn = Connection::open(path)
             .with_context(|| format!("opening the job store {}", path.display()))?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.execute_batch(SCHEMA)
-            .context("creating the job store schema")?;
+        migrations()
+            .to_latest(&mut conn)
+            .context("migrating the job store schema")?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
         })
@@ -248,6 +257,46 @@ mod tests {
 
     fn job(delivery: &str, number: u64) -> Job {
         crate::job::test_job(delivery, number)
+    }
+
+    #[test]
+    fn migrations_are_valid() {
+        migrations().validate().unwrap();
+    }
+
+    /// A database made by the store before migrations (the schema run as a batch, no
+    /// `user_version`) opens, keeps its jobs and is marked as migration 1.
+    #[tokio::test]
+    async fn a_database_from_before_migrations_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("jobs.db");
+        {
+            let old = Connection::open(&path).unwrap();
+            old.execute_batch(SCHEMA_V1).unwrap();
+            old.execute(
+                "INSERT INTO jobs (delivery, repo, number, job, state, created_at, updated_at)
+                 VALUES ('old', 'acme/widgets', 1, '{}', 'done', 't', 't')",
+                [],
+            )
+            .unwrap();
+        }
+        let s = JobStore::open(&path).unwrap();
+        assert_eq!(
+            s.enqueue(&job("old", 1)).await.unwrap(),
+            Enqueued::Duplicate
+        );
+        assert!(matches!(
+            s.enqueue(&job("new", 2)).await.unwrap(),
+            Enqueued::New(_)
+        ));
+        let version: i64 = s
+            .with(|c| Ok(c.pragma_query_value(None, "user_version", |r| r.get(0))?))
+            .await
+            .unwrap();
+        assert_eq!(version, 1);
+        drop(s);
+        // Opening again is a no-op.
+        JobStore::open(&path).unwrap();
     }
 
     #[tokio::test]

@@ -2,8 +2,8 @@
 //! served as `file://`, and a kotef server on 127.0.0.1:0.
 #![allow(dead_code)]
 
-use kotef_github::testing::{self, FakeGitHub, FAKE_TOKEN};
-use kotef_github::{GitHubAuth, RetryPolicy, RunExecutor, RunningServer, Secret, ServeConfig};
+use kotef_github::{GitSettings, JobContext, RunExecutor, RunningServer, ServeConfig};
+use kotef_testkit::FakeGitHub;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,7 +30,7 @@ impl Harness {
         gh.set_permission(REPO, "mo", "maintain");
         gh.set_permission(REPO, "rita", "read");
         let git_root = tempfile::tempdir().unwrap();
-        let bare = testing::init_bare_repo(
+        let bare = kotef_testkit::init_bare_repo(
             git_root.path(),
             REPO,
             &[
@@ -48,16 +48,23 @@ impl Harness {
         }
     }
 
+    /// A pipeline context against the fake (no server), cloning into `data/<clones>`.
+    pub fn job_context(&self, clones: &str) -> JobContext {
+        let git = GitSettings {
+            base_url: kotef_testkit::file_base_url(self.git_root.path()),
+            ..GitSettings::default()
+        };
+        let mut ctx = JobContext::new(self.gh.client(), git, self.data.path().join(clones));
+        ctx.progress_interval = Duration::from_millis(10);
+        ctx
+    }
+
     pub fn config(&self) -> ServeConfig {
-        let mut cfg = ServeConfig::new(
-            vec![Secret::new("an-old-secret"), Secret::new(SECRET)],
-            GitHubAuth::Token(Secret::new(FAKE_TOKEN)),
-            self.gh.api_url(),
-            testing::file_base_url(self.git_root.path()),
+        let mut cfg = self.gh.serve_config(
+            &["an-old-secret", SECRET],
+            self.git_root.path(),
             self.data.path(),
         );
-        cfg.listen = "127.0.0.1:0".parse().unwrap();
-        cfg.retry = RetryPolicy::fast();
         cfg.progress_interval = Duration::from_millis(20);
         cfg.poll_interval = Duration::from_millis(200);
         cfg.model = Some("scripted:/fake.json".into());
@@ -84,7 +91,7 @@ impl Harness {
     }
 
     pub async fn send(&self, event: &str, delivery: &str, body: &[u8]) -> reqwest::Response {
-        testing::send_webhook(
+        kotef_testkit::send_webhook(
             &self.client,
             &self.url("/webhook"),
             SECRET,
@@ -101,7 +108,7 @@ impl Harness {
         let n = self
             .gh
             .add_issue(REPO, "Add a greeting", "Please add hello.txt");
-        let body = testing::issues_labeled(
+        let body = kotef_testkit::issues_labeled(
             REPO,
             n,
             "Add a greeting",
@@ -114,11 +121,11 @@ impl Harness {
 
     /// A file of a branch in the bare repository.
     pub fn file_on_branch(&self, branch: &str, path: &str) -> Option<String> {
-        testing::git_output(&self.bare, &["show", &format!("{branch}:{path}")])
+        kotef_testkit::git_output(&self.bare, &["show", &format!("{branch}:{path}")])
     }
 
     pub fn branch_files(&self, branch: &str) -> Vec<String> {
-        testing::git_output(&self.bare, &["ls-tree", "-r", "--name-only", branch])
+        kotef_testkit::git_output(&self.bare, &["ls-tree", "-r", "--name-only", branch])
             .unwrap_or_default()
             .lines()
             .map(str::to_string)
@@ -156,7 +163,7 @@ impl Harness {
             .and_then(|r| r.split('"').next())
             .unwrap_or("none")
             .to_string();
-        let base = testing::file_base_url(self.git_root.path());
-        testing::redact_volatile(text, &run_id, &[(base.as_str(), "[GIT_BASE]")])
+        let base = kotef_testkit::file_base_url(self.git_root.path());
+        kotef_testkit::redact_volatile(text, &run_id, &[(base.as_str(), "[GIT_BASE]")])
     }
 }

@@ -78,7 +78,7 @@ impl ActionEnv {
             event_name,
             event_path: PathBuf::from(event_path),
             repository,
-            token: Secret::new(token),
+            token: Secret::from(token),
             workspace: get("GITHUB_WORKSPACE").map(PathBuf::from),
             api_url: get("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into()),
             run_id: get("GITHUB_RUN_ID"),

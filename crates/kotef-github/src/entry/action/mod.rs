@@ -26,6 +26,7 @@ pub use outputs::{exit_code, github_output, outputs, step_summary};
 
 use crate::client::{GitHub, GitHubAuth};
 use crate::pipeline::{process_job, JobContext, JobResult, JobStatus};
+use crate::secret::ExposeSecret;
 use crate::workspace::GitSettings;
 use crate::RunExecutor;
 use annotations::command;
@@ -72,7 +73,7 @@ pub async fn run_action(
     executor: &dyn RunExecutor,
 ) -> anyhow::Result<ActionReport> {
     let mut redactor = Redactor::from_env();
-    redactor.add(env.token.expose());
+    redactor.add(env.token.expose_secret());
     let payload = std::fs::read(&env.event_path).map_err(|e| ActionError::EventFile {
         path: env.event_path.display().to_string(),
         message: e.to_string(),
