@@ -8,7 +8,7 @@
 //! Ignored by default (they need the server); CI starts it and runs
 //! `cargo test --test real_model -- --ignored --test-threads 1`.
 
-use kotef_github::testing::{self, FakeGitHub, FAKE_TOKEN};
+use kotef_testkit::{self as testing, FakeGitHub, FAKE_TOKEN};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -86,16 +86,12 @@ fn kotef_run(name: &str) -> (Value, Value) {
     for (path, text) in task_files(&t) {
         std::fs::write(repo.join(path), text).unwrap();
     }
-    let git = ["-c", "user.name=t", "-c", "user.email=t@localhost"];
-    for args in [&["init", "-q"][..], &["add", "-A"], &["commit", "-qm", "task"]] {
-        let ok = Command::new("git")
-            .args(git)
-            .args(args)
-            .current_dir(&repo)
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?}");
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &["commit", "-qm", "task"],
+    ] {
+        testing::git(&repo, args);
     }
     let out = Command::new(env!("CARGO_BIN_EXE_kotef"))
         .args(["run", "--repo"])
@@ -109,18 +105,20 @@ fn kotef_run(name: &str) -> (Value, Value) {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(
-        |e| {
+    let summary: Value =
+        serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
             panic!(
                 "a JSON summary ({e}); stderr: {}",
                 String::from_utf8_lossy(&out.stderr)
             )
-        },
-    );
+        });
     let report = report_json(summary["report_path"].as_str().unwrap());
     eprintln!(
         "{name}: {} ({}) in {} calls, tools {}",
-        summary["terminal_status"], summary["stop_reason"], summary["model_calls"], report["tools_run"]
+        summary["terminal_status"],
+        summary["stop_reason"],
+        summary["model_calls"],
+        report["tools_run"]
     );
     (summary, report)
 }
@@ -174,7 +172,11 @@ async fn a_labeled_issue_through_the_action_ends_named_with_one_status_comment()
     let payload = testing::issues_labeled(REPO, n, "A bug", &t.goal, "kotef", "alice");
     std::fs::write(&event, payload).unwrap();
     let workspace = root.path().join("workspace");
-    std::fs::create_dir_all(&workspace).unwrap(); // no checkout: the action clones
+    let url = format!("{}/{REPO}.git", testing::file_base_url(root.path()));
+    testing::git(
+        root.path(),
+        &["clone", "-q", &url, workspace.to_str().unwrap()],
+    );
     let output = root.path().join("github_output");
 
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"));
