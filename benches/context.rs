@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 use kotef::run::{self, RunSetup};
-use kotef_core::{KotefConfig, LimitsOverride, Profile, Redactor, RunId};
+use kotef_core::{KotefConfig, LimitsOverride, Profile, Redactor};
 use kotef_model::{Model, ModelError, ModelReply, ModelRequest, ScriptedModel};
 use serde_json::json;
 use std::process::Command;
@@ -61,26 +61,21 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    rt.block_on(run::execute(RunSetup {
-        run_id: RunId::generate(),
-        workdir: dir.path().to_path_buf(),
-        goal: "Write four files and read them back.".into(),
-        config: KotefConfig::default(),
-        profile: Some(Profile::Strict),
-        limit_overrides: LimitsOverride {
-            coder_turns: Some(50),
-            ..Default::default()
-        },
-        test_command: Some("true".into()),
-        model: model.clone(),
-        model_name: "scripted".into(),
-        progress: None,
-        redactor: Redactor::new(),
-        cost: None,
-        settings_notes: Vec::new(),
-        hidden_paths: Vec::new(),
-    }))
-    .unwrap();
+    let setup = RunSetup::new(
+        dir.path(),
+        "Write four files and read them back.",
+        KotefConfig::default(),
+        model.clone(),
+    )
+    .model_name("scripted")
+    .profile(Some(Profile::Strict))
+    .limits(LimitsOverride {
+        coder_turns: Some(50),
+        ..Default::default()
+    })
+    .test_command(Some("true".into()))
+    .redactor(Redactor::new());
+    rt.block_on(run::execute(setup)).unwrap();
 
     let requests = model.coder_requests.lock().unwrap().clone();
     let tokens = |msgs: &[kotef_model::Message], with_tools: bool, r: &ModelRequest| {

@@ -3,7 +3,7 @@
 //! `cargo bench --bench graph_overhead` prints the figures.
 
 use kotef::run::{self, RunSetup};
-use kotef_core::{KotefConfig, LimitsOverride, Profile, Redactor, RunId};
+use kotef_core::{KotefConfig, LimitsOverride, Profile, Redactor};
 use kotef_model::ScriptedModel;
 use serde_json::json;
 use std::process::Command;
@@ -41,27 +41,21 @@ fn main() {
             ScriptedModel::from_model_value(&json!({"planner": planner, "researcher": researcher}))
                 .unwrap();
         let started = Instant::now();
-        let out = rt
-            .block_on(run::execute(RunSetup {
-                run_id: RunId::generate(),
-                workdir: dir.path().to_path_buf(),
-                goal: "benchmark".into(),
-                config: KotefConfig::default(),
-                profile: Some(Profile::Strict),
-                limit_overrides: LimitsOverride {
-                    max_steps: Some(60),
-                    ..Default::default()
-                },
-                test_command: Some("true".into()),
-                model: Arc::new(model),
-                model_name: "scripted".into(),
-                progress: None,
-                redactor: Redactor::new(),
-                cost: None,
-                settings_notes: Vec::new(),
-                hidden_paths: Vec::new(),
-            }))
-            .unwrap();
+        let setup = RunSetup::new(
+            dir.path(),
+            "benchmark",
+            KotefConfig::default(),
+            Arc::new(model),
+        )
+        .model_name("scripted")
+        .profile(Some(Profile::Strict))
+        .limits(LimitsOverride {
+            max_steps: Some(60),
+            ..Default::default()
+        })
+        .test_command(Some("true".into()))
+        .redactor(Redactor::new());
+        let out = rt.block_on(run::execute(setup)).unwrap();
         times.push(started.elapsed());
         steps = out.summary.total_steps;
         assert_eq!(out.summary.stop_rule, Some(kotef_core::StopRule::MaxSteps));

@@ -5,7 +5,7 @@
 
 use crate::run::{self, RunSetup};
 use anyhow::Context as _;
-use kotef_core::{LimitsOverride, Redactor, RunOutcome, RunRequest, StepProgress};
+use kotef_core::{Redactor, RunOutcome, RunRequest, StepProgress};
 use std::collections::BTreeMap;
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -48,26 +48,17 @@ impl kotef_github::RunExecutor for GraphExecutor {
         req: RunRequest,
         progress: UnboundedSender<StepProgress>,
     ) -> anyhow::Result<RunOutcome> {
-        let spec = req.config.model.name.clone().context(
+        // On a server the pipeline already put the operator's `[model]` into the config.
+        req.config.model.name.as_deref().context(
             "no model configured: the operator sets KOTEF_MODEL (a repository's config names a model only in the Action)",
         )?;
-        let (model, cost) = run::resolve_model(&spec, &req.config, &|k| self.var(k))?;
-        run::execute(RunSetup {
-            run_id: req.run_id,
-            workdir: req.workdir,
-            goal: req.goal,
-            config: req.config,
-            profile: None,
-            limit_overrides: LimitsOverride::default(),
-            test_command: None,
-            model_name: model.name(),
-            model,
-            progress: Some(progress),
-            redactor: self.redactor(),
-            cost: Some(cost),
-            settings_notes: req.settings_notes,
-            hidden_paths: req.hidden_paths,
-        })
-        .await
+        let setup =
+            RunSetup::for_model_spec(req.workdir, req.goal, req.config, None, &|k| self.var(k))?
+                .run_id(req.run_id)
+                .progress(Some(progress))
+                .redactor(self.redactor())
+                .settings_notes(req.settings_notes)
+                .hidden_paths(req.hidden_paths);
+        run::execute(setup).await
     }
 }

@@ -1,12 +1,12 @@
 //! kotef: a bounded coding agent for GitHub issues and pull requests.
 //!
-//! The root crate owns the agent graph (`graph`), the `.sdd/` reports (`sdd`), one run from
-//! start to report (`run`), offline scenarios (`scenario`) and the command line (`cli`).
+//! The root crate's library owns the agent graph (`graph`), the `.sdd/` reports (`sdd`), one
+//! run from start to report (`run`), the bridge that runs GitHub jobs through it (`executor`)
+//! and offline scenarios (`scenario`). The command line, the Action step and the server's flags
+//! are the binary's (`src/bin/kotef/`).
 //! Domain types live in `kotef-core`, models in `kotef-model`, tools in `kotef-tools` and the
 //! GitHub edge in `kotef-github`.
 
-pub mod action;
-pub mod cli;
 pub mod executor;
 pub mod graph;
 pub mod run;

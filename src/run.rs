@@ -17,8 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
-/// Estimated USD cost of (prompt tokens, completion tokens), when prices are known.
-pub type CostFn = Arc<dyn Fn(u64, u64) -> Option<f64> + Send + Sync>;
+pub use crate::graph::CostFn;
 
 /// The model for `spec` with `config`'s `[model]` settings, reading provider keys and base
 /// URLs through `env`, and its cost function (from `[model] price_*` or the price table).
@@ -83,6 +82,101 @@ pub struct RunSetup {
 }
 
 impl RunSetup {
+    /// A run of `goal` in `workdir` under `config` with `model`: a fresh run id, the config's
+    /// profile and limits, no progress channel, the environment's secrets redacted and no
+    /// price (a cost budget then refuses to start). The other fields have builder methods.
+    pub fn new(
+        workdir: impl Into<PathBuf>,
+        goal: impl Into<String>,
+        config: KotefConfig,
+        model: Arc<dyn Model>,
+    ) -> Self {
+        Self {
+            run_id: RunId::generate(),
+            workdir: workdir.into(),
+            goal: goal.into(),
+            config,
+            profile: None,
+            limit_overrides: LimitsOverride::default(),
+            test_command: None,
+            model_name: model.name(),
+            model,
+            progress: None,
+            redactor: Redactor::from_env(),
+            cost: None,
+            settings_notes: Vec::new(),
+            hidden_paths: Vec::new(),
+        }
+    }
+
+    /// As [`Self::new`] with the model resolved from `spec` (else the config's `[model] name`)
+    /// and the config's `[model]` settings, its keys and base URLs read through `env`, and
+    /// its prices. Every entry point that names a model (CLI, server, Action) comes here.
+    pub fn for_model_spec(
+        workdir: impl Into<PathBuf>,
+        goal: impl Into<String>,
+        config: KotefConfig,
+        spec: Option<&str>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> anyhow::Result<Self> {
+        let spec = spec
+            .map(str::to_string)
+            .or_else(|| config.model.name.clone())
+            .context("no model configured: pass --model openai:NAME | anthropic:NAME | scripted:FILE, set KOTEF_MODEL, or [model] name in kotef.toml")?;
+        let (model, cost) = resolve_model(&spec, &config, env)?;
+        let mut setup = Self::new(workdir, goal, config, model);
+        setup.cost = Some(cost);
+        Ok(setup)
+    }
+
+    pub fn run_id(mut self, id: RunId) -> Self {
+        self.run_id = id;
+        self
+    }
+
+    /// A profile that wins over the config file.
+    pub fn profile(mut self, profile: Option<Profile>) -> Self {
+        self.profile = profile;
+        self
+    }
+
+    /// Limits that win over the config file.
+    pub fn limits(mut self, overrides: LimitsOverride) -> Self {
+        self.limit_overrides = overrides;
+        self
+    }
+
+    /// A test command that wins over the config file and detection.
+    pub fn test_command(mut self, command: Option<String>) -> Self {
+        self.test_command = command;
+        self
+    }
+
+    pub fn model_name(mut self, name: impl Into<String>) -> Self {
+        self.model_name = name.into();
+        self
+    }
+
+    pub fn progress(mut self, tx: Option<UnboundedSender<StepProgress>>) -> Self {
+        self.progress = tx;
+        self
+    }
+
+    pub fn redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = redactor;
+        self
+    }
+
+    pub fn settings_notes(mut self, notes: Vec<String>) -> Self {
+        self.settings_notes = notes;
+        self
+    }
+
+    pub fn hidden_paths(mut self, paths: Vec<PathBuf>) -> Self {
+        self.hidden_paths = paths;
+        self
+    }
+
     /// The profile and limits in force: profile defaults < config file < overrides.
     pub fn resolve_limits(&self) -> (Profile, Limits) {
         let profile = self.profile.or(self.config.profile).unwrap_or_default();
@@ -90,6 +184,15 @@ impl RunSetup {
         limits.apply(&self.limit_overrides);
         (profile, limits)
     }
+}
+
+/// The snitch's writer: one redacted entry appended to `.sdd/issues.md` under `root`.
+fn issue_writer(root: &std::path::Path, run_id: &RunId, redactor: &Redactor) -> graph::IssueWriter {
+    let (root, run_id, redactor) = (root.to_path_buf(), run_id.clone(), redactor.clone());
+    Arc::new(move |state: &RunState| {
+        let entry = crate::sdd::issues::render_entry(state, &run_id, chrono::Utc::now());
+        crate::sdd::issues::append(&root, &redactor.redact(&entry)).map_err(|e| e.to_string())
+    })
 }
 
 /// Runs the graph and writes the report. An `Err` means the run could not start (a missing
@@ -147,6 +250,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         redactor: setup.redactor.clone(),
         progress: setup.progress.clone(),
         cost: setup.cost.clone(),
+        issue_writer: issue_writer(&root, &setup.run_id, &setup.redactor),
     };
     let state = graph::run_graph(&ctx, state).await;
 

@@ -4,7 +4,7 @@
 
 use crate::run::{self, RunSetup};
 use anyhow::{bail, Context as _};
-use kotef_core::{KotefConfig, LimitsOverride, Profile, Redactor, RunId, RunSummary};
+use kotef_core::{KotefConfig, LimitsOverride, Profile, RunSummary};
 use kotef_model::ScriptedModel;
 use serde::Deserialize;
 use serde_json::Value;
@@ -283,23 +283,18 @@ pub async fn run_in(
     })
     .or_else(|_| ScriptedModel::new(BTreeMap::new()))
     .map_err(|e| anyhow::anyhow!(e))?;
-    let outcome = run::execute(RunSetup {
-        run_id: RunId::generate(),
-        workdir: workdir.to_path_buf(),
-        goal: s.goal.clone(),
-        config: KotefConfig::default(),
-        profile: Some(s.profile.unwrap_or_default()),
-        limit_overrides: s.limits,
-        test_command: s.test_command.clone(),
-        model: Arc::new(model),
-        model_name: "scripted".into(),
-        progress,
-        redactor: Redactor::from_env(),
-        cost: None,
-        settings_notes: Vec::new(),
-        hidden_paths: Vec::new(),
-    })
-    .await?;
+    let setup = RunSetup::new(
+        workdir,
+        s.goal.clone(),
+        KotefConfig::default(),
+        Arc::new(model),
+    )
+    .model_name("scripted")
+    .profile(Some(s.profile.unwrap_or_default()))
+    .limits(s.limits)
+    .test_command(s.test_command.clone())
+    .progress(progress);
+    let outcome = run::execute(setup).await?;
     let failed = check(&s.expect, &outcome.summary, workdir);
     Ok(ScenarioResult {
         summary: outcome.summary,

@@ -4,7 +4,7 @@
 
 use kotef::run::{self, RunSetup};
 use kotef_core::{
-    KotefConfig, LimitsOverride, Profile, Redactor, RunId, RunOutcome, StopRule, TerminalStatus,
+    KotefConfig, LimitsOverride, Profile, Redactor, RunOutcome, StopRule, TerminalStatus,
 };
 use kotef_model::{Model, ModelError, ModelReply, ModelRequest, ScriptedModel};
 use proptest::prelude::*;
@@ -36,22 +36,12 @@ fn setup(
     limits: LimitsOverride,
     profile: Profile,
 ) -> RunSetup {
-    RunSetup {
-        run_id: RunId::generate(),
-        workdir: repo.to_path_buf(),
-        goal: "Make the tests pass.".into(),
-        config: KotefConfig::default(),
-        profile: Some(profile),
-        limit_overrides: limits,
-        test_command: Some(test_command.into()),
-        model,
-        model_name: "scripted".into(),
-        progress: None,
-        redactor: Redactor::new(),
-        cost: None,
-        settings_notes: Vec::new(),
-        hidden_paths: Vec::new(),
-    }
+    RunSetup::new(repo, "Make the tests pass.", KotefConfig::default(), model)
+        .model_name("scripted")
+        .profile(Some(profile))
+        .limits(limits)
+        .test_command(Some(test_command.into()))
+        .redactor(Redactor::new())
 }
 
 fn scripted(model: &Value) -> Arc<dyn Model> {

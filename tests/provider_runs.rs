@@ -11,9 +11,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use kotef::run::{self, RunSetup};
 use kotef_core::config::ModelConfig;
-use kotef_core::{
-    KotefConfig, LimitsOverride, Profile, Redactor, RunId, RunOutcome, StopRule, TerminalStatus,
-};
+use kotef_core::{KotefConfig, Profile, Redactor, RunOutcome, StopRule, TerminalStatus};
 use kotef_model::retry::RetryPolicy;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
@@ -264,24 +262,11 @@ async fn run_with_policy(
         policy,
     )
     .unwrap();
-    let out = run::execute(RunSetup {
-        run_id: RunId::generate(),
-        workdir: dir.path().to_path_buf(),
-        goal: "Add hello.txt".into(),
-        config: KotefConfig::default(),
-        profile: Some(Profile::Strict),
-        limit_overrides: LimitsOverride::default(),
-        test_command: Some("grep -q hello hello.txt".into()),
-        model_name: model.name(),
-        model,
-        progress: None,
-        redactor: Redactor::new(),
-        cost: None,
-        settings_notes: Vec::new(),
-        hidden_paths: Vec::new(),
-    })
-    .await
-    .unwrap();
+    let setup = RunSetup::new(dir.path(), "Add hello.txt", KotefConfig::default(), model)
+        .profile(Some(Profile::Strict))
+        .test_command(Some("grep -q hello hello.txt".into()))
+        .redactor(Redactor::new());
+    let out = run::execute(setup).await.unwrap();
     assert!(
         dir.path().join(&out.report_rel_path).exists(),
         "a report on every ending"

@@ -112,6 +112,20 @@ pub fn run_state_summary(state: &RunState) -> String {
     s
 }
 
+/// The most telling line of a failure summary: the detail after its headline when there is one.
+pub fn key_line(summary: &str) -> String {
+    let detail: Vec<&str> = summary
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if detail.is_empty() {
+        summary.lines().next().unwrap_or_default().to_string()
+    } else {
+        detail.join("; ")
+    }
+}
+
 /// The last test result in a few lines.
 pub fn test_summary(state: &RunState) -> String {
     match &state.test {
@@ -212,6 +226,88 @@ pub fn coder_files<'a>(
     out
 }
 
+/// The repository files that `text` (the file at `path`) imports: Python `import a.b` /
+/// `from a.b import c` and JavaScript `require("./x")` / `from "./x"`, matched by their path's
+/// tail, so a named test brings the code it tests. Unresolvable or ambiguous imports are left
+/// out.
+pub fn imported_files<'a>(
+    path: &str,
+    text: &str,
+    files: impl IntoIterator<Item = &'a String>,
+) -> Vec<String> {
+    let files: Vec<&String> = files.into_iter().collect();
+    let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    let mut wanted: Vec<Vec<String>> = Vec::new();
+    for line in text.lines().map(str::trim) {
+        let py = line
+            .strip_prefix("from ")
+            .and_then(|r| r.split_whitespace().next())
+            .or_else(|| {
+                line.strip_prefix("import ")
+                    .and_then(|r| r.split([',', ' ']).next())
+            })
+            .filter(|m| {
+                !m.starts_with('.')
+                    && m.chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            });
+        if let Some(m) = py {
+            let tail = m.replace('.', "/");
+            wanted.push(vec![format!("{tail}.py"), format!("{tail}/__init__.py")]);
+        }
+        for quote in ['"', '\''] {
+            for marker in [format!("require({quote}"), format!("from {quote}")] {
+                let Some(rest) = line.split(marker.as_str()).nth(1) else {
+                    continue;
+                };
+                let Some(spec) = rest.split(quote).next().filter(|s| s.starts_with('.')) else {
+                    continue;
+                };
+                let joined = normalize(&format!("{dir}/{spec}"));
+                wanted.push(
+                    ["", ".js", ".mjs", ".ts", "/index.js"]
+                        .iter()
+                        .map(|ext| format!("{joined}{ext}"))
+                        .collect(),
+                );
+            }
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for candidates in wanted {
+        let hits: Vec<&String> = files
+            .iter()
+            .copied()
+            .filter(|f| {
+                candidates
+                    .iter()
+                    .any(|c| f.as_str() == c || f.ends_with(&format!("/{c}")))
+            })
+            .collect();
+        if let [one] = hits[..] {
+            if one != path && !out.contains(one) {
+                out.push(one.clone());
+            }
+        }
+    }
+    out
+}
+
+/// `a/./b/../c` → `a/c`, without a leading `/`.
+fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    parts.join("/")
+}
+
 /// The "files named in the task" section: each file's current text with line numbers,
 /// capped, so the coder quotes real text when it edits.
 pub fn named_files_section(files: &[(String, String)]) -> String {
@@ -296,6 +392,26 @@ mod named_tests {
         assert_eq!(
             named_files("Run test_calc.py", &files()),
             ["tests/test_calc.py"]
+        );
+    }
+
+    #[test]
+    fn a_python_test_brings_the_module_it_imports() {
+        let files = ["calc.py", "test_calc.py", "pkg/util.py"].map(String::from);
+        let text = "import unittest\nfrom calc import add\nimport pkg.util\n";
+        assert_eq!(
+            imported_files("test_calc.py", text, &files),
+            ["calc.py", "pkg/util.py"]
+        );
+    }
+
+    #[test]
+    fn a_javascript_test_brings_the_file_it_requires() {
+        let files = ["src/clamp.js", "src/clamp.test.js"].map(String::from);
+        let text = "const { clamp } = require('./clamp');\n";
+        assert_eq!(
+            imported_files("src/clamp.test.js", text, &files),
+            ["src/clamp.js"]
         );
     }
 

@@ -36,8 +36,17 @@ pub struct GraphContext {
     pub redactor: Redactor,
     pub progress: Option<UnboundedSender<StepProgress>>,
     /// Prices the run's tokens, for the dollar budget (`None`: unknown price).
-    pub cost: Option<crate::run::CostFn>,
+    pub cost: Option<CostFn>,
+    /// Where the snitch writes its entry for a human (the run wires in `.sdd/issues.md`); the
+    /// graph renders nothing itself, so it depends on no report module.
+    pub issue_writer: IssueWriter,
 }
+
+/// Estimated USD cost of (prompt tokens, completion tokens), when prices are known.
+pub type CostFn = Arc<dyn Fn(u64, u64) -> Option<f64> + Send + Sync>;
+
+/// Writes the snitch's entry for a finished state; the error is shown in the timeline.
+pub type IssueWriter = Arc<dyn Fn(&RunState) -> Result<(), String> + Send + Sync>;
 
 impl GraphContext {
     /// What the run has used so far, for the budget rules.

@@ -190,6 +190,24 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
             return StepResult::to(next, Decision::DoneRefused, note, false);
         }
     }
+    // Re-running a verification that failed on exactly these files cannot tell anything new:
+    // the coder gets the failure as a concrete task instead.
+    let (d, reason) = match (d.next, rules::reverify_redirect(state)) {
+        (NodeName::Verifier, Some(task)) => {
+            if let Some(sig) = state.test.as_ref().and_then(|t| t.error_signature.clone()) {
+                state.redirected_failures.insert(sig);
+            }
+            (
+            PlannerDecision {
+                next: NodeName::Coder,
+                task: Some(task),
+                ..d
+            },
+            format!("{reason} [redirected to the coder: the verification already failed on these exact files]"),
+        )
+        }
+        _ => (d, reason),
+    };
     match d.next {
         NodeName::Done => {
             state.last_decision = Some(d);
@@ -223,10 +241,8 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
             }
             if next == NodeName::Coder && d.task.is_none() {
                 d.task = Some(
-                    state
-                        .plan
-                        .first()
-                        .cloned()
+                    rules::task_from_failure(state)
+                        .or_else(|| state.plan.first().cloned())
                         .unwrap_or_else(|| state.goal.clone()),
                 );
             }

@@ -12,14 +12,16 @@
 //! | `planner_to_coder` (oscillation) | planner, before asking the model | [`OSCILLATION_LIMIT`] coder steps since progress that returned to an earlier state | `aborted_stuck` |
 //! | `fix_attempts` | planner, before asking the model | `fix_attempts` failing verifications after code changes | `aborted_stuck` |
 //! | `no_progress` | planner, before asking the model | `no_progress_steps` steps without progress | `aborted_stuck` |
+//! | (redirected) | planner, after the model's proposal | `verifier` on files whose verification already failed, once per failure ([`reverify_redirect`]) | — (the coder gets the failure as its task) |
 //! | `planner_to_<node>` (exact repeat) | planner, after the model's proposal | [`EXACT_REPEAT_LIMIT`] identical decisions on an identical state | `aborted_stuck` |
 //! | `planner_to_<node>` (edge) | planner, after the model's proposal | more than `edge_limit_<node>` hops without progress | `aborted_stuck` |
 //! | `planner_to_coder` (no-op coder) | planner, after the model's proposal | [`CODER_NOOP_LIMIT`] coder steps in a row without progress | `aborted_stuck` |
-//! | `constraint` | coder's `run_command`; the planner's `verify` command | a command the `strict` profile denies | `aborted_constraint` |
+//! | `constraint` | coder's `run_command`; the planner's `verify` command | under `strict`: a command reaching outside the workspace or on the denylist (at once), or the [`SOFT_DENIAL_LIMIT`]th command merely off the allow-list (earlier ones are tool errors) | `aborted_constraint` |
 //! | none (success) | planner says `done` | the last verification passed after the last change | `done_success` |
+//! | none (fixed and done) | verifier, after a pass | a verification failed earlier, the coder's latest step changed files and called `done`, and they pass ([`fixed_and_done`]) | `done_success` (no planner call) |
 //! | none (verified success wins) | planner, after the model's proposal | a passing verification after the latest change, and the planner chose verifier, researcher or snitch, or the coder again after a coder step that changed nothing | `done_success` |
 //! | none (success over a stop) | planner, wherever a rule above fires | the same verified success: a loop or no-progress rule firing then ends the run in success, naming the rule | `done_success` |
-//! | (refused once) | planner says `done` | nothing changed or verified yet ([`premature_done`]) | — (the planner is asked again) |
+//! | (refused once) | planner says `done` | nothing changed or verified yet ([`premature_done`]) | — (the verifier checks the state, then the planner decides again) |
 //! | none (partial) | planner says `done` | no passing verification after the last change | `done_partial` |
 //! | none (gave up) | planner says `snitch` | — | `aborted_stuck` |
 //!
@@ -299,6 +301,29 @@ pub fn verified_success_wins(state: &RunState, next: NodeName) -> Option<Ending>
         _ => return None,
     };
     Some(success_ending(state, &why))
+}
+
+/// A concrete coder task from the last failing verification: the command, its key line and
+/// where to look. `None` when the last verification passed or none ran.
+pub fn task_from_failure(state: &RunState) -> Option<String> {
+    let t = state.test.as_ref().filter(|t| !t.passed)?;
+    Some(format!(
+        "Make `{}` pass. It fails with: {}. Read the code the failing test calls and fix that code (not the test).",
+        t.command,
+        super::context::clip(&super::context::key_line(&t.summary), 300)
+    ))
+}
+
+/// When the planner asks to verify files whose verification already failed (nothing changed
+/// since), the task the coder gets instead ([`task_from_failure`]) — once per failure (error
+/// signature): a planner that insists again is left to the loop rules.
+pub fn reverify_redirect(state: &RunState) -> Option<String> {
+    let unchanged = state.hashes_at_last_verification.as_ref() == Some(&state.file_hashes);
+    let signature = state.test.as_ref()?.error_signature.as_ref()?;
+    if !unchanged || state.redirected_failures.contains(signature) {
+        return None;
+    }
+    task_from_failure(state)
 }
 
 /// The fix is in: a verification failed earlier in this run, the coder's latest step changed
@@ -1138,6 +1163,31 @@ mod tests {
     #[test]
     fn a_pass_in_a_run_that_never_failed_leaves_the_end_to_the_planner() {
         assert_eq!(fixed_and_done(&fixed(CoderEnd::Done, false)), None);
+    }
+
+    #[test]
+    fn re_verifying_an_unchanged_failure_sends_the_coder_the_failure() {
+        let task = reverify_redirect(&changed_and_verified(false)).unwrap_or_default();
+        assert!(task.starts_with("Make `cargo test` pass."), "{task}");
+    }
+
+    #[test]
+    fn re_verifying_after_a_change_is_left_alone() {
+        let mut s = changed_and_verified(false);
+        s.file_hashes.insert("a.txt".into(), "h2".into());
+        assert_eq!(reverify_redirect(&s), None);
+    }
+
+    #[test]
+    fn a_failure_is_redirected_only_once() {
+        let mut s = changed_and_verified(false);
+        s.redirected_failures.insert("e".into());
+        assert_eq!(reverify_redirect(&s), None);
+    }
+
+    #[test]
+    fn re_verifying_a_pass_is_left_alone() {
+        assert_eq!(reverify_redirect(&changed_and_verified(true)), None);
     }
 
     #[test]

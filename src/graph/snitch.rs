@@ -1,5 +1,6 @@
-//! The snitch node: appends one structured section to `.sdd/issues.md` for a human. It writes
-//! the report of what went wrong and what to look at; it never writes a prompt.
+//! The snitch node: records the ending's cause and has the run's issue writer append one
+//! structured section to `.sdd/issues.md` for a human (what went wrong, what to look at); it
+//! never writes a prompt.
 
 use super::state::{Decision, RunState};
 use super::{GraphContext, StepResult};
@@ -9,11 +10,7 @@ pub fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     if state.ending.is_none() {
         state.finish(super::rules::no_cause());
     }
-    let entry = crate::sdd::issues::render_entry(state, &ctx.run_id, chrono::Utc::now());
-    let reason = match crate::sdd::issues::append(
-        ctx.tools.workdir().root(),
-        &ctx.redactor.redact(&entry),
-    ) {
+    let reason = match (ctx.issue_writer)(state) {
         Ok(()) => "wrote .sdd/issues.md".to_string(),
         Err(e) => format!("could not write .sdd/issues.md: {e}"),
     };

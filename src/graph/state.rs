@@ -312,6 +312,9 @@ pub struct RunState {
     /// Times the planner's `done` was refused because nothing was changed or verified yet.
     #[serde(default)]
     pub done_refusals: u32,
+    /// Error signatures whose redundant re-verification was redirected to the coder.
+    #[serde(default)]
+    pub redirected_failures: BTreeSet<String>,
     /// Tool calls executed, by tool name (names clipped; a model may invent any).
     #[serde(default)]
     pub tools_run: BTreeMap<String, u32>,
@@ -361,6 +364,7 @@ impl RunState {
             done_refusals: 0,
             off_list_denials: 0,
             tools_run: BTreeMap::new(),
+            redirected_failures: BTreeSet::new(),
             planner_note: None,
             last_planner_reason: String::new(),
         }

@@ -78,20 +78,6 @@ fn missing_command() -> CommandResult {
     }
 }
 
-/// The most telling line of a failure summary: the detail after its headline when there is one.
-fn key_line(summary: &str) -> String {
-    let detail: Vec<&str> = summary
-        .lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    if detail.is_empty() {
-        summary.lines().next().unwrap_or_default().to_string()
-    } else {
-        detail.join("; ")
-    }
-}
-
 pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let step_no = state.total_steps + 1;
     let result = match state.test_command.clone() {
@@ -119,7 +105,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             "`{}` failed [{}]: {}",
             t.command,
             t.kind.map(|k| k.as_str()).unwrap_or("unknown"),
-            super::context::clip(&key_line(&t.summary), 160)
+            super::context::clip(&super::context::key_line(&t.summary), 160)
         )
     };
     if t.passed {

@@ -15,14 +15,15 @@ pub mod metrics;
 pub mod outbound;
 pub mod pipeline;
 pub mod queue;
+pub mod text;
 
-pub use entry::{action, dispatch};
-pub use inbound::{sanitize, server, signature, trigger, visible};
+pub use entry::{action, dispatch, server};
+pub use inbound::{sanitize, signature, trigger, visible};
 pub use outbound::{client, render, retry, secret, workspace};
 pub use queue::{job, store};
 
 pub use client::{GitHub, GitHubAuth, GitHubError, Permission};
-pub use config::{ExecutorMode, ServeArgs, ServeConfig};
+pub use config::{ExecutorMode, ServeConfig};
 pub use dispatch::dispatch_job;
 pub use job::{Job, Work};
 pub use pipeline::{process_job, JobContext, JobResult, JobStatus, OperatorSettings};

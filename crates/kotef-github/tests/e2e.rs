@@ -7,99 +7,220 @@ use common::{Harness, REPO, WAIT};
 use kotef_testkit::{FakeBehavior, FakeExecutor};
 use std::sync::Arc;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn labeled_issue_runs_to_success_with_branch_pr_and_comment() {
-    let mut h = Harness::new().await;
-    let exec = Arc::new(
-        FakeExecutor::new(FakeBehavior::Succeed).with_delay(std::time::Duration::from_millis(300)),
-    );
-    h.start(exec.clone()).await;
+/// One labeled issue run to success, recorded once for the facts below (each test checks one).
+mod labeled_issue_to_success {
+    use super::*;
+    use kotef_testkit::{FakeComment, FakePull, FakeReaction};
+    use std::sync::OnceLock;
+    use std::time::Duration;
 
-    let t0 = std::time::Instant::now();
-    let (n, resp) = h.label_issue("d-success", "alice").await;
-    assert_eq!(resp.status(), 202, "accepted at once");
-    assert!(t0.elapsed() < std::time::Duration::from_secs(2));
+    /// What the run left behind, as plain data (the server is gone by then).
+    struct Finished {
+        n: u64,
+        accepted_status: u16,
+        accepted_in: Duration,
+        comments: Vec<FakeComment>,
+        comment: FakeComment,
+        hello_on_branch: Option<String>,
+        hello_on_main: Option<String>,
+        branch_files: Vec<String>,
+        head_author_and_message: String,
+        pulls: Vec<FakePull>,
+        reactions: Vec<FakeReaction>,
+        executor_calls: u32,
+        goals: Vec<String>,
+        workspaces_left: usize,
+        redacted_body: String,
+    }
 
-    let comment =
-        h.gh.wait_final_comment(REPO, n, WAIT)
-            .await
-            .expect("final comment");
-    assert_eq!(h.gh.kotef_comments(REPO, n).len(), 1, "one sticky comment");
-    assert!(
-        comment.edits >= 2,
-        "created then edited in place ({})",
-        comment.edits
-    );
-    assert!(
-        comment.history[0].contains("kotef is working on this"),
-        "{}",
-        comment.history[0]
-    );
-    assert!(
-        comment
+    fn run() -> &'static Finished {
+        static RUN: OnceLock<Finished> = OnceLock::new();
+        RUN.get_or_init(|| {
+            std::thread::spawn(|| {
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .enable_all()
+                    .build()
+                    .unwrap()
+                    .block_on(record())
+            })
+            .join()
+            .unwrap()
+        })
+    }
+
+    async fn record() -> Finished {
+        let mut h = Harness::new().await;
+        let exec = Arc::new(
+            FakeExecutor::new(FakeBehavior::Succeed).with_delay(Duration::from_millis(300)),
+        );
+        h.start(exec.clone()).await;
+        let t0 = std::time::Instant::now();
+        let (n, resp) = h.label_issue("d-success", "alice").await;
+        let accepted_in = t0.elapsed();
+        let comment =
+            h.gh.wait_final_comment(REPO, n, WAIT)
+                .await
+                .expect("final comment");
+        let branch = format!("kotef/issue-{n}");
+        let finished = Finished {
+            n,
+            accepted_status: resp.status().as_u16(),
+            accepted_in,
+            comments: h.gh.kotef_comments(REPO, n),
+            hello_on_branch: h.file_on_branch(&branch, "hello.txt"),
+            hello_on_main: h.file_on_branch("main", "hello.txt"),
+            branch_files: h.branch_files(&branch),
+            head_author_and_message: kotef_testkit::git_output(
+                &h.bare,
+                &["log", "-1", "--format=%an <%ae>%n%B", &branch],
+            )
+            .unwrap_or_default(),
+            pulls: h.gh.pulls(REPO),
+            reactions: h.gh.reactions(),
+            executor_calls: exec.calls(),
+            goals: exec.goals.lock().unwrap().clone(),
+            workspaces_left: std::fs::read_dir(h.data.path().join("workspaces"))
+                .map(|d| d.count())
+                .unwrap_or(0),
+            redacted_body: h
+                .redact(&comment.body)
+                .replace(&format!("issue-{n}"), "issue-N"),
+            comment,
+        };
+        h.stop().await;
+        finished
+    }
+
+    #[test]
+    fn the_webhook_is_accepted_at_once() {
+        let r = run();
+        assert_eq!(
+            (r.accepted_status, r.accepted_in < Duration::from_secs(2)),
+            (202, true)
+        );
+    }
+
+    #[test]
+    fn there_is_one_sticky_comment() {
+        assert_eq!(run().comments.len(), 1);
+    }
+
+    #[test]
+    fn the_comment_is_created_then_edited_in_place() {
+        assert!(run().comment.edits >= 2, "{}", run().comment.edits);
+    }
+
+    #[test]
+    fn the_first_version_says_kotef_is_working() {
+        let first = &run().comment.history[0];
+        assert!(first.contains("kotef is working on this"), "{first}");
+    }
+
+    #[test]
+    fn progress_is_shown_while_the_run_goes() {
+        let progress = run()
+            .comment
             .history
             .iter()
-            .any(|b| b.contains("**Progress** (step 3)")),
-        "progress shown"
-    );
-    let body = &comment.body;
-    assert!(body.contains("`done_success`"), "{body}");
-    assert!(body.contains("none (the run ended by itself)"));
-    assert!(body.contains("| `planner_to_researcher` | 1 | 5 |"));
-    assert!(body.contains("```mermaid"));
+            .any(|b| b.contains("**Progress** (step 3)"));
+        assert!(progress, "{:#?}", run().comment.history);
+    }
 
-    // The branch holds the change and the report.
-    let branch = format!("kotef/issue-{n}");
-    assert_eq!(
-        h.file_on_branch(&branch, "hello.txt").as_deref(),
-        Some("hello from kotef\n")
-    );
-    let files = h.branch_files(&branch);
-    assert!(
-        files
+    #[test]
+    fn the_final_comment_reads_as_the_snapshot() {
+        insta::assert_snapshot!("final_comment_success", run().redacted_body);
+    }
+
+    #[test]
+    fn the_branch_holds_the_change() {
+        assert_eq!(run().hello_on_branch.as_deref(), Some("hello from kotef\n"));
+    }
+
+    #[test]
+    fn the_branch_holds_the_run_report() {
+        let files = &run().branch_files;
+        let report = files
             .iter()
-            .any(|f| f.starts_with(".sdd/runs/") && f.ends_with(".md")),
-        "{files:?}"
-    );
-    let log = kotef_testkit::git_output(&h.bare, &["log", "-1", "--format=%an <%ae>%n%B", &branch])
-        .unwrap();
-    assert!(log.starts_with("kotef[bot] <"), "{log}");
-    assert!(log.contains("Co-authored-by: alice <"), "{log}");
-    // main is untouched.
-    assert!(h.file_on_branch("main", "hello.txt").is_none());
+            .any(|f| f.starts_with(".sdd/runs/") && f.ends_with(".md"));
+        assert!(report, "{files:?}");
+    }
 
-    // A draft PR that closes the issue.
-    let pulls = h.gh.pulls(REPO);
-    assert_eq!(pulls.len(), 1);
-    assert!(pulls[0].draft);
-    assert_eq!(pulls[0].head, branch);
-    assert!(
-        pulls[0].body.starts_with(&format!("Closes #{n}")),
-        "{}",
-        pulls[0].body
-    );
-    assert!(body.contains(&format!("Pull request [#{}]", pulls[0].number)));
+    #[test]
+    fn the_commit_is_kotefs_co_authored_by_the_requester() {
+        let log = &run().head_author_and_message;
+        assert_eq!(
+            (
+                log.starts_with("kotef[bot] <"),
+                log.contains("Co-authored-by: alice <")
+            ),
+            (true, true),
+            "{log}"
+        );
+    }
 
-    // 👀 on the issue; the executor saw the issue as its goal and the server's model.
-    assert!(h
-        .gh
-        .reactions()
-        .iter()
-        .any(|r| r.target == n && !r.on_comment && r.content == "eyes"));
-    assert_eq!(exec.calls(), 1);
-    assert!(exec.goals.lock().unwrap()[0].contains("Please add hello.txt"));
+    #[test]
+    fn main_is_untouched() {
+        assert_eq!(run().hello_on_main, None);
+    }
 
-    // No token in anything posted, no clone left behind.
-    assert!(!body.contains(kotef_testkit::FAKE_TOKEN));
-    let leftovers = std::fs::read_dir(h.data.path().join("workspaces"))
-        .unwrap()
-        .count();
-    assert_eq!(leftovers, 0);
-    insta::assert_snapshot!(
-        "final_comment_success",
-        h.redact(body).replace(&format!("issue-{n}"), "issue-N")
-    );
-    h.stop().await;
+    #[test]
+    fn one_draft_pull_request_closes_the_issue_from_the_branch() {
+        let r = run();
+        let p = &r.pulls[..];
+        assert_eq!(
+            p.iter()
+                .map(|p| (
+                    p.draft,
+                    p.head.clone(),
+                    p.body.starts_with(&format!("Closes #{}", r.n))
+                ))
+                .collect::<Vec<_>>(),
+            vec![(true, format!("kotef/issue-{}", r.n), true)]
+        );
+    }
+
+    #[test]
+    fn the_comment_links_the_pull_request() {
+        let r = run();
+        let link = format!("Pull request [#{}]", r.pulls[0].number);
+        assert!(r.comment.body.contains(&link), "{}", r.comment.body);
+    }
+
+    #[test]
+    fn the_issue_gets_eyes() {
+        let r = run();
+        let eyes = r
+            .reactions
+            .iter()
+            .any(|x| x.target == r.n && !x.on_comment && x.content == "eyes");
+        assert!(eyes, "{:?}", r.reactions);
+    }
+
+    #[test]
+    fn the_executor_runs_once_with_the_issue_as_its_goal() {
+        let r = run();
+        assert_eq!(
+            (
+                r.executor_calls,
+                r.goals
+                    .iter()
+                    .filter(|g| g.contains("Please add hello.txt"))
+                    .count()
+            ),
+            (1, 1)
+        );
+    }
+
+    #[test]
+    fn no_token_is_posted() {
+        assert!(!run().comment.body.contains(kotef_testkit::FAKE_TOKEN));
+    }
+
+    #[test]
+    fn no_clone_is_left_behind() {
+        assert_eq!(run().workspaces_left, 0);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -294,7 +294,7 @@ impl FakeGitHub {
     pub fn kotef_comments(&self, repo: &str, number: u64) -> Vec<FakeComment> {
         self.comments(repo, number)
             .into_iter()
-            .filter(|c| c.body.contains(kotef_github::trigger::MARKER_PREFIX))
+            .filter(|c| c.body.contains(kotef_github::render::MARKER_PREFIX))
             .collect()
     }
 

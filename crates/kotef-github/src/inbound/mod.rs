@@ -1,9 +1,9 @@
-//! The inbound edge: the HTTP server and its webhook route ([`server`]), signature checks
-//! ([`signature`]), what a delivery asks for ([`trigger`]), and the text the agent may see of
-//! GitHub Markdown ([`sanitize`], [`visible`]).
+//! The inbound edge, pure: signature checks ([`signature`]), what a delivery asks for
+//! ([`trigger`]), and the text the agent may see of GitHub Markdown ([`sanitize`],
+//! [`visible`]). The HTTP server that receives deliveries is an entry point
+//! (`crate::entry::server`).
 
 pub mod sanitize;
-pub mod server;
 pub mod signature;
 pub mod trigger;
 pub mod visible;

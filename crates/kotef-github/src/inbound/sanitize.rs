@@ -92,15 +92,7 @@ pub fn find_command(body: &str) -> Option<Command> {
     None
 }
 
-/// Cuts `text` to at most `max` characters, marking the cut.
-pub fn truncate_chars(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut out: String = text.chars().take(max).collect();
-    out.push_str("\n[… truncated]");
-    out
-}
+pub use crate::text::truncate_chars;
 
 #[cfg(test)]
 mod tests {

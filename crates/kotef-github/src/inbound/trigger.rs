@@ -8,8 +8,7 @@ use kotef_core::{IssueNumber, RepoName};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-/// The hidden marker that starts every comment kotef writes.
-pub const MARKER_PREFIX: &str = "<!-- kotef:";
+use crate::render::MARKER_PREFIX;
 
 /// Who caused an event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -317,7 +317,7 @@ fn same_comment(ours: &str, theirs: &str) -> bool {
             .unwrap_or_default()
             .to_string()
     };
-    if first(ours).starts_with(crate::trigger::MARKER_PREFIX) {
+    if first(ours).starts_with(crate::render::MARKER_PREFIX) {
         first(ours) == first(theirs)
     } else {
         ours == theirs
@@ -539,7 +539,7 @@ impl GitHub {
         let message = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
             .and_then(|v| v.get("message")?.as_str().map(str::to_string))
-            .unwrap_or_else(|| crate::sanitize::truncate_chars(&text, 300));
+            .unwrap_or_else(|| crate::text::truncate_chars(&text, 300));
         let rate_hint = text.to_ascii_lowercase().contains("rate limit");
         let error = GitHubError::Status {
             method: method_name.into(),

@@ -2,9 +2,12 @@
 //! progress, finished, failed) with its hidden marker, the draft PR's body, and the rejection
 //! comment. Checked with snapshot tests.
 
-use crate::trigger::MARKER_PREFIX;
 use kotef_core::{Edge, Limits, Profile, RunOutcome, StepProgress};
 use serde::{Deserialize, Serialize};
+
+/// The hidden marker that starts every comment kotef writes (its own comments are recognised,
+/// and ignored as triggers, by it).
+pub const MARKER_PREFIX: &str = "<!-- kotef:";
 
 /// The JSON inside `<!-- kotef:run {...} -->`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -341,7 +344,7 @@ pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
                             s.step,
                             inline(&s.node),
                             inline(&s.decision),
-                            inline(&crate::sanitize::truncate_chars(&s.reason, 200))
+                            inline(&crate::text::truncate_chars(&s.reason, 200))
                         ));
                     }
                 }
@@ -453,7 +456,7 @@ fn first_sentences(text: &str, n: usize) -> String {
             }
         }
     }
-    crate::sanitize::truncate_chars(text[..end].trim(), 300).replace("\n[… truncated]", "…")
+    crate::text::truncate_chars(text[..end].trim(), 300).replace("\n[… truncated]", "…")
 }
 
 /// What a maintainer can do after an unsuccessful ending.
@@ -479,7 +482,7 @@ pub fn next_step(outcome: &RunOutcome) -> Option<String> {
 /// The draft PR's title.
 pub fn pull_title(number: u64, issue_title: &str) -> String {
     let t = issue_title.replace(['\r', '\n'], " ");
-    let t = crate::sanitize::truncate_chars(t.trim(), 200).replace("\n[… truncated]", "…");
+    let t = crate::text::truncate_chars(t.trim(), 200).replace("\n[… truncated]", "…");
     format!("kotef: {t} (#{number})")
 }
 

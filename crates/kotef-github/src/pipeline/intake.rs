@@ -144,7 +144,7 @@ pub(crate) async fn react(
 /// to the trigger for `/kotef run`).
 pub(crate) async fn goal_for(ctx: &JobContext, job: &Job, trigger: &Trigger) -> String {
     if let Some(g) = job.goal.as_deref().filter(|g| !g.trim().is_empty()) {
-        return crate::sanitize::truncate_chars(
+        return crate::text::truncate_chars(
             &crate::sanitize::visible_text(g),
             crate::trigger::MAX_GOAL_CHARS,
         );

@@ -3,8 +3,8 @@
 //! sets; `kotef_github::action` turns them into one job and runs it with the real graph
 //! (`GraphExecutor`) exactly as the server would. Exit 0 unless the ending is in `fail-on`.
 
-use crate::executor::GraphExecutor;
 use clap::Args;
+use kotef::executor::GraphExecutor;
 use kotef_core::{Ceilings, LimitsOverride, Profile, Redactor};
 use kotef_github::action::{self, ActionEnv, ActionInputs, FailOn};
 use std::path::PathBuf;

@@ -3,17 +3,17 @@
 //! 3, 4) or 1 for an error before the graph could run; `scenario` exits 0 when every
 //! expectation holds, 1 when one fails, 2 on a malformed scenario.
 
-use crate::run::{self, RunSetup};
-use crate::scenario;
 use anyhow::{bail, Context as _};
 use clap::{Args, Parser, Subcommand};
-use kotef_core::{KotefConfig, LimitsOverride, Profile, Redactor, RunId, RunOutcome, StepProgress};
+use kotef::run::{self, RunSetup};
+use kotef::scenario;
+use kotef_core::{KotefConfig, LimitsOverride, Profile, Redactor, RunOutcome, StepProgress};
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The bundled example for the README's first command.
-pub const EXAMPLE_SCENARIO: &str = include_str!("../examples/hello-fix.json");
+pub const EXAMPLE_SCENARIO: &str = include_str!("../../../examples/hello-fix.json");
 
 #[derive(Debug, Parser)]
 #[command(
@@ -35,7 +35,7 @@ pub enum Command {
     /// Run the bundled example offline (scripted model, no API key).
     Example(ExampleArgs),
     /// Serve GitHub webhooks: label an issue `kotef` (or comment `/kotef run`) to start a run.
-    Serve(Box<kotef_github::ServeArgs>),
+    Serve(Box<crate::serve::ServeArgs>),
     /// Run as a GitHub Action step (reads the GITHUB_* environment).
     Action(crate::action::ActionArgs),
 }
@@ -184,7 +184,7 @@ pub async fn main_with(cli: Cli) -> i32 {
     }
 }
 
-async fn cmd_serve(args: Box<kotef_github::ServeArgs>) -> anyhow::Result<()> {
+async fn cmd_serve(args: Box<crate::serve::ServeArgs>) -> anyhow::Result<()> {
     let cfg = (*args).into_config()?;
     // With `--executor actions` the runs happen on Actions runners, not here.
     let local = cfg.executor == kotef_github::ExecutorMode::Local;
@@ -197,7 +197,7 @@ async fn cmd_serve(args: Box<kotef_github::ServeArgs>) -> anyhow::Result<()> {
         tracing::warn!("no working bubblewrap ({why}): {what}");
         eprintln!("kotef: warning: no working bubblewrap ({why}): {what}");
     }
-    kotef_github::serve(cfg, Arc::new(crate::executor::GraphExecutor::default())).await
+    kotef_github::serve(cfg, Arc::new(kotef::executor::GraphExecutor::default())).await
 }
 
 fn progress_printer() -> Option<tokio::sync::mpsc::UnboundedSender<StepProgress>> {
@@ -250,29 +250,18 @@ async fn cmd_run(args: RunArgs) -> anyhow::Result<i32> {
         ),
         None => None,
     };
-    let spec = args
-        .model
-        .clone()
-        .or_else(|| config.model.name.clone())
-        .context("no model configured: pass --model openai:NAME | anthropic:NAME | scripted:FILE, set KOTEF_MODEL, or [model] name in kotef.toml")?;
-    let (model, cost) = run::resolve_model(&spec, &config, &|k| std::env::var(k).ok())?;
-    let outcome = run::execute(RunSetup {
-        run_id: RunId::generate(),
-        workdir: args.repo.clone(),
-        goal: args.goal.clone(),
+    let setup = RunSetup::for_model_spec(
+        args.repo.clone(),
+        args.goal.clone(),
         config,
-        profile,
-        limit_overrides: args.limits.to_override(),
-        test_command: args.test_command.clone(),
-        model: model.clone(),
-        model_name: model.name(),
-        progress: progress_printer(),
-        redactor: Redactor::from_env(),
-        cost: Some(cost),
-        settings_notes: Vec::new(),
-        hidden_paths: Vec::new(),
-    })
-    .await?;
+        args.model.as_deref(),
+        &|k| std::env::var(k).ok(),
+    )?
+    .profile(profile)
+    .limits(args.limits.to_override())
+    .test_command(args.test_command.clone())
+    .progress(progress_printer());
+    let outcome = run::execute(setup).await?;
     print_outcome(&outcome, args.json);
     Ok(outcome.summary.terminal_status.exit_code())
 }

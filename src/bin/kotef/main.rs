@@ -1,4 +1,10 @@
-//! The `kotef` binary: parses the command line and exits with the contract's code.
+//! The `kotef` binary: the command line (`cli`), the Action step (`action`) and the server's
+//! flags (`serve`) — the glue between a user's words and the library. Parses the command line
+//! and exits with the contract's code.
+
+mod action;
+mod cli;
+mod serve;
 
 use clap::Parser as _;
 
@@ -12,7 +18,7 @@ async fn main() {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .init();
-    let cli = kotef::cli::Cli::parse();
-    let code = kotef::cli::main_with(cli).await;
+    let cli = cli::Cli::parse();
+    let code = cli::main_with(cli).await;
     std::process::exit(code);
 }
