@@ -129,7 +129,7 @@ fn parse_outputs(text: &str) -> HashMap<String, String> {
 }
 
 /// Runs `kotef action` with a runner's environment; `env` adds or overrides variables.
-async fn run(
+async fn run_action(
     w: &World,
     event: &str,
     payload: &[u8],
@@ -212,67 +212,178 @@ fn labeled(w: &World, sender: &str) -> (u64, Vec<u8>) {
     (n, body)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn labeled_issue_is_fixed_in_the_checkout_published_and_summarised() {
-    let w = world().await;
-    let ws = checkout(&w);
-    let (n, payload) = labeled(&w, "alice");
-    let r = run(&w, "issues", &payload, &ws, &success_model(), &[]).await;
-    assert_eq!(r.code, 0, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+/// A labeled issue run by `kotef action` in a runner's checkout, recorded once; each test
+/// below checks one fact of it.
+mod labeled_issue_in_a_checkout {
+    use super::*;
+    use kotef_testkit::FakePull;
+    use std::sync::OnceLock;
 
-    let branch = format!("kotef/issue-{n}");
-    let pulls = w.gh.pulls(REPO);
-    assert_eq!(pulls.len(), 1);
-    assert!(pulls[0].draft);
-    assert_eq!(r.outputs["terminal-status"], "done_success");
-    assert_eq!(r.outputs["stop-rule"], "");
-    assert!(!r.outputs["stop-reason"].is_empty());
-    assert_eq!(r.outputs["branch"], branch);
-    assert_eq!(
-        r.outputs["pr-url"],
-        format!("{SERVER}/{REPO}/pull/{}", pulls[0].number)
-    );
-    let report = &r.outputs["report-path"];
-    assert!(
-        report.starts_with(".sdd/runs/") && report.ends_with(".md"),
-        "{report}"
-    );
+    struct Finished {
+        n: u64,
+        ran: Ran,
+        pulls: Vec<FakePull>,
+        comments: Vec<String>,
+        hello_on_branch: Option<String>,
+        report_on_branch: bool,
+        checkout_head: String,
+        hello_in_checkout: String,
+        checkout_git_config: String,
+    }
 
-    let comments = w.gh.kotef_comments(REPO, n);
-    assert_eq!(comments.len(), 1, "one sticky comment");
-    let body = &comments[0].body;
-    assert!(body.contains("`done_success`"), "{body}");
-    assert!(
-        body.contains(&format!(
-            "[Actions run]({SERVER}/{REPO}/actions/runs/{RUN_ID})"
-        )),
-        "{body}"
-    );
-    assert_eq!(r.summary, *body, "the step summary is the comment");
-    assert!(
-        r.stdout
-            .contains("::notice title=kotef%3A done_success::kotef run ended done_success"),
-        "{}",
-        r.stdout
-    );
+    fn run() -> &'static Finished {
+        static RUN: OnceLock<Finished> = OnceLock::new();
+        kotef_testkit::recorded(&RUN, record)
+    }
 
-    // Pushed to the remote, and the runner's checkout is left on the kotef branch.
-    assert_eq!(
-        kotef_testkit::git_output(&w.bare, &["show", &format!("{branch}:hello.txt")]).as_deref(),
-        Some("hello\n")
-    );
-    assert!(kotef_testkit::git_output(&w.bare, &["show", &format!("{branch}:{report}")]).is_some());
-    assert_eq!(git(&ws, &["rev-parse", "--abbrev-ref", "HEAD"]), branch);
-    assert_eq!(
-        std::fs::read_to_string(ws.join("hello.txt")).unwrap(),
-        "hello\n"
-    );
-    let config = std::fs::read_to_string(ws.join(".git/config")).unwrap();
-    assert!(
-        !config.contains(FAKE_TOKEN) && !config.contains("extraheader"),
-        "{config}"
-    );
-    assert!(!r.stdout.contains(FAKE_TOKEN) && !r.stderr.contains(FAKE_TOKEN));
+    async fn record() -> Finished {
+        let w = world().await;
+        let ws = checkout(&w);
+        let (n, payload) = labeled(&w, "alice");
+        let ran = run_action(&w, "issues", &payload, &ws, &success_model(), &[]).await;
+        let branch = format!("kotef/issue-{n}");
+        let report = ran.outputs.get("report-path").cloned().unwrap_or_default();
+        Finished {
+            n,
+            pulls: w.gh.pulls(REPO),
+            comments: w
+                .gh
+                .kotef_comments(REPO, n)
+                .into_iter()
+                .map(|c| c.body)
+                .collect(),
+            hello_on_branch: kotef_testkit::git_output(
+                &w.bare,
+                &["show", &format!("{branch}:hello.txt")],
+            ),
+            report_on_branch: kotef_testkit::git_output(
+                &w.bare,
+                &["show", &format!("{branch}:{report}")],
+            )
+            .is_some(),
+            checkout_head: git(&ws, &["rev-parse", "--abbrev-ref", "HEAD"]),
+            hello_in_checkout: std::fs::read_to_string(ws.join("hello.txt")).unwrap_or_default(),
+            checkout_git_config: std::fs::read_to_string(ws.join(".git/config"))
+                .unwrap_or_default(),
+            ran,
+        }
+    }
+
+    fn output(name: &str) -> &'static str {
+        run()
+            .ran
+            .outputs
+            .get(name)
+            .map(String::as_str)
+            .unwrap_or("(not set)")
+    }
+
+    fn branch() -> String {
+        format!("kotef/issue-{}", run().n)
+    }
+
+    #[test]
+    fn the_step_succeeds() {
+        let r = &run().ran;
+        assert_eq!(r.code, 0, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    }
+
+    #[test]
+    fn one_draft_pull_request_is_opened() {
+        let drafts: Vec<bool> = run().pulls.iter().map(|p| p.draft).collect();
+        assert_eq!(drafts, [true]);
+    }
+
+    #[test]
+    fn the_outputs_name_the_ending() {
+        assert_eq!(
+            (output("terminal-status"), output("stop-rule")),
+            ("done_success", "")
+        );
+    }
+
+    #[test]
+    fn the_outputs_give_a_stop_reason() {
+        assert!(!output("stop-reason").is_empty());
+    }
+
+    #[test]
+    fn the_outputs_name_the_branch_and_the_pull_request() {
+        let pr = format!("{SERVER}/{REPO}/pull/{}", run().pulls[0].number);
+        assert_eq!(
+            (output("branch"), output("pr-url")),
+            (branch().as_str(), pr.as_str())
+        );
+    }
+
+    #[test]
+    fn the_report_path_is_a_run_report() {
+        let report = output("report-path");
+        assert!(
+            report.starts_with(".sdd/runs/") && report.ends_with(".md"),
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn there_is_one_sticky_comment_naming_the_ending() {
+        let c = &run().comments;
+        assert_eq!(
+            (c.len(), c[0].contains("`done_success`")),
+            (1, true),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn the_comment_links_the_actions_run() {
+        let link = format!("[Actions run]({SERVER}/{REPO}/actions/runs/{RUN_ID})");
+        assert!(run().comments[0].contains(&link), "{}", run().comments[0]);
+    }
+
+    #[test]
+    fn the_step_summary_is_the_comment() {
+        assert_eq!(run().ran.summary, run().comments[0]);
+    }
+
+    #[test]
+    fn a_notice_annotation_names_the_ending() {
+        let notice = "::notice title=kotef%3A done_success::kotef run ended done_success";
+        assert!(run().ran.stdout.contains(notice), "{}", run().ran.stdout);
+    }
+
+    #[test]
+    fn the_change_is_pushed_with_the_report() {
+        let r = run();
+        assert_eq!(
+            (r.hello_on_branch.as_deref(), r.report_on_branch),
+            (Some("hello\n"), true)
+        );
+    }
+
+    #[test]
+    fn the_checkout_is_left_on_the_kotef_branch_with_the_change() {
+        let r = run();
+        assert_eq!(
+            (r.checkout_head.as_str(), r.hello_in_checkout.as_str()),
+            (branch().as_str(), "hello\n")
+        );
+    }
+
+    #[test]
+    fn the_token_is_gone_from_the_checkouts_git_config() {
+        let config = &run().checkout_git_config;
+        assert!(
+            !config.contains(FAKE_TOKEN) && !config.contains("extraheader"),
+            "{config}"
+        );
+    }
+
+    #[test]
+    fn the_token_is_never_printed() {
+        let r = &run().ran;
+        assert!(!r.stdout.contains(FAKE_TOKEN) && !r.stderr.contains(FAKE_TOKEN));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -291,7 +402,7 @@ async fn a_looping_command_run_is_cloned_stopped_and_fails_the_step() {
         "alice",
     );
     let empty = w.dir.path().join("empty-workspace");
-    let r = run(&w, "issue_comment", &payload, &empty, &loop_model(), &[]).await;
+    let r = run_action(&w, "issue_comment", &payload, &empty, &loop_model(), &[]).await;
     assert_eq!(
         r.code, 3,
         "aborted_stuck is in fail-on: stdout:\n{}\nstderr:\n{}",
@@ -335,7 +446,7 @@ async fn a_looping_command_run_is_cloned_stopped_and_fails_the_step() {
         "/kotef run again",
         "alice",
     );
-    let r = run(
+    let r = run_action(
         &w,
         "issue_comment",
         &payload,
@@ -357,7 +468,7 @@ async fn a_read_only_sender_starts_nothing() {
     let w = world().await;
     let ws = checkout(&w);
     let (n, payload) = labeled(&w, "rita");
-    let r = run(&w, "issues", &payload, &ws, &success_model(), &[]).await;
+    let r = run_action(&w, "issues", &payload, &ws, &success_model(), &[]).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
         r.stdout.contains(
@@ -376,7 +487,7 @@ async fn a_read_only_sender_starts_nothing() {
 
     // An event that asks for nothing (another label) is explained the same way.
     let other = kotef_testkit::issues_labeled(REPO, n, "t", "b", "bug", "alice");
-    let r = run(&w, "issues", &other, &ws, &success_model(), &[]).await;
+    let r = run_action(&w, "issues", &other, &ws, &success_model(), &[]).await;
     assert_eq!(r.code, 0);
     assert!(
         r.stdout
@@ -391,7 +502,7 @@ async fn a_malformed_event_file_is_a_clear_error() {
     let w = world().await;
     let ws = w.dir.path().join("ws");
     let body = br#"{"action":"labeled","issue":{"number":"five","title":"t"},"label":{"name":"kotef"},"repository":{"full_name":"acme/greeter"},"sender":{"login":"alice","id":1}}"#;
-    let r = run(&w, "issues", body, &ws, &success_model(), &[]).await;
+    let r = run_action(&w, "issues", body, &ws, &success_model(), &[]).await;
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(
         r.stderr
@@ -401,10 +512,10 @@ async fn a_malformed_event_file_is_a_clear_error() {
     );
     assert!(r.stdout.contains("::error title=kotef::"), "{}", r.stdout);
     assert!(r.summary.contains("could not start"), "{}", r.summary);
-    let r = run(&w, "issues", b"{not json", &ws, &success_model(), &[]).await;
+    let r = run_action(&w, "issues", b"{not json", &ws, &success_model(), &[]).await;
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("invalid issues payload"), "{}", r.stderr);
-    let r = run(
+    let r = run_action(
         &w,
         "issues",
         b"{}",
@@ -420,7 +531,7 @@ async fn a_malformed_event_file_is_a_clear_error() {
         "{}",
         r.stderr
     );
-    let r = run(
+    let r = run_action(
         &w,
         "issues",
         b"{}",
@@ -453,7 +564,7 @@ async fn workflow_dispatch_runs_the_issue_with_the_goal_from_its_inputs() {
         ],
         "alice",
     );
-    let r = run(
+    let r = run_action(
         &w,
         "workflow_dispatch",
         &payload,
@@ -486,7 +597,7 @@ async fn workflow_dispatch_runs_the_issue_with_the_goal_from_its_inputs() {
 
     // Without an issue number there is nothing to work on: a clear error.
     let payload = kotef_testkit::workflow_dispatch(REPO, &[("goal", "x")], "alice");
-    let r = run(
+    let r = run_action(
         &w,
         "workflow_dispatch",
         &payload,
@@ -512,7 +623,7 @@ async fn the_action_honours_the_repository_model_settings_as_its_operator() {
     let w = world_with_config(&config).await;
     let ws = checkout(&w);
     let (_, payload) = labeled(&w, "alice");
-    let r = run(
+    let r = run_action(
         &w,
         "issues",
         &payload,

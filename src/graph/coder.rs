@@ -343,8 +343,7 @@ mod tests {
     #[test]
     fn the_correction_shows_a_real_tool_call_in_its_exact_shape() {
         let text = no_tool_call_correction(&coder_tools());
-        let json = super::super::planner::extract_json_object(&text).unwrap();
-        let call: serde_json::Value = serde_json::from_str(json).unwrap();
+        let call = serde_json::Value::Object(kotef_model::first_json_object(&text).unwrap());
         assert_eq!(
             call,
             serde_json::json!({"name": "list_files", "arguments": {}})

@@ -16,9 +16,8 @@ pub const PLANNER_REASKS: usize = 2;
 
 /// Parses a planner reply. Tolerates a ```json fence and prose around one JSON object.
 pub fn parse_decision(text: &str) -> Result<PlannerDecision, String> {
-    let json = extract_json_object(text).ok_or_else(|| "no JSON object found".to_string())?;
-    let v: Value = serde_json::from_str(json).map_err(|e| format!("invalid JSON: {e}"))?;
-    let obj = v.as_object().ok_or("the reply is not a JSON object")?;
+    let obj = &kotef_model::first_json_object(text)
+        .ok_or_else(|| "no JSON object found (or it is not valid JSON)".to_string())?;
     let next_raw = obj
         .get("next")
         .and_then(Value::as_str)
@@ -51,36 +50,6 @@ pub fn parse_decision(text: &str) -> Result<PlannerDecision, String> {
         task: text_field("task"),
         verify: text_field("verify"),
     })
-}
-
-/// The first balanced `{...}` in `text` (string-aware), if any.
-pub fn extract_json_object(text: &str) -> Option<&str> {
-    let start = text.find('{')?;
-    let bytes = text.as_bytes();
-    let (mut depth, mut in_str, mut escaped) = (0usize, false, false);
-    for (i, &b) in bytes.iter().enumerate().skip(start) {
-        if in_str {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_str = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_str = true,
-            b'{' => depth += 1,
-            b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(&text[start..=i]);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// One planner step.
@@ -337,6 +306,12 @@ mod tests {
         assert_eq!(d.query, None);
         let d = parse_decision(r#"{"next":"verifier","verify":" sh test.sh "}"#).unwrap();
         assert_eq!(d.verify.as_deref(), Some("sh test.sh"));
+    }
+
+    #[test]
+    fn braces_in_prose_before_the_object_are_skipped() {
+        let d = parse_decision(r#"I think {this} matters. {"next":"coder","task":"fix {a}"}"#);
+        assert_eq!(d.map(|d| d.task), Ok(Some("fix {a}".to_string())));
     }
 
     fn state(profile: kotef_core::Profile) -> RunState {

@@ -4,7 +4,6 @@
 
 use super::context::{self, RESEARCHER_PROMPT};
 use super::llm::{self, CallFailure};
-use super::planner::extract_json_object;
 use super::rules;
 use super::state::{Decision, RunState};
 use super::{GraphContext, StepResult};
@@ -19,7 +18,7 @@ pub const RESEARCH_TURNS: usize = 8;
 
 /// Parses `{findings, quality}`; quality is clamped to 0..=1.
 pub fn parse_findings(text: &str) -> Option<(String, f64)> {
-    let v: Value = serde_json::from_str(extract_json_object(text)?).ok()?;
+    let v = kotef_model::first_json_object(text)?;
     let findings = v.get("findings")?;
     let findings = match findings {
         Value::String(s) => s.clone(),

@@ -35,18 +35,7 @@ mod labeled_issue_to_success {
 
     fn run() -> &'static Finished {
         static RUN: OnceLock<Finished> = OnceLock::new();
-        RUN.get_or_init(|| {
-            std::thread::spawn(|| {
-                tokio::runtime::Builder::new_multi_thread()
-                    .worker_threads(2)
-                    .enable_all()
-                    .build()
-                    .unwrap()
-                    .block_on(record())
-            })
-            .join()
-            .unwrap()
-        })
+        kotef_testkit::recorded(&RUN, record)
     }
 
     async fn record() -> Finished {

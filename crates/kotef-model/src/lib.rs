@@ -26,7 +26,7 @@ pub use openai::{BodyOptions, OpenAiModel, OPENAI_DEFAULT_BASE_URL};
 pub use retry::{error_for_status, retry_after_hint, RetryPolicy};
 pub use scripted::ScriptedModel;
 pub use select::{model_from_spec, model_from_spec_with_policy, parse_spec, ModelSpec};
-pub use textcalls::{expected_call_shape, is_text_call, parse_text_tool_calls};
+pub use textcalls::{expected_call_shape, first_json_object, is_text_call, parse_text_tool_calls};
 pub use types::{
     estimate_tokens, CallRecord, Message, Model, ModelError, ModelReply, ModelRequest, Role,
     ToolCall, ToolSchema, Usage,

@@ -334,6 +334,18 @@ fn json_values(content: &str, skip: &[(usize, usize)]) -> Vec<(usize, Value)> {
     out
 }
 
+/// The first JSON object in a reply (fenced, bare or with prose around it), read with
+/// serde_json's streaming deserializer at each `{`; braces in prose that do not start valid
+/// JSON are skipped. Planner and researcher replies are read with it.
+pub fn first_json_object(content: &str) -> Option<Map<String, Value>> {
+    json_values(content, &[])
+        .into_iter()
+        .find_map(|(_, v)| match v {
+            Value::Object(o) => Some(o),
+            _ => None,
+        })
+}
+
 /// The arguments of a `{"name": …}` call object: its `arguments` (or `parameters`, `args`,
 /// `input`), else its other keys (`{"name": "done", "summary": "…"}`).
 fn arguments_beside_name(o: &Map<String, Value>) -> Value {

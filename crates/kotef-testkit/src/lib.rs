@@ -22,12 +22,14 @@
 //!
 //! Modules: [`state`] (what the fake holds, faults), `routes` (its REST endpoints),
 //! [`github`] (the [`FakeGitHub`] handle), [`payloads`] (signed webhooks), [`git`] (bare
-//! repositories), [`executor`] (a fake `RunExecutor`).
+//! repositories), [`executor`] (a fake `RunExecutor`), [`recorded`] (one recorded run that
+//! many one-fact tests read).
 
 pub mod executor;
 pub mod git;
 pub mod github;
 pub mod payloads;
+pub mod recorded;
 mod routes;
 pub mod state;
 
@@ -35,6 +37,7 @@ pub use executor::{sample_outcome, FakeBehavior, FakeExecutor};
 pub use git::{file_base_url, git, git_output, init_bare_repo, push_branch};
 pub use github::FakeGitHub;
 pub use payloads::*;
+pub use recorded::recorded;
 pub use state::{
     FakeComment, FakeDispatch, FakePull, FakeReaction, FakeState, FaultKind, LoggedRequest,
     FAKE_BOT_LOGIN, FAKE_TOKEN,
