@@ -15,7 +15,7 @@
 //! | (redirected) | planner, after the model's proposal | `verifier` on files whose verification already failed, once per failure ([`reverify_redirect`]) | — (the coder gets the failure as its task) |
 //! | `planner_to_<node>` (exact repeat) | planner, after the model's proposal | [`EXACT_REPEAT_LIMIT`] identical decisions on an identical state | `aborted_stuck` |
 //! | `planner_to_<node>` (edge) | planner, after the model's proposal | more than `edge_limit_<node>` hops without progress | `aborted_stuck` |
-//! | `planner_to_coder` (no-op coder) | planner, after the model's proposal | [`CODER_NOOP_LIMIT`] coder steps in a row without progress | `aborted_stuck` |
+//! | `planner_to_coder` (no-op coder) | planner, before asking the model (and on a proposal) | [`CODER_NOOP_LIMIT`] coder steps in a row without progress | `aborted_stuck` |
 //! | `constraint` | coder's `run_command`; the planner's `verify` command | under `strict`: a command reaching outside the workspace or on the denylist (at once), or the [`SOFT_DENIAL_LIMIT`]th command merely off the allow-list (earlier ones are tool errors) | `aborted_constraint` |
 //! | none (success) | planner says `done` | the last verification passed after the last change | `done_success` |
 //! | none (fixed and done) | verifier, after a pass | a verification failed earlier, the coder's latest step changed files and called `done`, and they pass ([`fixed_and_done`]) | `done_success` (no planner call) |
@@ -195,6 +195,17 @@ pub fn pre_decision(state: &RunState, limits: &Limits) -> Option<Fired> {
                 ),
             );
         }
+    }
+    if state.coder_noop_count >= CODER_NOOP_LIMIT {
+        // Checked before asking the model: whatever the planner would choose next, the run
+        // has shown it cannot change the code towards the goal.
+        return fired(
+            StopRule::PlannerToCoder,
+            format!(
+                "Loop detected: the coder made no progress in {} steps in a row, so the run stopped instead of asking the planner again.",
+                state.coder_noop_count
+            ),
+        );
     }
     let idle = state.total_steps.saturating_sub(state.last_progress_step);
     if idle >= limits.no_progress_steps {
@@ -1188,6 +1199,16 @@ mod tests {
     #[test]
     fn re_verifying_a_pass_is_left_alone() {
         assert_eq!(reverify_redirect(&changed_and_verified(true)), None);
+    }
+
+    #[test]
+    fn a_coder_that_changed_nothing_three_times_stops_the_run_before_the_planner_is_asked() {
+        let mut s = changed_and_verified(false);
+        s.coder_noop_count = CODER_NOOP_LIMIT;
+        assert_eq!(
+            pre_decision(&s, &limits()).map(|f| f.rule),
+            Some(StopRule::PlannerToCoder)
+        );
     }
 
     #[test]
