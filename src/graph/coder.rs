@@ -110,24 +110,28 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             .map(|t| t.summary.as_str());
         // The task's files first, then the goal's.
         let asked = format!("{task}\n{}", state.goal);
-        let mut paths = context::coder_files(&asked, failure, state.file_hashes.keys());
+        let read = |p: String| {
+            let text = std::fs::read_to_string(root.join(&p)).ok()?;
+            Some((p, text))
+        };
+        let mut named: Vec<(String, String)> =
+            context::coder_files(&asked, failure, state.file_hashes.keys())
+                .into_iter()
+                .filter_map(read)
+                .collect();
         // A named test brings the code it imports, which is usually what needs the fix.
-        for p in paths.clone() {
-            let text = std::fs::read_to_string(root.join(&p)).unwrap_or_default();
-            for f in context::imported_files(&p, &text, state.file_hashes.keys()) {
-                if !paths.contains(&f) && paths.len() <= context::NAMED_FILES {
-                    paths.push(f);
-                }
+        let imports: Vec<String> = named
+            .iter()
+            .flat_map(|(p, text)| context::imported_files(p, text, state.file_hashes.keys()))
+            .collect();
+        for f in imports {
+            if named.len() <= context::NAMED_FILES && !named.iter().any(|(p, _)| *p == f) {
+                named.extend(read(f));
             }
         }
-        let named: Vec<(String, String)> = paths
-            .into_iter()
-            .filter_map(|p| {
-                let text = std::fs::read_to_string(root.join(&p)).ok()?;
-                ctx.tools.mark_read(&p);
-                Some((p, text))
-            })
-            .collect();
+        for (p, _) in &named {
+            ctx.tools.mark_read(p);
+        }
         user.push_str(&context::named_files_section(&named));
         if !state.plan.is_empty() {
             user.push_str("\n## Plan (open items)\n");
