@@ -79,6 +79,9 @@ pub struct RunSetup {
     pub settings_notes: Vec<String>,
     /// Paths the agent's commands must not read (hidden inside the sandbox).
     pub hidden_paths: Vec<PathBuf>,
+    /// Verify before the first model call; wins over the config file (see
+    /// [`RunSetup::resolve_verify_first`]).
+    pub verify_first: Option<bool>,
 }
 
 impl RunSetup {
@@ -106,6 +109,7 @@ impl RunSetup {
             cost: None,
             settings_notes: Vec::new(),
             hidden_paths: Vec::new(),
+            verify_first: None,
         }
     }
 
@@ -175,6 +179,21 @@ impl RunSetup {
     pub fn hidden_paths(mut self, paths: Vec<PathBuf>) -> Self {
         self.hidden_paths = paths;
         self
+    }
+
+    /// Verify before the first model call (wins over the config file's `verify_first`).
+    pub fn verify_first(mut self, on: Option<bool>) -> Self {
+        self.verify_first = on;
+        self
+    }
+
+    /// Whether the run verifies before its first model call: this setup's choice, else the
+    /// config file's, else on for every real model (a scripted model's turns are written for
+    /// a planner-first run).
+    pub fn resolve_verify_first(&self) -> bool {
+        self.verify_first
+            .or(self.config.verify_first)
+            .unwrap_or(self.model_name != "scripted")
     }
 
     /// The profile and limits in force: profile defaults < config file < overrides.
@@ -251,6 +270,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         progress: setup.progress.clone(),
         cost: setup.cost.clone(),
         issue_writer: issue_writer(&root, &setup.run_id, &setup.redactor),
+        verify_first: setup.resolve_verify_first(),
     };
     let state = graph::run_graph(&ctx, state).await;
 

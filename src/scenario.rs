@@ -29,6 +29,10 @@ pub struct Scenario {
     pub test_command: Option<String>,
     #[serde(default)]
     pub limits: LimitsOverride,
+    /// Open the run with the verifier (optional; default `false`, the planner-first run the
+    /// scripted turns of older scenarios are written for).
+    #[serde(default)]
+    pub verify_first: Option<bool>,
     #[serde(default)]
     pub model: Value,
     #[serde(default)]
@@ -293,6 +297,7 @@ pub async fn run_in(
     .profile(Some(s.profile.unwrap_or_default()))
     .limits(s.limits)
     .test_command(s.test_command.clone())
+    .verify_first(Some(s.verify_first.unwrap_or(false)))
     .progress(progress);
     let outcome = run::execute(setup).await?;
     let failed = check(&s.expect, &outcome.summary, workdir);

@@ -206,7 +206,7 @@ async fn a_dollar_budget_without_a_price_fails_at_start() {
 async fn a_coder_step_stops_at_its_call_cap() {
     let repo = git_repo(&[("a.txt", "a\nb\nc\n")]);
     let reads: Vec<Value> = (0..30)
-        .map(|i| json!({"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt", "start_line": 1 + i % 2}}]}))
+        .map(|i| json!({"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt", "start_line": 1 + i}}]}))
         .collect();
     let model = json!({"planner": [planner("coder"), planner("snitch")], "coder": reads});
     let limits = LimitsOverride {
@@ -224,6 +224,29 @@ async fn a_coder_step_stops_at_its_call_cap() {
     assert_eq!(coder_calls, 7);
     let step = &twin["timeline"][1];
     assert_eq!(step["decision"], json!({"code": "call_cap"}), "{step}");
+}
+
+#[tokio::test]
+async fn a_coder_rereading_an_unchanged_file_ends_its_step_on_the_third_read() {
+    let repo = git_repo(&[("a.txt", "a\nb\nc\n")]);
+    let read = json!({"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]});
+    let model = json!({"planner": [planner("coder"), planner("snitch")], "coder": [read]});
+    let out = run_with(
+        repo.path(),
+        model,
+        "true",
+        LimitsOverride::default(),
+        Profile::Strict,
+    )
+    .await;
+    let twin = report_json(repo.path(), &out);
+    assert_eq!(
+        (
+            twin["tools_run"]["read_file"].clone(),
+            twin["timeline"][1]["decision"].clone()
+        ),
+        (json!(3), json!({"code": "repeated_call"}))
+    );
 }
 
 fn planner(next: &str) -> Value {

@@ -6,7 +6,7 @@
 
 use super::context::{self, BUDGET_REVIEW_PROMPT, CODER_PROMPT};
 use super::llm::{self, CallFailure};
-use super::rules::{self, NoToolCall, Review};
+use super::rules::{self, NoToolCall, RepeatedCall, Review};
 use super::state::{CoderEnd, Decision, RunState};
 use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
@@ -22,6 +22,18 @@ pub fn no_tool_call_correction(tools: &[kotef_model::ToolSchema]) -> String {
         "Your last reply made no tool call, so nothing happened. {} Call done when the task is complete.",
         kotef_model::expected_call_shape(tools)
     )
+}
+
+/// What a repeated call's result says before the result itself: it cannot have changed.
+pub fn repeated_call_note(name: &str) -> String {
+    format!(
+        "You already called `{name}` with these arguments in this step and no file has changed since, so this is the same result as before. Do not call it again: change the code with edit_file (copy `old` exactly from the file text above), or call done.\n\n"
+    )
+}
+
+/// The identity of a tool call: tool and arguments.
+fn call_key(call: &ToolCall) -> String {
+    format!("{}\u{0}{}", call.name, call.arguments)
 }
 
 /// The identity of a failing tool call: tool, arguments and the error it got.
@@ -50,6 +62,8 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let mut asked_for_done = false;
     let mut empty_turns = 0u32;
     let mut failing_calls: BTreeMap<String, u32> = BTreeMap::new();
+    // Successful calls since the last file change: the same one again cannot tell anything new.
+    let mut unchanged_calls: BTreeMap<String, u32> = BTreeMap::new();
     let mut forced_no_progress = false;
     let mut last_turn_changed = false;
     let mut calls = 0u32;
@@ -265,6 +279,17 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             };
             notes.push(note);
             let mut content = context::clip(&out.content, context::TOOL_RESULT_CHARS);
+            let mut repeated = RepeatedCall::Fresh;
+            if matches!(out.effect, ToolEffect::FileWritten { .. }) {
+                unchanged_calls.clear();
+            } else if !out.is_error && !matches!(out.effect, ToolEffect::Done { .. }) {
+                let times = unchanged_calls.entry(call_key(call)).or_insert(0);
+                *times += 1;
+                repeated = rules::repeated_call(*times);
+                if repeated != RepeatedCall::Fresh {
+                    content = format!("{}{content}", repeated_call_note(&call.name));
+                }
+            }
             if let (ToolEffect::PolicyDenied { hard: false, .. }, Some(test)) =
                 (&out.effect, state.test_command.as_deref())
             {
@@ -273,6 +298,15 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                 ));
             }
             current.push(Message::tool_result(call.id.clone(), content));
+            if repeated == RepeatedCall::EndStep {
+                end = CoderEnd::RepeatedCall;
+                notes.push(format!(
+                    "{} {brief} called {} times with nothing changed: step ended",
+                    call.name,
+                    rules::REPEATED_CALL_LIMIT
+                ));
+                break;
+            }
             if out.is_error {
                 let times = failing_calls.entry(failure_key(call, &out)).or_insert(0);
                 *times += 1;
@@ -292,7 +326,11 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         if notes.len() > context::STEP_NOTES {
             notes.drain(..notes.len() - context::STEP_NOTES);
         }
-        if matches!(end, CoderEnd::Done | CoderEnd::RepeatedFailingCall) || state.ending.is_some() {
+        if matches!(
+            end,
+            CoderEnd::Done | CoderEnd::RepeatedFailingCall | CoderEnd::RepeatedCall
+        ) || state.ending.is_some()
+        {
             break;
         }
     }
@@ -316,6 +354,10 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         CoderEnd::RepeatedFailingCall => format!(
             "{what}; the same failing tool call {} times ended the step",
             rules::REPEATED_FAILURE_LIMIT
+        ),
+        CoderEnd::RepeatedCall => format!(
+            "{what}; the same tool call {} times with nothing changed ended the step",
+            rules::REPEATED_CALL_LIMIT
         ),
         CoderEnd::NoToolCalls => format!(
             "{what}; {} replies in a row without a tool call ended the step",

@@ -314,7 +314,9 @@ pub fn named_files_section(files: &[(String, String)]) -> String {
     if files.is_empty() {
         return String::new();
     }
-    let mut out = String::from("\n## Files named in the task or the failure (current text)\n");
+    let mut out = String::from(
+        "\n## Files named in the task or the failure (current text, already read: edit them directly; copy `old` without the line numbers)\n",
+    );
     for (path, text) in files {
         let numbered: String = text
             .lines()

@@ -1,5 +1,6 @@
 //! The bounded agent graph: planner hub; researcher → planner; coder → verifier → planner;
-//! snitch → end; done → end. An iterative loop with a hard step cap — no recursion and no
+//! snitch → end; done → end. With `verify_first` and a test command the run opens with the
+//! verifier, and a failing opening verification goes straight to the coder. An iterative loop with a hard step cap — no recursion and no
 //! framework limit that could fire first. Every ending, errors included, leaves a run report.
 
 pub mod coder;
@@ -40,6 +41,8 @@ pub struct GraphContext {
     /// Where the snitch writes its entry for a human (the run wires in `.sdd/issues.md`); the
     /// graph renders nothing itself, so it depends on no report module.
     pub issue_writer: IssueWriter,
+    /// Start with the verifier when a test command is known (see `rules::opening_task`).
+    pub verify_first: bool,
 }
 
 /// Estimated USD cost of (prompt tokens, completion tokens), when prices are known.
@@ -166,7 +169,11 @@ pub async fn run_graph(ctx: &GraphContext, state: RunState) -> RunState {
 
 /// The loop itself: one node per step until an ending.
 async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
-    let mut next = NodeName::Planner;
+    let mut next = if ctx.verify_first && state.test_command.is_some() {
+        NodeName::Verifier
+    } else {
+        NodeName::Planner
+    };
     let mut prev: Option<NodeName> = None;
     state
         .seen_states

@@ -26,7 +26,8 @@
 //! | none (gave up) | planner says `snitch` | — | `aborted_stuck` |
 //!
 //! Inside one coder step, breakers end the step (not the run) and name why in the timeline:
-//! the same failing tool call [`REPEATED_FAILURE_LIMIT`] times, [`NO_TOOL_CALL_LIMIT`]
+//! the same failing tool call [`REPEATED_FAILURE_LIMIT`] times, the same successful call
+//! [`REPEATED_CALL_LIMIT`] times with no file changed in between, [`NO_TOOL_CALL_LIMIT`]
 //! replies in a row without a tool call (the second gets one corrective message), the step's hard
 //! cap `coder_step_calls`, and the budget review's [`REVIEW_HARD_CAP`].
 //!
@@ -42,6 +43,7 @@ use super::state::{
 };
 use kotef_core::{Edge, Limits, NodeName, Profile, StopRule, TerminalStatus};
 use kotef_model::ModelError;
+use kotef_tools::FailureKind;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
@@ -67,6 +69,8 @@ pub const CODER_NOOP_LIMIT: u32 = 3;
 pub const OSCILLATION_LIMIT: u32 = 2;
 /// The same failing tool call (tool, arguments, error) this often ends a coder step.
 pub const REPEATED_FAILURE_LIMIT: u32 = 3;
+/// The same successful tool call, with nothing changed in between, this often ends a coder step.
+pub const REPEATED_CALL_LIMIT: u32 = 3;
 /// Replies in a row with neither a tool call nor `done` that end a coder step.
 pub const NO_TOOL_CALL_LIMIT: u32 = 3;
 /// Budget reviews in one coder step after which the prompt carries a warning.
@@ -323,6 +327,18 @@ pub fn task_from_failure(state: &RunState) -> Option<String> {
         t.command,
         super::context::clip(&super::context::key_line(&t.summary), 300)
     ))
+}
+
+/// The coder's task when the run opened with the verifier (nothing before it in the timeline)
+/// and the tests fail as tests do ([`task_from_failure`]): a planner call could only restate
+/// the failure, and a small model's first guess is where it hallucinates ("the repository has
+/// no such file"). A tooling failure (the command cannot run) goes to the planner instead.
+pub fn opening_task(state: &RunState) -> Option<String> {
+    let t = state.test.as_ref().filter(|t| !t.passed)?;
+    let runs_as_tests = t.kind != Some(FailureKind::ToolingError);
+    (state.timeline.is_empty() && runs_as_tests)
+        .then(|| task_from_failure(state))
+        .flatten()
 }
 
 /// When the planner asks to verify files whose verification already failed (nothing changed
@@ -635,6 +651,25 @@ pub fn repeated_failure_ends_step(times: u32) -> bool {
     times >= REPEATED_FAILURE_LIMIT
 }
 
+/// What to do with a successful tool call seen `times` times in this step with no file
+/// changed since its first time: run it, run it and say the result cannot have changed, or
+/// end the step (small models re-read one file until the budget runs out).
+pub fn repeated_call(times: u32) -> RepeatedCall {
+    match times {
+        0 | 1 => RepeatedCall::Fresh,
+        t if t < REPEATED_CALL_LIMIT => RepeatedCall::Nudge,
+        _ => RepeatedCall::EndStep,
+    }
+}
+
+/// See [`repeated_call`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RepeatedCall {
+    Fresh,
+    Nudge,
+    EndStep,
+}
+
 /// Whether a coder step that has made `calls` model calls may make another.
 pub fn coder_step_cap_reached(calls: u32, limits: &Limits) -> bool {
     calls >= limits.coder_step_calls.max(1)
@@ -674,6 +709,48 @@ mod tests {
             step: 1,
             after_code_change: false,
         }
+    }
+
+    fn opened_with(t: TestResult) -> RunState {
+        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        s.test = Some(TestResult {
+            kind: Some(FailureKind::TestFailure),
+            summary: "AssertionError: 1 != 2".into(),
+            ..t
+        });
+        s
+    }
+
+    #[test]
+    fn a_failing_opening_verification_becomes_the_coders_task() {
+        let task = opening_task(&opened_with(test(false, "e"))).unwrap_or_default();
+        assert!(task.contains("AssertionError: 1 != 2"), "{task}");
+    }
+
+    #[test]
+    fn a_passing_opening_verification_leaves_the_choice_to_the_planner() {
+        assert_eq!(opening_task(&opened_with(test(true, ""))), None);
+    }
+
+    #[test]
+    fn a_test_command_that_cannot_run_goes_to_the_planner() {
+        let mut s = opened_with(test(false, "e"));
+        s.test.as_mut().unwrap().kind = Some(FailureKind::ToolingError);
+        assert_eq!(opening_task(&s), None);
+    }
+
+    #[test]
+    fn only_the_runs_first_step_opens_with_the_coder() {
+        let mut s = opened_with(test(false, "e"));
+        s.timeline.push(StepRecord {
+            step: 1,
+            node: NodeName::Planner,
+            decision: Decision::Route(NodeName::Verifier),
+            reason: String::new(),
+            progress: false,
+            revisit_of: None,
+        });
+        assert_eq!(opening_task(&s), None);
     }
 
     #[test]
@@ -1039,6 +1116,18 @@ mod tests {
         assert_eq!(no_tool_call(1), NoToolCall::Continue);
         assert_eq!(no_tool_call(2), NoToolCall::Correct);
         assert_eq!(no_tool_call(3), NoToolCall::EndStep);
+    }
+
+    #[test]
+    fn a_repeated_unchanged_call_is_run_then_nudged_then_ends_the_step() {
+        assert_eq!(
+            [1, 2, 3].map(repeated_call),
+            [
+                RepeatedCall::Fresh,
+                RepeatedCall::Nudge,
+                RepeatedCall::EndStep
+            ]
+        );
     }
 
     #[test]

@@ -122,6 +122,9 @@ pub enum CoderEnd {
     ReviewCap,
     /// The same failing tool call (same tool, arguments and error) three times.
     RepeatedFailingCall,
+    /// The same successful tool call (same tool and arguments) three times with no file
+    /// changed in between: its result could not change.
+    RepeatedCall,
     /// Replies with neither a tool call nor `done`, after one corrective message.
     NoToolCalls,
     /// The step's hard cap on model calls (`coder_step_calls`).
@@ -137,6 +140,7 @@ impl CoderEnd {
             Self::TurnsUsed => "turns used",
             Self::ReviewCap => "budget review cap",
             Self::RepeatedFailingCall => "repeated failing call",
+            Self::RepeatedCall => "repeated call",
             Self::NoToolCalls => "no tool calls",
             Self::CallCap => "call cap",
             Self::RunStopped => "run stopped",

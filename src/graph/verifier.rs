@@ -2,7 +2,7 @@
 //! failure, summarises it, and keeps the error signature that drives the same-error count and
 //! the fix-attempt count.
 
-use super::state::{Decision, FailureEntry, RunState, TestResult};
+use super::state::{Decision, FailureEntry, PlannerDecision, RunState, TestResult};
 use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
 use kotef_tools::{CommandResult, CommandRunner, FailureKind, RunnerConfig};
@@ -113,6 +113,18 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             state.finish(ending);
             return StepResult::to(NodeName::Done, Decision::Pass, reason, progress);
         }
+    }
+    if let Some(task) = super::rules::opening_task(state) {
+        state.last_decision = Some(PlannerDecision {
+            next: NodeName::Coder,
+            reason: "the opening verification failed".into(),
+            plan: Vec::new(),
+            query: None,
+            task: Some(task),
+            verify: None,
+        });
+        let reason = format!("{reason}; the failure goes to the coder as its task");
+        return StepResult::to(NodeName::Coder, Decision::Fail, reason, progress);
     }
     let decision = if t.passed {
         Decision::Pass

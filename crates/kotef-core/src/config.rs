@@ -204,7 +204,7 @@ pub struct ModelConfig {
     pub price_completion_per_mtok: Option<f64>,
     /// Sampling temperature sent with every call (0 to 2; default 0.2: small models stray less).
     pub temperature: Option<f64>,
-    /// Completion tokens one reply may use (default 2048): an uncapped reply of a small local
+    /// Completion tokens one reply may use (default 1024): an uncapped reply of a small local
     /// model can run for thousands of tokens and hold the server's only slot.
     pub max_tokens: Option<u32>,
 }
@@ -221,6 +221,10 @@ pub struct KotefConfig {
     pub trigger_label: Option<String>,
     /// `auto` (default), `bwrap` or `none`. Operator-only on a server.
     pub sandbox: Option<SandboxMode>,
+    /// Run the test command before the first model call (default: on, except with a scripted
+    /// model, whose turns are written for a planner-first run). When it fails, the coder gets
+    /// the failure as its task with no planner call; when it passes, the planner decides.
+    pub verify_first: Option<bool>,
     /// Instructions for the agent from the repository (its conventions, where things live),
     /// given to the planner and coder with the goal.
     pub instructions: Option<String>,

@@ -26,7 +26,7 @@ pub const DEFAULT_TIMEOUT_S: u64 = 120;
 pub const DEFAULT_TEMPERATURE: f64 = 0.2;
 
 /// Default completion-token cap per reply (`[model] max_tokens`).
-pub const DEFAULT_MAX_TOKENS: u32 = 2048;
+pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 
 /// `[model] temperature` and `max_tokens` with their defaults, checked.
 fn sampling(cfg: &ModelConfig) -> Result<(f64, u32), ModelError> {

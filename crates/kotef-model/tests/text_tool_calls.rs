@@ -344,7 +344,7 @@ async fn body_sent_with(cfg: ModelConfig) -> Value {
 async fn low_temperature_and_a_reply_cap_are_sent_by_default() {
     let body = body_sent_with(ModelConfig::default()).await;
     assert_eq!(body["temperature"], 0.2);
-    assert_eq!(body["max_tokens"], 2048);
+    assert_eq!(body["max_tokens"], 1024);
 }
 
 #[tokio::test]

@@ -292,7 +292,24 @@ pub fn write_file(wd: &WorkDir, path: &str, content: &str) -> Result<Written, To
             limit: WRITE_LIMIT_BYTES as u64,
         });
     }
-    if read_existing(&abs, &shown)?.as_deref() == Some(content.as_bytes()) {
+    let existing = read_existing(&abs, &shown)?;
+    if let Some(old) = existing
+        .as_deref()
+        .and_then(|b| std::str::from_utf8(b).ok())
+    {
+        let dropped = crate::lenient::dropped_definitions(&shown, old, content);
+        if !dropped.is_empty() {
+            return Err(ToolError::WriteDropsDefinitions {
+                path: shown,
+                names: dropped
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+    }
+    if existing.as_deref() == Some(content.as_bytes()) {
         return Ok(Written {
             path: shown,
             bytes: content.len(),
@@ -330,6 +347,14 @@ pub fn edit_file(wd: &WorkDir, path: &str, old: &str, new: &str) -> Result<Writt
         path: shown.clone(),
         message: "the file is not valid UTF-8".into(),
     })?;
+    // Copy mistakes (line-number prefixes, a wrong indent) are forgiven when unambiguous.
+    let forgiven = (!text.contains(old))
+        .then(|| crate::lenient::forgiving_match(&text, old, new))
+        .flatten();
+    let (old, new) = match &forgiven {
+        Some((o, n)) => (o.as_str(), n.as_str()),
+        None => (old, new),
+    };
     let count = text.matches(old).count();
     match count {
         0 => {

@@ -10,6 +10,7 @@ pub mod detect;
 pub mod env;
 mod error;
 pub mod file_tools;
+pub mod lenient;
 pub mod policy;
 pub mod runner;
 pub mod sandbox;

@@ -775,3 +775,47 @@ async fn a_failed_edit_shows_the_closest_real_lines() {
         o.content
     );
 }
+
+#[tokio::test]
+async fn a_whole_file_write_that_deletes_functions_is_refused_and_changes_nothing() {
+    let f = fixture(Profile::Strict);
+    read(&f, "src/lib.rs").await;
+    let out = run(
+        &f,
+        "write_file",
+        json!({"path": "src/lib.rs", "content": "fn two() { 2 }\n"}),
+    )
+    .await;
+    assert_eq!(
+        (
+            out.is_error,
+            out.content.contains("drops `one`, `three`"),
+            std::fs::read_to_string(f.root.join("src/lib.rs")).unwrap()
+        ),
+        (
+            true,
+            true,
+            "fn one() {}\nfn two() {}\nfn three() {}\n".into()
+        ),
+        "{}",
+        out.content
+    );
+}
+
+#[tokio::test]
+async fn an_edit_copied_from_a_numbered_listing_applies() {
+    let f = fixture(Profile::Strict);
+    read(&f, "src/lib.rs").await;
+    let out = run(
+        &f,
+        "edit_file",
+        json!({"path": "src/lib.rs", "old": "   2 | fn two() {}", "new": "   2 | fn two() { 2 }"}),
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("src/lib.rs")).unwrap(),
+        "fn one() {}\nfn two() { 2 }\nfn three() {}\n",
+        "{}",
+        out.content
+    );
+}
