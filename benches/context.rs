@@ -84,6 +84,7 @@ fn main() {
             messages: msgs.to_vec(),
             tools: if with_tools { r.tools.clone() } else { vec![] },
             json_reply: false,
+            temperature: None,
         }
         .estimated_prompt_tokens()
     };

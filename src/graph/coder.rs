@@ -24,10 +24,30 @@ pub fn no_tool_call_correction(tools: &[kotef_model::ToolSchema]) -> String {
     )
 }
 
+/// The sampling temperature of the call after a repeated tool call.
+pub const RESAMPLE_TEMPERATURE: f64 = 0.8;
+
 /// What a repeated call's result says before the result itself: it cannot have changed.
 pub fn repeated_call_note(name: &str) -> String {
     format!(
         "You already called `{name}` with these arguments in this step and no file has changed since, so this is the same result as before. Do not call it again: change the code with edit_file (copy `old` exactly from the file text above), or call done.\n\n"
+    )
+}
+
+/// The protected test a write or edit would change, if any.
+fn changes_protected<'a>(call: &ToolCall, protected: &'a [String]) -> Option<&'a String> {
+    if !matches!(call.name.as_str(), "write_file" | "edit_file") {
+        return None;
+    }
+    let path = call.arguments.get("path")?.as_str()?;
+    let path = path.strip_prefix("./").unwrap_or(path);
+    protected.iter().find(|p| p.as_str() == path)
+}
+
+/// The tool error for a change to a protected test.
+pub fn protected_refusal(path: &str, command: &str) -> String {
+    format!(
+        "Refused: `{path}` is the test that `{command}` runs. It states what the code must do, so it is not changed. Change the code it calls instead (the file the failure points at)."
     )
 }
 
@@ -62,6 +82,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let mut asked_for_done = false;
     let mut empty_turns = 0u32;
     let mut failing_calls: BTreeMap<String, u32> = BTreeMap::new();
+    // Set after a repeated call: the next call samples hotter, so a low-temperature model
+    // does not send the same reply a third time.
+    let mut resample = false;
     // Successful calls since the last file change: the same one again cannot tell anything new.
     let mut unchanged_calls: BTreeMap<String, u32> = BTreeMap::new();
     let mut forced_no_progress = false;
@@ -181,6 +204,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             messages,
             tools: tools.clone(),
             json_reply: false,
+            temperature: std::mem::take(&mut resample).then_some(RESAMPLE_TEMPERATURE),
         };
         turns_since_review += 1;
         calls += 1;
@@ -219,10 +243,24 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         let mut assistant = Message::assistant(reply.content.clone());
         assistant.tool_calls = reply.tool_calls.clone();
         current.push(assistant);
+        let protected = context::protected_tests(
+            state.test_command.as_deref(),
+            &state.goal,
+            state.file_hashes.keys(),
+        );
         for call in &reply.tool_calls {
-            let Ok(out) =
-                tokio::time::timeout(ctx.time_left(), ctx.tools.call(call, ToolSet::Coder)).await
-            else {
+            let refused = changes_protected(call, &protected).map(|path| ToolOutcome {
+                content: protected_refusal(path, state.test_command.as_deref().unwrap_or("")),
+                is_error: true,
+                effect: ToolEffect::None,
+            });
+            let run = async {
+                match refused {
+                    Some(out) => out,
+                    None => ctx.tools.call(call, ToolSet::Coder).await,
+                }
+            };
+            let Ok(out) = tokio::time::timeout(ctx.time_left(), run).await else {
                 let f = rules::deadline_cancelled("tool call", &ctx.limits);
                 state.stop(f.rule, f.reason);
                 break;
@@ -288,6 +326,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                 repeated = rules::repeated_call(*times);
                 if repeated != RepeatedCall::Fresh {
                     content = format!("{}{content}", repeated_call_note(&call.name));
+                    resample = true;
                 }
             }
             if let (ToolEffect::PolicyDenied { hard: false, .. }, Some(test)) =
@@ -310,6 +349,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             if out.is_error {
                 let times = failing_calls.entry(failure_key(call, &out)).or_insert(0);
                 *times += 1;
+                resample |= *times >= 2;
                 if rules::repeated_failure_ends_step(*times) {
                     end = CoderEnd::RepeatedFailingCall;
                     notes.push(format!(

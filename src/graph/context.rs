@@ -204,6 +204,42 @@ fn find_word(text: &str, needle: &str) -> Option<usize> {
     })
 }
 
+/// The repository files a test command runs by name: a path (`sh test.sh`, `node test.js`) or
+/// a Python module (`unittest test_calc`, `tests.test_calc`).
+pub fn test_files<'a>(command: &str, files: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+    let files: Vec<&String> = files.into_iter().collect();
+    let mut out: Vec<String> = Vec::new();
+    for token in command.split_whitespace() {
+        let t = token.trim_matches(|c| c == '"' || c == '\'');
+        let t = t.strip_prefix("./").unwrap_or(t);
+        let module = format!("{}.py", t.replace('.', "/"));
+        for f in &files {
+            if (f.as_str() == t || **f == module) && !out.contains(f) {
+                out.push(f.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The tests the run is judged by, which the coder may not change: the files the test command
+/// runs by name, unless the goal (the user's own words) names them too.
+pub fn protected_tests<'a>(
+    command: Option<&str>,
+    goal: &str,
+    files: impl IntoIterator<Item = &'a String>,
+) -> Vec<String> {
+    let files: Vec<&String> = files.into_iter().collect();
+    let Some(command) = command else {
+        return Vec::new();
+    };
+    let unlocked = named_files(goal, files.iter().copied());
+    test_files(command, files.iter().copied())
+        .into_iter()
+        .filter(|f| !unlocked.contains(f))
+        .collect()
+}
+
 /// The files the coder is shown: those its task names, then those the failing verification
 /// names (a traceback's frames, a compiler's `file:line`), at most [`NAMED_FILES`] + 1. A vague
 /// task ("fix the failing test") still puts the code the failure points at in front of it.
@@ -315,17 +351,14 @@ pub fn named_files_section(files: &[(String, String)]) -> String {
         return String::new();
     }
     let mut out = String::from(
-        "\n## Files named in the task or the failure (current text, already read: edit them directly; copy `old` without the line numbers)\n",
+        "\n## Files named in the task or the failure (current text, already read: edit them directly)\n",
     );
+    // Plain text, no line numbers: small models copy a listing's numbers into `old`.
     for (path, text) in files {
-        let numbered: String = text
-            .lines()
-            .enumerate()
-            .map(|(i, l)| format!("{:>4} | {l}\n", i + 1))
-            .collect();
         out.push_str(&format!(
-            "\n### {path}\n```\n{}\n```\n",
-            clip(numbered.trim_end(), NAMED_FILE_CHARS)
+            "\n### {path} ({} lines)\n```\n{}\n```\n",
+            text.lines().count(),
+            clip(text.trim_end(), NAMED_FILE_CHARS)
         ));
     }
     out
@@ -361,6 +394,32 @@ mod named_tests {
         .iter()
         .map(|s| s.to_string())
         .collect()
+    }
+
+    #[test]
+    fn a_test_command_names_its_script_or_its_python_module() {
+        let files: Vec<String> = ["test.sh", "count.sh", "tests/test_calc.py", "calc.py"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(test_files("sh test.sh", &files), ["test.sh"]);
+        assert_eq!(
+            test_files("python3 -m unittest -q tests.test_calc", &files),
+            ["tests/test_calc.py"]
+        );
+        assert_eq!(test_files("cargo test", &files), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_tests_are_protected_unless_the_goal_names_them() {
+        let files: Vec<String> = ["test.sh", "count.sh"].map(String::from).to_vec();
+        assert_eq!(
+            protected_tests(Some("sh test.sh"), "count.sh counts words", &files),
+            ["test.sh"]
+        );
+        assert_eq!(
+            protected_tests(Some("sh test.sh"), "test.sh has a typo", &files),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
@@ -423,10 +482,10 @@ mod named_tests {
     }
 
     #[test]
-    fn the_section_numbers_lines() {
+    fn the_section_shows_plain_text_a_model_can_copy_into_old() {
         let s = named_files_section(&[("a.py".into(), "x = 1\ny = 2\n".into())]);
         assert!(
-            s.contains("### a.py\n```\n   1 | x = 1\n   2 | y = 2\n```"),
+            s.contains("### a.py (2 lines)\n```\nx = 1\ny = 2\n```"),
             "{s}"
         );
     }

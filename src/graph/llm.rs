@@ -61,6 +61,19 @@ pub async fn call(
             record.completion_tokens += reply.usage.completion_tokens;
             record.calls_from_text = reply.calls_from_text;
             state.record_call(record);
+            // `KOTEF_LOG=kotef=debug` shows what the model said (redacted), for diagnosing a
+            // real model's run from its log.
+            tracing::debug!(
+                node = node.as_str(),
+                content = %ctx.redactor.redact(&super::context::clip(&reply.content, 1500)),
+                tool_calls = %ctx.redactor.redact(&reply
+                    .tool_calls
+                    .iter()
+                    .map(|c| super::context::clip(&format!("{} {}", c.name, c.arguments), 600))
+                    .collect::<Vec<_>>()
+                    .join(" | ")),
+                "model reply"
+            );
             Ok(reply)
         }
         Err(err) => {

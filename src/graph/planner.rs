@@ -91,6 +91,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             messages: messages.clone(),
             tools: Vec::new(),
             json_reply: true,
+            temperature: None,
         };
         match llm::call(ctx, state, NodeName::Planner, request).await {
             Err(CallFailure::Stopped) => return StepResult::stopped(state, false),
@@ -159,6 +160,21 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
             return StepResult::to(next, Decision::DoneRefused, note, false);
         }
     }
+    // A give-up before the coder had a fair try goes back to the coder once.
+    let (d, reason) = match (d.next, rules::premature_give_up(state)) {
+        (NodeName::Snitch, Some(task)) => {
+            state.give_up_refusals += 1;
+            (
+                PlannerDecision {
+                    next: NodeName::Coder,
+                    task: Some(task),
+                    ..d
+                },
+                format!("{reason} [give-up refused once: nothing was changed yet, so the coder gets the failure first]"),
+            )
+        }
+        _ => (d, reason),
+    };
     // Re-running a verification that failed on exactly these files cannot tell anything new:
     // the coder gets the failure as a concrete task instead.
     let (d, reason) = match (d.next, rules::reverify_redirect(state)) {

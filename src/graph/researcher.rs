@@ -78,6 +78,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             messages,
             tools: tools.clone(),
             json_reply: false,
+            temperature: None,
         };
         let reply = match llm::call(ctx, state, NodeName::Researcher, request).await {
             Err(CallFailure::Stopped) => return StepResult::stopped(state, false),

@@ -206,8 +206,9 @@ pub fn pre_decision(state: &RunState, limits: &Limits) -> Option<Fired> {
         return fired(
             StopRule::PlannerToCoder,
             format!(
-                "Loop detected: the coder made no progress in {} steps in a row, so the run stopped instead of asking the planner again.",
-                state.coder_noop_count
+                "Loop detected: the coder made no progress in {} steps in a row, so the run stopped instead of asking the planner again.{}",
+                state.coder_noop_count,
+                still_failing(state)
             ),
         );
     }
@@ -222,6 +223,35 @@ pub fn pre_decision(state: &RunState, limits: &Limits) -> Option<Fired> {
         );
     }
     None
+}
+
+/// The stop reason of a stuck ending with the failure the tests still show appended (a "time
+/// budget ran out" alone tells a maintainer nothing to do). `None` when it has it already,
+/// the run is not stuck, or no test fails.
+pub fn stuck_reason_with_failure(state: &RunState) -> Option<String> {
+    let e = state.ending.as_ref()?;
+    let hint = still_failing(state);
+    let add = e.status == TerminalStatus::AbortedStuck
+        && !hint.is_empty()
+        && !e.reason.contains("still fails with");
+    add.then(|| format!("{}{hint}", e.reason))
+}
+
+/// What a maintainer can act on when the run stops stuck: the failure the tests still show, or
+/// nothing when they pass or never ran.
+fn still_failing(state: &RunState) -> String {
+    state
+        .test
+        .as_ref()
+        .filter(|t| !t.passed)
+        .map(|t| {
+            format!(
+                " `{}` still fails with: {} (see whether it can be fixed inside the repository at all).",
+                t.command,
+                super::context::clip(&super::context::key_line(&t.summary), 200)
+            )
+        })
+        .unwrap_or_default()
 }
 
 /// Rules that judge the planner's proposed hop: edge loop limits, exact repeats on an
@@ -322,10 +352,29 @@ pub fn verified_success_wins(state: &RunState, next: NodeName) -> Option<Ending>
 /// where to look. `None` when the last verification passed or none ran.
 pub fn task_from_failure(state: &RunState) -> Option<String> {
     let t = state.test.as_ref().filter(|t| !t.passed)?;
+    let files = state.file_hashes.keys();
+    let tests = super::context::protected_tests(Some(&t.command), &state.goal, files.clone());
+    let code: Vec<String> = super::context::coder_files(&state.goal, Some(&t.summary), files)
+        .into_iter()
+        .filter(|f| !tests.contains(f))
+        .map(|f| format!("`{f}`"))
+        .collect();
+    let what = if code.is_empty() {
+        "the code the failing test calls".to_string()
+    } else {
+        code.join(" and ")
+    };
+    let key = super::context::key_line(&t.summary);
+    let fix = match missing_python_name(&key) {
+        Some((name, module)) => format!(
+            "Add the missing function `{name}` to `{module}.py` (keep every function it has now)"
+        ),
+        None => format!("Fix {what}"),
+    };
     Some(format!(
-        "Make `{}` pass. It fails with: {}. Read the code the failing test calls and fix that code (not the test).",
+        "{fix} so that `{}` passes. It fails with: {}. The test is right: change the code, not the test.",
         t.command,
-        super::context::clip(&super::context::key_line(&t.summary), 300)
+        super::context::clip(&key, 300)
     ))
 }
 
@@ -334,11 +383,43 @@ pub fn task_from_failure(state: &RunState) -> Option<String> {
 /// the failure, and a small model's first guess is where it hallucinates ("the repository has
 /// no such file"). A tooling failure (the command cannot run) goes to the planner instead.
 pub fn opening_task(state: &RunState) -> Option<String> {
+    state
+        .timeline
+        .is_empty()
+        .then(|| opening_failure(state))
+        .flatten()
+}
+
+/// [`task_from_failure`] for a test that ran and failed (not a command that could not run).
+fn opening_failure(state: &RunState) -> Option<String> {
     let t = state.test.as_ref().filter(|t| !t.passed)?;
-    let runs_as_tests = t.kind != Some(FailureKind::ToolingError);
-    (state.timeline.is_empty() && runs_as_tests)
+    (t.kind != Some(FailureKind::ToolingError))
         .then(|| task_from_failure(state))
         .flatten()
+}
+
+/// `(name, module)` from a Python failure that says a module lacks a name: `cannot import name
+/// 'median' from 'stats'`, `module 'stats' has no attribute 'median'`.
+pub fn missing_python_name(key: &str) -> Option<(String, String)> {
+    let quoted = |s: &str| -> Option<(String, usize)> {
+        let open = s.find('\'')?;
+        let close = s[open + 1..].find('\'')?;
+        Some((s[open + 1..open + 1 + close].to_string(), open + close + 2))
+    };
+    let (name, module) = if let Some(at) = key.find("cannot import name ") {
+        let rest = &key[at..];
+        let (name, used) = quoted(rest)?;
+        let (module, _) = quoted(rest[used..].strip_prefix(" from ")?)?;
+        (name, module)
+    } else {
+        let at = key.find("module '")?;
+        let rest = &key[at..];
+        let (module, used) = quoted(rest)?;
+        let (name, _) = quoted(rest[used..].strip_prefix(" has no attribute ")?)?;
+        (name, module)
+    };
+    let simple = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
+    (simple(&name) && module.split('.').all(simple)).then(|| (name, module.replace('.', "/")))
 }
 
 /// When the planner asks to verify files whose verification already failed (nothing changed
@@ -419,6 +500,25 @@ pub fn premature_done(state: &RunState) -> Option<String> {
     (nothing_done && state.done_refusals == 0).then(|| {
         "`done` refused: nothing has been changed or verified yet. The verifier checked the current state (see the last verification); send the coder a concrete task (file, function, expected behaviour) if it failed.".to_string()
     })
+}
+
+/// Coder steps a run gets on a failing test before a give-up is taken.
+pub const FAIR_TRY_CODER_STEPS: usize = 2;
+
+/// A give-up before the coder had a fair try — nothing changed yet, fewer than
+/// [`FAIR_TRY_CODER_STEPS`] coder steps, and a test that fails as tests do — is refused once:
+/// the coder gets the failure as its task (a small model's first verdict is often a guess).
+/// Returns that task.
+pub fn premature_give_up(state: &RunState) -> Option<String> {
+    let coder_steps = state
+        .timeline
+        .iter()
+        .filter(|r| r.node == NodeName::Coder)
+        .count();
+    let untried = state.files_changed().is_empty() && coder_steps < FAIR_TRY_CODER_STEPS;
+    (untried && state.give_up_refusals == 0)
+        .then(|| opening_failure(state))
+        .flatten()
 }
 
 /// The ending when the planner gives up (routes to the snitch).
@@ -728,6 +828,43 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_python_name_is_read_from_import_and_attribute_errors() {
+        assert_eq!(
+            missing_python_name(
+                "ImportError: cannot import name 'median' from 'stats' (/w/stats.py)"
+            ),
+            Some(("median".into(), "stats".into()))
+        );
+        assert_eq!(
+            missing_python_name("AttributeError: module 'pkg.text' has no attribute 'slug'"),
+            Some(("slug".into(), "pkg/text".into()))
+        );
+        assert_eq!(missing_python_name("AssertionError: 1 != 2"), None);
+    }
+
+    #[test]
+    fn a_missing_function_becomes_an_add_task() {
+        let mut s = opened_with(test(false, "e"));
+        s.test.as_mut().unwrap().summary =
+            "ImportError: cannot import name 'median' from 'stats' (/w/stats.py)".into();
+        let task = opening_task(&s).unwrap_or_default();
+        assert!(
+            task.starts_with("Add the missing function `median` to `stats.py`"),
+            "{task}"
+        );
+    }
+
+    #[test]
+    fn a_budget_stop_names_the_failure_the_tests_still_show() {
+        let mut s = opened_with(test(false, "e"));
+        s.stop(StopRule::Budget, "The time budget ran out.");
+        assert_eq!(
+            stuck_reason_with_failure(&s).unwrap_or_default(),
+            "The time budget ran out. `cargo test` still fails with: AssertionError: 1 != 2 (see whether it can be fixed inside the repository at all)."
+        );
+    }
+
+    #[test]
     fn a_passing_opening_verification_leaves_the_choice_to_the_planner() {
         assert_eq!(opening_task(&opened_with(test(true, ""))), None);
     }
@@ -751,6 +888,41 @@ mod tests {
             revisit_of: None,
         });
         assert_eq!(opening_task(&s), None);
+    }
+
+    fn add_coder_step(s: &mut RunState) {
+        s.timeline.push(StepRecord {
+            step: s.timeline.len() as u32 + 1,
+            node: NodeName::Coder,
+            decision: Decision::Code(CoderEnd::Done),
+            reason: String::new(),
+            progress: false,
+            revisit_of: None,
+        });
+    }
+
+    #[test]
+    fn a_give_up_after_one_coder_step_that_changed_nothing_is_refused() {
+        let mut s = opened_with(test(false, "e"));
+        add_coder_step(&mut s);
+        let task = premature_give_up(&s).unwrap_or_default();
+        assert!(task.contains("AssertionError: 1 != 2"), "{task}");
+    }
+
+    #[test]
+    fn a_give_up_is_refused_only_once() {
+        let mut s = opened_with(test(false, "e"));
+        add_coder_step(&mut s);
+        s.give_up_refusals = 1;
+        assert_eq!(premature_give_up(&s), None);
+    }
+
+    #[test]
+    fn a_give_up_after_two_coder_steps_is_taken() {
+        let mut s = opened_with(test(false, "e"));
+        add_coder_step(&mut s);
+        add_coder_step(&mut s);
+        assert_eq!(premature_give_up(&s), None);
     }
 
     #[test]
@@ -1268,7 +1440,7 @@ mod tests {
     #[test]
     fn re_verifying_an_unchanged_failure_sends_the_coder_the_failure() {
         let task = reverify_redirect(&changed_and_verified(false)).unwrap_or_default();
-        assert!(task.starts_with("Make `cargo test` pass."), "{task}");
+        assert!(task.contains("so that `cargo test` passes."), "{task}");
     }
 
     #[test]

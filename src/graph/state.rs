@@ -316,6 +316,10 @@ pub struct RunState {
     /// Times the planner's `done` was refused because nothing was changed or verified yet.
     #[serde(default)]
     pub done_refusals: u32,
+    /// Give-ups refused because the coder had not yet had a fair try (see
+    /// `rules::premature_give_up`).
+    #[serde(default)]
+    pub give_up_refusals: u32,
     /// Error signatures whose redundant re-verification was redirected to the coder.
     #[serde(default)]
     pub redirected_failures: BTreeSet<String>,
@@ -366,6 +370,7 @@ impl RunState {
             ending: None,
             coder_summary: None,
             done_refusals: 0,
+            give_up_refusals: 0,
             off_list_denials: 0,
             tools_run: BTreeMap::new(),
             redirected_failures: BTreeSet::new(),

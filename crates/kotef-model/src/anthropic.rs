@@ -98,7 +98,8 @@ impl Model for AnthropicModel {
     }
 
     async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
-        let body = request_body(&self.model, request, self.max_tokens, self.temperature);
+        let temperature = request.temperature.or(self.temperature);
+        let body = request_body(&self.model, request, self.max_tokens, temperature);
         let bytes = serde_json::to_vec(&body)
             .map_err(|e| ModelError::Config(format!("cannot encode the request: {e}")))?;
         let build = || {
@@ -352,6 +353,7 @@ mod tests {
                 parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
             }],
             json_reply,
+            temperature: None,
         }
     }
 

@@ -11,6 +11,7 @@
 pub mod anthropic;
 pub mod cost;
 pub mod http;
+mod jsonrepair;
 pub mod openai;
 pub mod retry;
 pub mod scripted;

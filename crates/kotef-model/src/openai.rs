@@ -209,7 +209,7 @@ pub fn request_body(model: &str, request: &ModelRequest, opts: &BodyOptions) -> 
     if let Some(n) = opts.max_tokens {
         body.insert("max_tokens".into(), json!(n));
     }
-    if let Some(t) = opts.temperature {
+    if let Some(t) = request.temperature.or(opts.temperature) {
         body.insert("temperature".into(), json!(t));
     }
     Value::Object(body)
@@ -405,6 +405,7 @@ mod tests {
                 parameters: Value::Null,
             }],
             json_reply,
+            temperature: None,
         }
     }
 

@@ -221,6 +221,7 @@ mod tests {
             messages: vec![Message::user("hi")],
             tools: vec![],
             json_reply: false,
+            temperature: None,
         }
     }
 

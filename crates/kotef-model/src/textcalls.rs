@@ -7,7 +7,9 @@
 //! - fenced ```` ```json ```` blocks and bare JSON anywhere in prose: objects
 //!   `{"name", "arguments" | "parameters" | "args" | "input"}`, `{"function": {…}}`,
 //!   `{"tool_calls": […]}`, `{"TOOL": {…}}`, and arrays of them; arguments may be an object
-//!   or a JSON text.
+//!   or a JSON text;
+//! - when none of these parse, the same objects with unescaped quotes and raw newlines inside
+//!   their strings repaired (`jsonrepair`): a small model writing code into `old`/`new`.
 //!
 //! Only names of offered tools count, so prose holding a JSON example that is not a call
 //! yields nothing. [`expected_call_shape`] renders the exact form a caller can show the model
@@ -19,6 +21,9 @@ use serde_json::{json, Map, Value};
 
 /// Prefix of the ids given to calls parsed from text (`text_call_0`, `text_call_1`, ...).
 pub const TEXT_CALL_ID_PREFIX: &str = "text_call_";
+
+/// Objects repaired and retried at most when nothing parsed strictly.
+const MAX_REPAIRED_OBJECTS: usize = 16;
 
 /// Start positions a JSON value is tried at before the scan gives up; bounds the work on
 /// long replies full of braces.
@@ -45,6 +50,16 @@ pub fn parse_text_tool_calls(content: &str, offered: &[&str]) -> Vec<ToolCall> {
         let mut calls = Vec::new();
         calls_in_value(&value, offered, &mut calls);
         found.extend(calls.into_iter().map(|(n, a)| (start, n, a)));
+    }
+    if found.is_empty() {
+        // Nothing parsed strictly: code in a value often has unescaped quotes.
+        for (start, text) in crate::jsonrepair::repaired_objects(content, MAX_REPAIRED_OBJECTS) {
+            if let Ok(value) = serde_json::from_str::<Value>(&text) {
+                let mut calls = Vec::new();
+                calls_in_value(&value, offered, &mut calls);
+                found.extend(calls.into_iter().map(|(n, a)| (start, n, a)));
+            }
+        }
     }
     found.sort_by_key(|(pos, _, _)| *pos);
     let mut out: Vec<ToolCall> = Vec::new();

@@ -85,6 +85,10 @@ pub struct ModelRequest {
     /// answers 400 naming `response_format` is asked once more without it, and not sent it
     /// again) and unwraps a fenced reply; Anthropic gets a system instruction instead.
     pub json_reply: bool,
+    /// A sampling temperature for this call only (the configured one otherwise): the coder
+    /// raises it for the call after a repeated failing call, so a small model at a low
+    /// temperature does not send the same reply again.
+    pub temperature: Option<f64>,
 }
 
 impl ModelRequest {
@@ -250,6 +254,7 @@ mod tests {
             messages: vec![Message::user("12345678")],
             tools: vec![],
             json_reply: true,
+            temperature: None,
         };
         assert_eq!(req.estimated_prompt_tokens(), 2);
     }

@@ -37,6 +37,7 @@ fn coder_request() -> ModelRequest {
         messages: vec![Message::user("Fix add() in calc.py.")],
         tools: coder_tools(),
         json_reply: false,
+        temperature: None,
     }
 }
 
@@ -328,6 +329,10 @@ async fn another_400_is_not_retried() {
 }
 
 async fn body_sent_with(cfg: ModelConfig) -> Value {
+    body_of(cfg, json_request()).await
+}
+
+async fn body_of(cfg: ModelConfig, request: kotef_model::ModelRequest) -> Value {
     let mock = Mock::start(vec![Reply::json(
         200,
         openai_ok(json!({"content": "{}"}), "stop", None),
@@ -336,8 +341,20 @@ async fn body_sent_with(cfg: ModelConfig) -> Value {
     let base = format!("{}/v1", mock.url);
     let env = move |k: &str| (k == "OPENAI_BASE_URL").then(|| base.clone());
     let m = model_from_spec_with_policy("openai:local", &cfg, &env, fast_policy(0)).unwrap();
-    m.complete(&json_request()).await.unwrap();
+    m.complete(&request).await.unwrap();
     mock.requests()[0].body.clone()
+}
+
+#[tokio::test]
+async fn a_request_temperature_wins_over_the_configured_one() {
+    let request = kotef_model::ModelRequest {
+        temperature: Some(0.8),
+        ..json_request()
+    };
+    assert_eq!(
+        body_of(ModelConfig::default(), request).await["temperature"],
+        0.8
+    );
 }
 
 #[tokio::test]

@@ -54,9 +54,6 @@ pub enum ToolError {
     /// `edit_file` / `write_file` on an existing file that was not read in this run.
     #[error("`{tool}` refused: `{path}` exists and has not been read in this run. Call read_file with {{\"path\": \"{path}\"}} first, then copy the exact text to change from what it shows")]
     NotReadYet { tool: &'static str, path: String },
-    /// `write_file` over an existing file that would delete its top-level definitions.
-    #[error("`write_file` refused: the new content of `{path}` drops {names}, which the file defines now (other code and the tests may use them). Change one function with edit_file, or write the whole file including them")]
-    WriteDropsDefinitions { path: String, names: String },
 }
 
 impl ToolError {

@@ -222,6 +222,8 @@ pub struct Written {
     pub path: String,
     pub bytes: usize,
     pub hash: Option<String>,
+    /// Top-level definitions the change dropped and that were put back.
+    pub kept: Vec<String>,
 }
 
 fn sha256_hex(b: &[u8]) -> String {
@@ -293,27 +295,21 @@ pub fn write_file(wd: &WorkDir, path: &str, content: &str) -> Result<Written, To
         });
     }
     let existing = read_existing(&abs, &shown)?;
-    if let Some(old) = existing
+    // A definition the new content drops is put back: small models write only what they add.
+    let (content, kept) = match existing
         .as_deref()
         .and_then(|b| std::str::from_utf8(b).ok())
     {
-        let dropped = crate::lenient::dropped_definitions(&shown, old, content);
-        if !dropped.is_empty() {
-            return Err(ToolError::WriteDropsDefinitions {
-                path: shown,
-                names: dropped
-                    .iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        }
-    }
+        Some(old) => crate::lenient::keep_definitions(&shown, old, content),
+        None => (content.to_string(), Vec::new()),
+    };
+    let content = content.as_str();
     if existing.as_deref() == Some(content.as_bytes()) {
         return Ok(Written {
             path: shown,
             bytes: content.len(),
             hash: None,
+            kept,
         });
     }
     write_bytes(&abs, &shown, content.as_bytes())?;
@@ -321,6 +317,7 @@ pub fn write_file(wd: &WorkDir, path: &str, content: &str) -> Result<Written, To
         path: shown,
         bytes: content.len(),
         hash: Some(sha256_hex(content.as_bytes())),
+        kept,
     })
 }
 
@@ -372,6 +369,7 @@ pub fn edit_file(wd: &WorkDir, path: &str, old: &str, new: &str) -> Result<Writt
         }
     }
     let updated = text.replacen(old, new, 1);
+    let (updated, kept) = crate::lenient::keep_definitions(&shown, &text, &updated);
     if updated.len() > WRITE_LIMIT_BYTES {
         return Err(ToolError::TooLarge {
             path: shown,
@@ -384,6 +382,7 @@ pub fn edit_file(wd: &WorkDir, path: &str, old: &str, new: &str) -> Result<Writt
             path: shown,
             bytes: updated.len(),
             hash: None,
+            kept,
         });
     }
     write_bytes(&abs, &shown, updated.as_bytes())?;
@@ -391,5 +390,6 @@ pub fn edit_file(wd: &WorkDir, path: &str, old: &str, new: &str) -> Result<Writt
         path: shown,
         bytes: updated.len(),
         hash: Some(sha256_hex(updated.as_bytes())),
+        kept,
     })
 }

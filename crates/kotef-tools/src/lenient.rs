@@ -4,9 +4,9 @@
 //! - `edit_file`'s `old` copied from a line-numbered listing (`   3 | code`) has the prefixes
 //!   taken off; `old` whose only fault is the whitespace around it (a wrong indent on the
 //!   first line, a missing or extra newline) matches when its trimmed text occurs exactly once.
-//! - `write_file` over an existing file must not drop the file's top-level definitions (a
-//!   small model "fixing" one function by writing the file anew deletes the others, and the
-//!   tests that import them fail).
+//! - a write or edit of an existing file keeps the file's top-level definitions (a small model
+//!   adding one function by writing the file anew deletes the others, and the tests that
+//!   import them fail): the dropped ones are put back from the old text.
 
 /// A unique place for `old` in `text` after forgiving copy mistakes: the text to replace and
 /// its replacement (`new` treated the same way). `None` when nothing unambiguous is found.
@@ -60,8 +60,70 @@ pub fn dropped_definitions(path: &str, old: &str, new: &str) -> Vec<String> {
         .collect()
 }
 
-fn definitions(path: &str, text: &str) -> Vec<String> {
-    let ext = path.rsplit('.').next().unwrap_or("");
+/// `new` with every top-level definition it drops from `old` put back (each one's source
+/// block from `old`, appended at the end), and the names put back. A small model that writes
+/// only the function it adds means to add it, not to delete its neighbours.
+pub fn keep_definitions(path: &str, old: &str, new: &str) -> (String, Vec<String>) {
+    let dropped = dropped_definitions(path, old, new);
+    let blocks: Vec<String> = dropped
+        .iter()
+        .filter_map(|name| definition_block(path, old, name))
+        .collect();
+    if blocks.is_empty() {
+        return (new.to_string(), Vec::new());
+    }
+    let gap = if path.ends_with(".py") {
+        "\n\n\n"
+    } else {
+        "\n\n"
+    };
+    let mut merged = new.trim_end().to_string();
+    for b in &blocks {
+        if !merged.is_empty() {
+            merged.push_str(gap);
+        }
+        merged.push_str(b);
+    }
+    merged.push('\n');
+    (merged, dropped)
+}
+
+/// The source of the top-level definition `name` in `text`: its decorators, its first line and
+/// every following line that is blank, indented or closes it (`}`), without trailing blanks.
+fn definition_block(path: &str, text: &str, name: &str) -> Option<String> {
+    let ext = extension(path);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| defined_name(ext, l).as_deref() == Some(name))?;
+    let mut first = at;
+    while first > 0 && lines[first - 1].starts_with('@') {
+        first -= 1;
+    }
+    let mut end = at + 1;
+    while end < lines.len() {
+        let l = lines[end];
+        if l.trim().is_empty() || l.starts_with(char::is_whitespace) {
+            end += 1;
+        } else if l.starts_with('}') {
+            end += 1;
+            break;
+        } else {
+            break;
+        }
+    }
+    while end > at + 1 && lines[end - 1].trim().is_empty() {
+        end -= 1;
+    }
+    Some(lines[first..end].join("\n"))
+}
+
+fn extension(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or("")
+}
+
+/// The name a top-level line defines, if it is a definition in the file's language.
+fn defined_name(ext: &str, line: &str) -> Option<String> {
     let keywords: &[&str] = match ext {
         "py" => &["def ", "async def ", "class "],
         "js" | "mjs" | "cjs" | "ts" => &[
@@ -74,31 +136,34 @@ fn definitions(path: &str, text: &str) -> Vec<String> {
         ],
         "rs" => &["fn ", "pub fn ", "pub(crate) fn ", "struct ", "pub struct "],
         "sh" | "bash" => &["function "],
-        _ => return Vec::new(),
+        _ => return None,
     };
-    let mut names = Vec::new();
-    for line in text.lines() {
-        // Top level only: an indented definition is a method or a nested helper.
-        if line.starts_with(char::is_whitespace) {
-            continue;
-        }
-        let found = keywords
-            .iter()
-            .find_map(|k| line.strip_prefix(k))
-            .or_else(|| {
-                // `name() {` in shell.
-                (ext == "sh" || ext == "bash")
-                    .then(|| line.split_once("()").map(|(n, _)| n))
-                    .flatten()
-            });
-        if let Some(rest) = found {
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() && !names.contains(&name) {
-                names.push(name);
-            }
+    // Top level only: an indented definition is a method or a nested helper.
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let rest = keywords
+        .iter()
+        .find_map(|k| line.strip_prefix(k))
+        .or_else(|| {
+            // `name() {` in shell.
+            matches!(ext, "sh" | "bash")
+                .then(|| line.split_once("()").map(|(n, _)| n))
+                .flatten()
+        })?;
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+fn definitions(path: &str, text: &str) -> Vec<String> {
+    let ext = extension(path);
+    let mut names: Vec<String> = Vec::new();
+    for name in text.lines().filter_map(|l| defined_name(ext, l)) {
+        if !names.contains(&name) {
+            names.push(name);
         }
     }
     names
@@ -167,6 +232,33 @@ mod tests {
         assert_eq!(
             dropped_definitions("clamp.js", old, new),
             Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn a_write_of_only_the_new_function_keeps_the_old_ones() {
+        let old =
+            "import math\n\n\n@cached\ndef mean(xs):\n    return sum(xs) / len(xs)\n\n\nX = 1\n";
+        let new = "def median(xs):\n    return sorted(xs)[len(xs) // 2]\n";
+        assert_eq!(
+            keep_definitions("stats.py", old, new),
+            (
+                "def median(xs):\n    return sorted(xs)[len(xs) // 2]\n\n\n@cached\ndef mean(xs):\n    return sum(xs) / len(xs)\n".into(),
+                vec!["mean".to_string()]
+            )
+        );
+    }
+
+    #[test]
+    fn a_js_function_is_kept_with_its_closing_brace() {
+        let old = "function lo(x) {\n  return x;\n}\nfunction hi(x) {\n  return x;\n}\n";
+        let (merged, kept) = keep_definitions("m.js", old, "function hi(x) {\n  return 1;\n}\n");
+        assert_eq!(
+            (merged.as_str(), kept),
+            (
+                "function hi(x) {\n  return 1;\n}\n\nfunction lo(x) {\n  return x;\n}\n",
+                vec!["lo".to_string()]
+            )
         );
     }
 

@@ -442,9 +442,19 @@ fn written_outcome(w: file_tools::Written, verb: &str) -> ToolOutcome {
             json!({"noop": true}).to_string(),
             ToolEffect::Noop { path: w.path },
         ),
-        Some(hash) => ToolOutcome::ok(
-            json!({verb: w.path, "bytes": w.bytes}).to_string(),
-            ToolEffect::FileWritten { path: w.path, hash },
-        ),
+        Some(hash) => {
+            let mut result = json!({verb: w.path, "bytes": w.bytes});
+            if !w.kept.is_empty() {
+                result["kept"] = json!(w.kept);
+                result["note"] = json!(format!(
+                    "the new text dropped {}, so they were kept from the old file (a change never deletes a top-level definition)",
+                    w.kept.join(", ")
+                ));
+            }
+            ToolOutcome::ok(
+                result.to_string(),
+                ToolEffect::FileWritten { path: w.path, hash },
+            )
+        }
     }
 }

@@ -665,7 +665,7 @@ async fn read(f: &Fixture, path: &str) {
 #[tokio::test]
 async fn edit_of_an_unread_existing_file_is_refused_with_the_read_to_make() {
     let f = fixture(Profile::Strict);
-    let o = edit(&f, "src/lib.rs", "fn one() {}", "fn uno() {}").await;
+    let o = edit(&f, "src/lib.rs", "fn one() {}", "fn one() { 1 }").await;
     assert!(o.is_error);
     assert!(
         o.content.contains("has not been read")
@@ -709,7 +709,7 @@ async fn reading_any_range_allows_the_edit() {
     )
     .await;
     assert!(!r.is_error, "{}", r.content);
-    let o = edit(&f, "src/lib.rs", "fn one() {}", "fn uno() {}").await;
+    let o = edit(&f, "src/lib.rs", "fn one() {}", "fn one() { 1 }").await;
     assert!(!o.is_error, "{}", o.content);
 }
 
@@ -738,7 +738,7 @@ async fn a_clone_of_the_tool_box_shares_what_was_read() {
         )
         .await;
     assert!(!r.is_error);
-    let o = edit(&f, "src/lib.rs", "fn two() {}", "fn dos() {}").await;
+    let o = edit(&f, "src/lib.rs", "fn two() {}", "fn two() { 2 }").await;
     assert!(!o.is_error, "{}", o.content);
 }
 
@@ -746,7 +746,7 @@ async fn a_clone_of_the_tool_box_shares_what_was_read() {
 async fn mark_read_counts_as_a_read() {
     let f = fixture(Profile::Strict);
     f.tb.mark_read("src/lib.rs");
-    let o = edit(&f, "src/lib.rs", "fn two() {}", "fn dos() {}").await;
+    let o = edit(&f, "src/lib.rs", "fn two() {}", "fn two() { 2 }").await;
     assert!(!o.is_error, "{}", o.content);
 }
 
@@ -777,7 +777,7 @@ async fn a_failed_edit_shows_the_closest_real_lines() {
 }
 
 #[tokio::test]
-async fn a_whole_file_write_that_deletes_functions_is_refused_and_changes_nothing() {
+async fn a_whole_file_write_keeps_the_functions_it_leaves_out() {
     let f = fixture(Profile::Strict);
     read(&f, "src/lib.rs").await;
     let out = run(
@@ -787,15 +787,31 @@ async fn a_whole_file_write_that_deletes_functions_is_refused_and_changes_nothin
     )
     .await;
     assert_eq!(
+        std::fs::read_to_string(f.root.join("src/lib.rs")).unwrap(),
+        "fn two() { 2 }\n\nfn one() {}\n\nfn three() {}\n",
+        "{}",
+        out.content
+    );
+}
+
+#[tokio::test]
+async fn an_edit_that_replaces_a_function_with_another_keeps_both() {
+    let f = fixture(Profile::Strict);
+    read(&f, "src/lib.rs").await;
+    let out = run(
+        &f,
+        "edit_file",
+        json!({"path": "src/lib.rs", "old": "fn three() {}", "new": "fn four() {}"}),
+    )
+    .await;
+    assert_eq!(
         (
-            out.is_error,
-            out.content.contains("drops `one`, `three`"),
-            std::fs::read_to_string(f.root.join("src/lib.rs")).unwrap()
+            std::fs::read_to_string(f.root.join("src/lib.rs")).unwrap(),
+            out.content.contains("\"kept\":[\"three\"]")
         ),
         (
-            true,
-            true,
-            "fn one() {}\nfn two() {}\nfn three() {}\n".into()
+            "fn one() {}\nfn two() {}\nfn four() {}\n\nfn three() {}\n".into(),
+            true
         ),
         "{}",
         out.content

@@ -156,6 +156,7 @@ pub fn tool_request() -> ModelRequest {
             }),
         }],
         json_reply: false,
+        temperature: None,
     }
 }
 
@@ -169,6 +170,7 @@ pub fn json_request() -> ModelRequest {
         ],
         tools: vec![],
         json_reply: true,
+        temperature: None,
     }
 }
 
