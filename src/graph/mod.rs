@@ -102,21 +102,7 @@ impl StepResult {
     }
 }
 
-/// Paths that builds and test runs create; their churn is not progress.
-pub fn is_build_artifact(path: &str) -> bool {
-    path.split('/').any(|c| {
-        matches!(
-            c,
-            "__pycache__"
-                | ".pytest_cache"
-                | "target"
-                | "node_modules"
-                | ".mypy_cache"
-                | ".ruff_cache"
-                | ".venv"
-        )
-    }) || path.ends_with(".pyc")
-}
+pub use kotef_tools::is_build_artifact;
 
 /// Content hashes of the workspace's source files (no `.git/`, `.sdd/` or build artifacts).
 pub fn workspace_hashes(root: &Path) -> BTreeMap<String, String> {

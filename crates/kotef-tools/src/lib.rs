@@ -28,6 +28,6 @@ pub use error::ToolError;
 pub use policy::{check_command, PolicyDecision};
 pub use runner::{CommandResult, CommandRunner, RunnerConfig};
 pub use sandbox::bwrap_status;
-pub use snapshot::{content_hashes, snapshot, FileEntry, RepoSnapshot};
+pub use snapshot::{content_hashes, is_build_artifact, snapshot, FileEntry, RepoSnapshot};
 pub use toolbox::{ToolBox, ToolEffect, ToolOutcome, ToolSet};
 pub use workdir::WorkDir;

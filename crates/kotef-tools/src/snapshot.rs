@@ -50,6 +50,23 @@ pub(crate) fn walker(root: &Path) -> ignore::WalkBuilder {
 
 /// Files (and symlinks) under `root`, as (relative path, absolute path, is_symlink), sorted,
 /// skipping top-level folders named in `skip_top`; at most `MAX_WALK_ENTRIES` visited.
+/// Paths that builds and test runs create; their churn is not progress, and they are not
+/// listed in prompts.
+pub fn is_build_artifact(path: &str) -> bool {
+    path.split('/').any(|c| {
+        matches!(
+            c,
+            "__pycache__"
+                | ".pytest_cache"
+                | "target"
+                | "node_modules"
+                | ".mypy_cache"
+                | ".ruff_cache"
+                | ".venv"
+        )
+    }) || path.ends_with(".pyc")
+}
+
 pub(crate) fn walk_files(root: &Path, skip_top: &[&str]) -> Vec<(String, PathBuf, bool)> {
     let mut b = walker(root);
     let skip: Vec<String> = skip_top.iter().map(|s| s.to_string()).collect();
@@ -106,7 +123,12 @@ pub(crate) fn hash_file(path: &Path, is_symlink: bool) -> Option<(String, u64)> 
 
 /// A sorted listing of at most `max_files` files with short hashes; gitignore-aware, skips `.git`.
 pub fn snapshot(root: &Path, max_files: usize) -> RepoSnapshot {
-    let all = walk_files(root, &[]);
+    // Build output (`target/`, `node_modules/`, `__pycache__/`) is not the repository, and
+    // listing it would crowd the files that are out of a small model's prompt.
+    let all: Vec<_> = walk_files(root, &[])
+        .into_iter()
+        .filter(|(rel, _, _)| !is_build_artifact(rel))
+        .collect();
     let total_files = all.len();
     let files = all
         .into_iter()
