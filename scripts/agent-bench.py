@@ -229,10 +229,21 @@ def check_tasks(tasks):
                 shutil.copytree(t["dir"] / "solution", repo, dirs_exist_ok=True,
                                 copy_function=shutil.copy)
                 fixed = judge(t, repo)
-            ok = fails and (fixed if fixed is not None else t.get("kind") == "impossible")
+            # cheats/<name>/ holds known ways to game the test (a constant return, a
+            # swallowed error): each must still fail, or the task can be "solved" unsolved.
+            gamed = []
+            cheats = t["dir"] / "cheats"
+            for cheat in sorted(cheats.iterdir()) if cheats.is_dir() else []:
+                repo = fresh_repo(t, Path(tmp) / "cheats" / cheat.name)
+                shutil.copytree(cheat, repo, dirs_exist_ok=True, copy_function=shutil.copy)
+                if judge(t, repo):
+                    gamed.append(cheat.name)
+            ok = (fails and not gamed
+                  and (fixed if fixed is not None else t.get("kind") == "impossible"))
             bad += not ok
             print(f"{'ok ' if ok else 'BAD'} {t['name']}: fails as given: {fails}, "
-                  f"passes when fixed: {'-' if fixed is None else fixed}")
+                  f"passes when fixed: {'-' if fixed is None else fixed}"
+                  + (f", gamed by: {', '.join(gamed)}" if gamed else ""))
     print(f"{len(tasks) - bad} passed, {bad} failed")
     return bad == 0
 

@@ -1,6 +1,7 @@
 //! The coder node: a tool loop with a per-step turn budget and a budget review that cannot
 //! become a loop of its own. Each turn sees the repository snapshot, the task and only the
-//! results of its previous turn's tool calls. `done` ends the step; so do the breakers the
+//! results of its previous turn's tool calls. `done` ends the step (once per run, a `done` with
+//! nothing changed while the tests fail is refused instead); so do the breakers the
 //! rules decide (the same failing call three times, replies without tool calls, the step's
 //! call cap), each named in the timeline.
 
@@ -267,6 +268,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             };
             state.count_tool(&call.name);
             let brief = context::clip(&call.arguments.to_string(), 100);
+            let mut done_refused: Option<String> = None;
             let note = match &out.effect {
                 ToolEffect::FileWritten { path, hash } => {
                     written.insert(path.clone());
@@ -281,9 +283,23 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                     format!("{} {path} → no-op (identical content)", call.name)
                 }
                 ToolEffect::Done { summary } => {
-                    end = CoderEnd::Done;
-                    state.coder_summary = summary.clone();
-                    "done".into()
+                    let unchanged =
+                        !rules::files_progress(&before, &super::workspace_hashes(&root));
+                    match unchanged
+                        .then(|| rules::empty_done_refusal(state))
+                        .flatten()
+                    {
+                        Some(why) => {
+                            state.empty_done_refusals += 1;
+                            done_refused = Some(why);
+                            "done refused: nothing changed and the tests fail".into()
+                        }
+                        None => {
+                            end = CoderEnd::Done;
+                            state.coder_summary = summary.clone();
+                            "done".into()
+                        }
+                    }
                 }
                 ToolEffect::PolicyDenied {
                     command,
@@ -316,7 +332,10 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                 ),
             };
             notes.push(note);
-            let mut content = context::clip(&out.content, context::TOOL_RESULT_CHARS);
+            let mut content = match done_refused.take() {
+                Some(why) => why,
+                None => context::clip(&out.content, context::TOOL_RESULT_CHARS),
+            };
             let mut repeated = RepeatedCall::Fresh;
             if matches!(out.effect, ToolEffect::FileWritten { .. }) {
                 unchanged_calls.clear();

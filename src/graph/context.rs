@@ -223,7 +223,9 @@ pub fn test_files<'a>(command: &str, files: impl IntoIterator<Item = &'a String>
 }
 
 /// The tests the run is judged by, which the coder may not change: the files the test command
-/// runs by name, unless the goal (the user's own words) names them too.
+/// runs by name, unless the goal (the user's own words) names them without asking for them to
+/// pass ("test.sh has a typo" unlocks `test.sh`; "make the tests in test_version.py pass"
+/// makes it the specification).
 pub fn protected_tests<'a>(
     command: Option<&str>,
     goal: &str,
@@ -233,11 +235,22 @@ pub fn protected_tests<'a>(
     let Some(command) = command else {
         return Vec::new();
     };
-    let unlocked = named_files(goal, files.iter().copied());
+    let unlocked = if asks_to_pass(goal) {
+        Vec::new()
+    } else {
+        named_files(goal, files.iter().copied())
+    };
     test_files(command, files.iter().copied())
         .into_iter()
         .filter(|f| !unlocked.contains(f))
         .collect()
+}
+
+/// Whether a goal asks for tests to pass ("pass", "passes", "passing", "green").
+fn asks_to_pass(goal: &str) -> bool {
+    goal.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| matches!(w, "pass" | "passes" | "passing" | "green"))
 }
 
 /// The files the coder is shown: those its task names, then those the failing verification
@@ -419,6 +432,19 @@ mod named_tests {
         assert_eq!(
             protected_tests(Some("sh test.sh"), "test.sh has a typo", &files),
             Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn a_goal_asking_the_named_tests_to_pass_keeps_them_protected() {
+        let files: Vec<String> = ["test_version.py", "version.py"].map(String::from).to_vec();
+        assert_eq!(
+            protected_tests(
+                Some("python3 -m unittest -q test_version"),
+                "Make both tests in test_version.py pass.",
+                &files
+            ),
+            ["test_version.py"]
         );
     }
 

@@ -66,6 +66,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             false,
         );
     }
+    if let Some(d) = state.standing_decision.take() {
+        return apply_decision(ctx, state, d);
+    }
     let snapshot = kotef_tools::snapshot(ctx.tools.workdir().root(), context::SNAPSHOT_FILES);
     let note = state
         .planner_note

@@ -21,6 +21,7 @@
 //! | none (fixed and done) | verifier, after a pass | a verification failed earlier, the coder's latest step changed files and called `done`, and they pass ([`fixed_and_done`]) | `done_success` (no planner call) |
 //! | none (verified success wins) | planner, after the model's proposal | a passing verification after the latest change, and the planner chose verifier, researcher or snitch, or the coder again after a coder step that changed nothing | `done_success` |
 //! | none (success over a stop) | planner, wherever a rule above fires | the same verified success: a loop or no-progress rule firing then ends the run in success, naming the rule | `done_success` |
+//! | (follow-up) | planner, before asking the model (after its stop rules) | the coder's step changed the code and the verification still fails as tests do ([`follow_up_task`]) | — (the new failure goes to the coder with no planner call) |
 //! | (refused once) | planner says `done` | nothing changed or verified yet ([`premature_done`]) | — (the verifier checks the state, then the planner decides again) |
 //! | none (partial) | planner says `done` | no passing verification after the last change | `done_partial` |
 //! | none (gave up) | planner says `snitch` | — | `aborted_stuck` |
@@ -29,7 +30,9 @@
 //! the same failing tool call [`REPEATED_FAILURE_LIMIT`] times, the same successful call
 //! [`REPEATED_CALL_LIMIT`] times with no file changed in between, [`NO_TOOL_CALL_LIMIT`]
 //! replies in a row without a tool call (the second gets one corrective message), the step's hard
-//! cap `coder_step_calls`, and the budget review's [`REVIEW_HARD_CAP`].
+//! cap `coder_step_calls`, and the budget review's [`REVIEW_HARD_CAP`]. A coder `done` with
+//! nothing changed in its step while the tests fail is refused once per run
+//! ([`empty_done_refusal`]): the tool result gives the failure and the step goes on.
 //!
 //! Progress is what resets the loop counters: research with results not seen before
 //! ([`research_progress`]), changed file contents ([`files_progress`]), or a verification on
@@ -396,6 +399,38 @@ fn opening_failure(state: &RunState) -> Option<String> {
     (t.kind != Some(FailureKind::ToolingError))
         .then(|| task_from_failure(state))
         .flatten()
+}
+
+/// The coder's next task when its step changed the code (a new world, not a return to an
+/// earlier one) and the verification of that change still fails as tests do: the new failure,
+/// straight back to the coder. A planner call there could only restate it, and a small
+/// model's planner restates the failure it saw before ("median is not defined" after the coder
+/// added `median`). A step that changed nothing, or a command that cannot run, goes to the
+/// planner, which can change course or give up. The planner's stop rules judge the hop.
+pub fn follow_up_task(state: &RunState) -> Option<String> {
+    let coder_progressed = state
+        .timeline
+        .last()
+        .is_some_and(|r| r.node == NodeName::Coder && r.progress);
+    let t = state.test.as_ref()?;
+    (coder_progressed && t.after_code_change)
+        .then(|| opening_failure(state))
+        .flatten()
+}
+
+/// The tool result for a coder `done` with nothing changed in its step while the tests fail as
+/// tests do — once per run: a small model's `done` is often its first move, not a verdict. A
+/// second such `done` is taken (the tests may need something outside the repository).
+pub fn empty_done_refusal(state: &RunState) -> Option<String> {
+    let t = state.test.as_ref().filter(|t| !t.passed)?;
+    let fails_as_tests_do = t.kind != Some(FailureKind::ToolingError);
+    (fails_as_tests_do && state.empty_done_refusals == 0).then(|| {
+        format!(
+            "Refused: you called done but changed nothing, and `{}` still fails with: {}. Change the code the failure points at (edit_file, with `old` copied exactly from the file text above), then call done. If it cannot be fixed inside the repository, call done again and say why.",
+            t.command,
+            super::context::clip(&super::context::key_line(&t.summary), 300)
+        )
+    })
 }
 
 /// `(name, module)` from a Python failure that says a module lacks a name: `cannot import name
@@ -899,6 +934,53 @@ mod tests {
             progress: false,
             revisit_of: None,
         });
+    }
+
+    fn after_coder_change(progress: bool) -> RunState {
+        let mut s = opened_with(test(false, "e"));
+        s.test.as_mut().unwrap().after_code_change = true;
+        add_coder_step(&mut s);
+        s.timeline.last_mut().unwrap().progress = progress;
+        s
+    }
+
+    #[test]
+    fn a_coder_change_that_still_fails_sends_the_new_failure_back_to_the_coder() {
+        let task = follow_up_task(&after_coder_change(true)).unwrap_or_default();
+        assert!(task.contains("AssertionError: 1 != 2"), "{task}");
+    }
+
+    #[test]
+    fn a_coder_step_without_progress_goes_to_the_planner() {
+        assert_eq!(follow_up_task(&after_coder_change(false)), None);
+    }
+
+    #[test]
+    fn a_coder_change_the_command_cannot_run_goes_to_the_planner() {
+        let mut s = after_coder_change(true);
+        s.test.as_mut().unwrap().kind = Some(FailureKind::ToolingError);
+        assert_eq!(follow_up_task(&s), None);
+    }
+
+    #[test]
+    fn a_coder_done_with_nothing_changed_on_failing_tests_is_refused_with_the_failure() {
+        let why = empty_done_refusal(&opened_with(test(false, "e"))).unwrap_or_default();
+        assert!(
+            why.starts_with("Refused: you called done but changed nothing, and `cargo test` still fails with: AssertionError: 1 != 2."),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_coder_done_with_nothing_changed_is_refused_once_per_run() {
+        let mut s = opened_with(test(false, "e"));
+        s.empty_done_refusals = 1;
+        assert_eq!(empty_done_refusal(&s), None);
+    }
+
+    #[test]
+    fn a_coder_done_on_passing_tests_is_taken() {
+        assert_eq!(empty_done_refusal(&opened_with(test(true, ""))), None);
     }
 
     #[test]

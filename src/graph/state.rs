@@ -332,6 +332,14 @@ pub struct RunState {
     /// A one-time message for the planner's next prompt (why its last choice was refused).
     #[serde(default)]
     pub planner_note: Option<String>,
+    /// A hop the rules chose for the next planner step, taken with no model call (see
+    /// `rules::follow_up_task`); the planner's stop rules still judge it.
+    #[serde(default)]
+    pub standing_decision: Option<PlannerDecision>,
+    /// Coder `done` calls refused because nothing changed while the tests fail (see
+    /// `rules::empty_done_refusal`).
+    #[serde(default)]
+    pub empty_done_refusals: u32,
     /// Last planner reason, for the snitch.
     pub last_planner_reason: String,
 }
@@ -375,6 +383,8 @@ impl RunState {
             tools_run: BTreeMap::new(),
             redirected_failures: BTreeSet::new(),
             planner_note: None,
+            standing_decision: None,
+            empty_done_refusals: 0,
             last_planner_reason: String::new(),
         }
     }

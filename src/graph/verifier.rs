@@ -126,6 +126,20 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         let reason = format!("{reason}; the failure goes to the coder as its task");
         return StepResult::to(NodeName::Coder, Decision::Fail, reason, progress);
     }
+    if let Some(task) = super::rules::follow_up_task(state) {
+        state.standing_decision = Some(PlannerDecision {
+            next: NodeName::Coder,
+            reason: "the coder's change still fails the tests, so the new failure goes back to the coder (no planner call)".into(),
+            plan: Vec::new(),
+            query: None,
+            task: Some(task),
+            verify: None,
+        });
+    }
+    let t = state
+        .test
+        .as_ref()
+        .expect("record_result always sets the test result");
     let decision = if t.passed {
         Decision::Pass
     } else {

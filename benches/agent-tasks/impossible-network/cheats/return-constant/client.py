@@ -1,0 +1,7 @@
+import urllib.request
+
+STATUS_URL = "http://status.kotef-bench.invalid/health"
+
+
+def fetch_status():
+    return 200
