@@ -91,6 +91,8 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let mut forced_no_progress = false;
     let mut last_turn_changed = false;
     let mut calls = 0u32;
+    // Refused changes to the protected tests in this step.
+    let mut test_edits = 0u32;
     let mut correction: Option<String> = None;
     let mut end = CoderEnd::TurnsUsed;
 
@@ -250,10 +252,13 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             state.file_hashes.keys(),
         );
         for call in &reply.tool_calls {
-            let refused = changes_protected(call, &protected).map(|path| ToolOutcome {
-                content: protected_refusal(path, state.test_command.as_deref().unwrap_or("")),
-                is_error: true,
-                effect: ToolEffect::None,
+            let refused = changes_protected(call, &protected).map(|path| {
+                test_edits += 1;
+                ToolOutcome {
+                    content: protected_refusal(path, state.test_command.as_deref().unwrap_or("")),
+                    is_error: true,
+                    effect: ToolEffect::None,
+                }
             });
             let run = async {
                 match refused {
@@ -398,6 +403,11 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let changed = rules::files_progress(&before, &after);
     state.file_hashes = after;
     let progress = changed && !forced_no_progress;
+    state.test_edit_steps = match (progress, test_edits > 0 && !changed) {
+        (true, _) => 0,
+        (false, true) => state.test_edit_steps + 1,
+        (false, false) => state.test_edit_steps,
+    };
     if state.ending.is_some() {
         return StepResult::stopped(state, progress);
     }

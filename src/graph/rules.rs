@@ -15,6 +15,8 @@
 //! | (redirected) | planner, after the model's proposal | `verifier` on files whose verification already failed, once per failure ([`reverify_redirect`]) | — (the coder gets the failure as its task) |
 //! | `planner_to_<node>` (exact repeat) | planner, after the model's proposal | [`EXACT_REPEAT_LIMIT`] identical decisions on an identical state | `aborted_stuck` |
 //! | `planner_to_<node>` (edge) | planner, after the model's proposal | more than `edge_limit_<node>` hops without progress | `aborted_stuck` |
+//! | `no_progress` (outside the repository) | planner, before asking the model | the tests fail for a cause outside the repository (a host that does not resolve, a file under `/etc`) after [`FAIR_TRY_CODER_STEPS`] coder steps ([`outside_repository`]) | `aborted_stuck` |
+//! | `planner_to_coder` (test edits only) | planner, before asking the model | [`TEST_EDIT_LIMIT`] coder steps without progress whose only moves were refused changes to the protected tests ([`test_edits_only`]) | `aborted_stuck` |
 //! | `planner_to_coder` (no-op coder) | planner, before asking the model (and on a proposal) | [`CODER_NOOP_LIMIT`] coder steps in a row without progress | `aborted_stuck` |
 //! | `constraint` | coder's `run_command`; the planner's `verify` command | under `strict`: a command reaching outside the workspace or on the denylist (at once), or the [`SOFT_DENIAL_LIMIT`]th command merely off the allow-list (earlier ones are tool errors) | `aborted_constraint` |
 //! | none (success) | planner says `done` | the last verification passed after the last change | `done_success` |
@@ -203,6 +205,12 @@ pub fn pre_decision(state: &RunState, limits: &Limits) -> Option<Fired> {
             );
         }
     }
+    if let Some(f) = outside_repository(state) {
+        return Some(f);
+    }
+    if let Some(f) = test_edits_only(state) {
+        return Some(f);
+    }
     if state.coder_noop_count >= CODER_NOOP_LIMIT {
         // Checked before asking the model: whatever the planner would choose next, the run
         // has shown it cannot change the code towards the goal.
@@ -226,6 +234,59 @@ pub fn pre_decision(state: &RunState, limits: &Limits) -> Option<Fired> {
         );
     }
     None
+}
+
+/// Coder steps without progress whose only moves were refused changes to the protected tests
+/// before the run stops: the coder reads the test as the thing that is wrong.
+pub const TEST_EDIT_LIMIT: u32 = 2;
+
+/// The tests fail for a cause outside the repository (`TestResult::outside_cause`: a host
+/// name that does not resolve, a file under `/etc`) after the coder had a fair try
+/// ([`FAIR_TRY_CODER_STEPS`]): `no_progress`, with what a maintainer has to provide. Whatever
+/// the coder changes, that cause stays.
+pub fn outside_repository(state: &RunState) -> Option<Fired> {
+    let t = state.test.as_ref().filter(|t| !t.passed)?;
+    let cause = t.outside_cause.as_deref()?;
+    let coder_steps = state
+        .timeline
+        .iter()
+        .filter(|r| r.node == NodeName::Coder)
+        .count();
+    if coder_steps < FAIR_TRY_CODER_STEPS {
+        return None;
+    }
+    fired(
+        StopRule::NoProgress,
+        format!(
+            "The tests need something outside the repository: {cause}. {coder_steps} coder steps could not change that, and no change to the code can. `{}` still fails with: {}. Provide it where the tests run, or change the test.",
+            t.command,
+            super::context::clip(&super::context::key_line(&t.summary), 200)
+        ),
+    )
+}
+
+/// [`TEST_EDIT_LIMIT`] coder steps since the last progress in which the coder's only moves
+/// were changes to the protected tests (each refused): `planner_to_coder`, saying the test
+/// may be wrong or contradict itself — the coder's own verdict, for a maintainer to check.
+pub fn test_edits_only(state: &RunState) -> Option<Fired> {
+    if state.test_edit_steps < TEST_EDIT_LIMIT {
+        return None;
+    }
+    let tests = super::context::protected_tests(
+        state.test_command.as_deref(),
+        &state.goal,
+        state.file_hashes.keys(),
+    );
+    let named: Vec<String> = tests.iter().map(|t| format!("`{t}`")).collect();
+    fired(
+        StopRule::PlannerToCoder,
+        format!(
+            "Loop detected: in {} coder steps without progress the coder only tried to change {}, which the test command runs and which states what the code must do. The test may be wrong or contradict itself.{}",
+            state.test_edit_steps,
+            if named.is_empty() { "the tests".to_string() } else { named.join(" and ") },
+            still_failing(state)
+        ),
+    )
 }
 
 /// The stop reason of a stuck ending with the failure the tests still show appended (a "time
@@ -374,8 +435,14 @@ pub fn task_from_failure(state: &RunState) -> Option<String> {
         ),
         None => format!("Fix {what}"),
     };
+    let advice = match &t.outside_cause {
+        Some(cause) => format!(
+            "That needs {cause}, outside the repository: if the code cannot pass without it, call done and say so."
+        ),
+        None => "The test is right: change the code, not the test.".to_string(),
+    };
     Some(format!(
-        "{fix} so that `{}` passes. It fails with: {}. The test is right: change the code, not the test.",
+        "{fix} so that `{}` passes. It fails with: {}. {advice}",
         t.command,
         super::context::clip(&key, 300)
     ))
@@ -419,12 +486,13 @@ pub fn follow_up_task(state: &RunState) -> Option<String> {
 }
 
 /// The tool result for a coder `done` with nothing changed in its step while the tests fail as
-/// tests do — once per run: a small model's `done` is often its first move, not a verdict. A
+/// tests do, for a cause inside the repository — once per run: a small model's `done` is often its first move, not a verdict. A
 /// second such `done` is taken (the tests may need something outside the repository).
 pub fn empty_done_refusal(state: &RunState) -> Option<String> {
     let t = state.test.as_ref().filter(|t| !t.passed)?;
-    let fails_as_tests_do = t.kind != Some(FailureKind::ToolingError);
-    (fails_as_tests_do && state.empty_done_refusals == 0).then(|| {
+    // A failure that needs something outside the repository may well have nothing to change.
+    let fixable_here = t.kind != Some(FailureKind::ToolingError) && t.outside_cause.is_none();
+    (fixable_here && state.empty_done_refusals == 0).then(|| {
         format!(
             "Refused: you called done but changed nothing, and `{}` still fails with: {}. Change the code the failure points at (edit_file, with `old` copied exactly from the file text above), then call done. If it cannot be fixed inside the repository, call done again and say why.",
             t.command,
@@ -843,6 +911,7 @@ mod tests {
             same_error_count: 0,
             step: 1,
             after_code_change: false,
+            outside_cause: None,
         }
     }
 
@@ -979,8 +1048,77 @@ mod tests {
     }
 
     #[test]
+    fn a_task_from_a_failure_outside_the_repository_says_the_coder_may_stop() {
+        let task = task_from_failure(&outside_after(0)).unwrap_or_default();
+        assert!(
+            task.ends_with("That needs a network host name that does not resolve here, outside the repository: if the code cannot pass without it, call done and say so."),
+            "{task}"
+        );
+    }
+
+    #[test]
+    fn a_coder_done_on_a_failure_outside_the_repository_is_taken() {
+        assert_eq!(empty_done_refusal(&outside_after(0)), None);
+    }
+
+    #[test]
     fn a_coder_done_on_passing_tests_is_taken() {
         assert_eq!(empty_done_refusal(&opened_with(test(true, ""))), None);
+    }
+
+    fn outside_after(coder_steps: usize) -> RunState {
+        let mut s = opened_with(test(false, "e"));
+        s.test.as_mut().unwrap().outside_cause =
+            Some("a network host name that does not resolve here".into());
+        for _ in 0..coder_steps {
+            add_coder_step(&mut s);
+        }
+        s
+    }
+
+    #[test]
+    fn a_failure_outside_the_repository_stops_the_run_after_a_fair_try() {
+        let f = outside_repository(&outside_after(2)).unwrap();
+        assert_eq!(f.rule, StopRule::NoProgress);
+        assert_eq!(
+            f.reason,
+            "The tests need something outside the repository: a network host name that does not resolve here. 2 coder steps could not change that, and no change to the code can. `cargo test` still fails with: AssertionError: 1 != 2. Provide it where the tests run, or change the test."
+        );
+    }
+
+    #[test]
+    fn a_failure_outside_the_repository_gets_a_fair_try_first() {
+        assert_eq!(outside_repository(&outside_after(1)), None);
+    }
+
+    #[test]
+    fn two_steps_of_only_refused_test_edits_stop_the_run_naming_the_test() {
+        let mut s = opened_with(test(false, "e"));
+        s.test_command = Some("python3 -m unittest -q test_version".into());
+        s.file_hashes = [("test_version.py", "a"), ("version.py", "b")]
+            .map(|(p, h)| (p.to_string(), h.to_string()))
+            .into();
+        s.test_edit_steps = TEST_EDIT_LIMIT;
+        let f = test_edits_only(&s).unwrap();
+        assert_eq!(f.rule, StopRule::PlannerToCoder);
+        assert!(
+            f.reason.starts_with("Loop detected: in 2 coder steps without progress the coder only tried to change `test_version.py`"),
+            "{}",
+            f.reason
+        );
+        assert!(
+            f.reason
+                .contains("still fails with: AssertionError: 1 != 2"),
+            "{}",
+            f.reason
+        );
+    }
+
+    #[test]
+    fn one_step_of_refused_test_edits_is_not_yet_a_loop() {
+        let mut s = opened_with(test(false, "e"));
+        s.test_edit_steps = TEST_EDIT_LIMIT - 1;
+        assert_eq!(test_edits_only(&s), None);
     }
 
     #[test]

@@ -54,6 +54,9 @@ pub struct TestResult {
     pub step: u32,
     /// Whether files had changed since the verification before it.
     pub after_code_change: bool,
+    /// What the failure needs from outside the repository (`kotef_tools::outside_cause`).
+    #[serde(default)]
+    pub outside_cause: Option<String>,
 }
 
 /// One failing command, kept for the planner, the snitch and the report.
@@ -340,6 +343,10 @@ pub struct RunState {
     /// `rules::empty_done_refusal`).
     #[serde(default)]
     pub empty_done_refusals: u32,
+    /// Coder steps since the last progress in which the coder tried to change the protected
+    /// tests (refused) and changed nothing else (see `rules::test_edits_only`).
+    #[serde(default)]
+    pub test_edit_steps: u32,
     /// Last planner reason, for the snitch.
     pub last_planner_reason: String,
 }
@@ -385,6 +392,7 @@ impl RunState {
             planner_note: None,
             standing_decision: None,
             empty_done_refusals: 0,
+            test_edit_steps: 0,
             last_planner_reason: String::new(),
         }
     }

@@ -42,6 +42,7 @@ pub fn record_result(state: &mut RunState, r: &CommandResult, step: u32) -> bool
         same_error_count,
         step,
         after_code_change,
+        outside_cause: None,
     };
     if !passed {
         state.failures.entries.push(FailureEntry {
@@ -94,6 +95,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         }
     };
     let progress = record_result(state, &result, step_no);
+    if let Some(t) = state.test.as_mut().filter(|t| !t.passed) {
+        t.outside_cause = kotef_tools::outside_cause(&t.summary, ctx.tools.workdir().root());
+    }
     let t = state
         .test
         .as_ref()

@@ -3,7 +3,9 @@
 //!
 //! - `edit_file`'s `old` copied from a line-numbered listing (`   3 | code`) has the prefixes
 //!   taken off; `old` whose only fault is the whitespace around it (a wrong indent on the
-//!   first line, a missing or extra newline) matches when its trimmed text occurs exactly once.
+//!   first line, a missing or extra newline) matches when its trimmed text occurs exactly once;
+//!   `old` whose lines are the file's but with other blank lines between them (one blank line
+//!   where the file has PEP 8's two) or trailing spaces matches when those lines occur once.
 //! - a write or edit of an existing file keeps the file's top-level definitions (a small model
 //!   adding one function by writing the file anew deletes the others, and the tests that
 //!   import them fail): the dropped ones are put back from the old text.
@@ -16,9 +18,49 @@ pub fn forgiving_match(text: &str, old: &str, new: &str) -> Option<(String, Stri
         if text.matches(old_plain.as_str()).count() == 1 {
             return Some((old_plain, new_plain));
         }
-        return trimmed_match(text, &old_plain, &new_plain);
+        return trimmed_match(text, &old_plain, &new_plain)
+            .or_else(|| blank_line_match(text, &old_plain, &new_plain));
     }
-    trimmed_match(text, old, new)
+    trimmed_match(text, old, new).or_else(|| blank_line_match(text, old, new))
+}
+
+/// `old`'s non-blank lines (trailing spaces ignored) found exactly once as consecutive
+/// non-blank lines of `text`, whatever blank lines lie between them: the file's text from the
+/// first of those lines to the end of the last, and `new` without its surrounding newlines.
+fn blank_line_match(text: &str, old: &str, new: &str) -> Option<(String, String)> {
+    let wanted: Vec<&str> = old
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if wanted.len() < 2 {
+        return None;
+    }
+    // (byte offset of the line's start, the line without its newline), non-blank lines only.
+    let mut lines: Vec<(usize, &str)> = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        if !body.trim().is_empty() {
+            lines.push((at, body));
+        }
+        at += line.len();
+    }
+    let mut found = lines.windows(wanted.len()).filter(|w| {
+        w.iter()
+            .zip(&wanted)
+            .all(|((_, have), want)| have.trim_end() == *want)
+    });
+    let first = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    let (start, _) = first[0];
+    let (last_at, last) = first[first.len() - 1];
+    Some((
+        text[start..last_at + last.len()].to_string(),
+        new.trim_matches(['\n', '\r']).to_string(),
+    ))
 }
 
 /// `old` and `new` trimmed of surrounding whitespace, when trimmed `old` occurs exactly once.
@@ -210,6 +252,29 @@ mod tests {
     #[test]
     fn an_ambiguous_trimmed_match_is_not_forgiven() {
         assert_eq!(forgiving_match("x = 1\nx = 1\n", " x = 1", " x = 2"), None);
+    }
+
+    #[test]
+    fn old_with_one_blank_line_where_the_file_has_two_matches_its_lines() {
+        let file = "import urllib.request\n\nURL = \"u\"\n\n\ndef fetch():\n    return 1\n";
+        let m = forgiving_match(
+            file,
+            "URL = \"u\"\n\ndef fetch():\n    return 1",
+            "URL = \"u\"\n\ndef fetch():\n    return 2\n",
+        );
+        assert_eq!(
+            m,
+            Some((
+                "URL = \"u\"\n\n\ndef fetch():\n    return 1".into(),
+                "URL = \"u\"\n\ndef fetch():\n    return 2".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn lines_found_twice_apart_from_blank_lines_are_not_forgiven() {
+        let file = "a = 1\nb = 2\n\na = 1\n\nb = 2\n";
+        assert_eq!(forgiving_match(file, "a = 1\n\n\nb = 2", "x"), None);
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod env;
 mod error;
 pub mod file_tools;
 pub mod lenient;
+pub mod outside;
 pub mod policy;
 pub mod runner;
 pub mod sandbox;
@@ -25,6 +26,7 @@ pub use classify::{
 pub use detect::detect_test_command;
 pub use env::{scrub_env, ENV_ALLOWLIST};
 pub use error::ToolError;
+pub use outside::outside_cause;
 pub use policy::{check_command, PolicyDecision};
 pub use runner::{CommandResult, CommandRunner, RunnerConfig};
 pub use sandbox::bwrap_status;
