@@ -52,6 +52,28 @@ pub fn protected_refusal(path: &str, command: &str) -> String {
     )
 }
 
+/// Keeps a file's text from before this step's first write or edit of it, for
+/// `rules::regression`'s undo (`None` when it does not exist yet).
+fn remember_for_undo(ctx: &GraphContext, state: &mut RunState, call: &ToolCall) {
+    if !matches!(call.name.as_str(), "write_file" | "edit_file") {
+        return;
+    }
+    let Some(rel) = call.arguments.get("path").and_then(|p| p.as_str()) else {
+        return;
+    };
+    let workdir = ctx.tools.workdir();
+    let Ok(abs) = workdir.resolve(rel, true) else {
+        return;
+    };
+    let Some(key) = workdir.relative(&abs) else {
+        return;
+    };
+    if !state.undo.contains_key(&key) {
+        let text = std::fs::read_to_string(&abs).ok();
+        state.undo.insert(key, text);
+    }
+}
+
 /// The identity of a tool call: tool and arguments.
 fn call_key(call: &ToolCall) -> String {
     format!("{}\u{0}{}", call.name, call.arguments)
@@ -70,6 +92,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         .unwrap_or_else(|| state.goal.clone());
     let root = ctx.tools.workdir().root().to_path_buf();
     let before = state.file_hashes.clone();
+    state.undo.clear();
     let tools = ctx.tools.schemas(ToolSet::Coder);
     let turn_budget = ctx.limits.coder_turns.max(1);
 
@@ -260,6 +283,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                     effect: ToolEffect::None,
                 }
             });
+            if refused.is_none() {
+                remember_for_undo(ctx, state, call);
+            }
             let run = async {
                 match refused {
                     Some(out) => out,

@@ -23,6 +23,7 @@
 //! | none (fixed and done) | verifier, after a pass | a verification failed earlier, the coder's latest step changed files and called `done`, and they pass ([`fixed_and_done`]) | `done_success` (no planner call) |
 //! | none (verified success wins) | planner, after the model's proposal | a passing verification after the latest change, and the planner chose verifier, researcher or snitch, or the coder again after a coder step that changed nothing | `done_success` |
 //! | none (success over a stop) | planner, wherever a rule above fires | the same verified success: a loop or no-progress rule firing then ends the run in success, naming the rule | `done_success` |
+//! | (undo) | verifier, after a failing verification of a coder change | more failing tests than before, or code that no longer loads ([`regression`]) | — (the change is undone; the coder gets the earlier failure and why) |
 //! | (follow-up) | planner, before asking the model (after its stop rules) | the coder's step changed the code and the verification still fails as tests do ([`follow_up_task`]) | — (the new failure goes to the coder with no planner call) |
 //! | (refused once) | planner says `done` | nothing changed or verified yet ([`premature_done`]) | — (the verifier checks the state, then the planner decides again) |
 //! | none (partial) | planner says `done` | no passing verification after the last change | `done_partial` |
@@ -466,6 +467,32 @@ fn opening_failure(state: &RunState) -> Option<String> {
     (t.kind != Some(FailureKind::ToolingError))
         .then(|| task_from_failure(state))
         .flatten()
+}
+
+/// A verification that is worse than the one before it, after a coder change: more failing
+/// tests, or code that no longer loads (`kotef_tools::failure_severity`). The change is then
+/// undone and the coder gets the earlier failure again: a small model's "fix" that breaks a
+/// passing test is further from the goal than no change.
+pub fn regression(before: Option<&TestResult>, after: &TestResult) -> bool {
+    let Some(before) = before.filter(|b| !b.passed && b.command == after.command) else {
+        return false;
+    };
+    let severity = |t: &TestResult| kotef_tools::failure_severity(&t.summary);
+    !after.passed
+        && after.after_code_change
+        && matches!((severity(before), severity(&after)), (Some(b), Some(a)) if a > b)
+}
+
+/// The coder's task after its change was undone ([`regression`]): what went wrong, then the
+/// earlier failure as a task.
+pub fn undone_task(state: &RunState, files: &[String], worse: &str) -> Option<String> {
+    let task = task_from_failure(state)?;
+    let files: Vec<String> = files.iter().map(|f| format!("`{f}`")).collect();
+    Some(format!(
+        "Your last change to {} made the tests worse ({}), so it was undone. {task}",
+        files.join(" and "),
+        super::context::clip(worse, 200)
+    ))
 }
 
 /// The coder's next task when its step changed the code (a new world, not a return to an
@@ -1119,6 +1146,45 @@ mod tests {
         let mut s = opened_with(test(false, "e"));
         s.test_edit_steps = TEST_EDIT_LIMIT - 1;
         assert_eq!(test_edits_only(&s), None);
+    }
+
+    fn failing(summary: &str, after_change: bool) -> TestResult {
+        TestResult {
+            summary: summary.into(),
+            after_code_change: after_change,
+            ..test(false, summary)
+        }
+    }
+
+    #[test]
+    fn a_change_that_fails_more_tests_is_a_regression() {
+        let before = failing("FAILED (failures=1); AssertionError: None != -1", false);
+        let after = failing("FAILED (failures=2); AssertionError: None != 1", true);
+        assert!(regression(Some(&before), &after));
+    }
+
+    #[test]
+    fn a_change_that_breaks_the_syntax_is_a_regression() {
+        let before = failing("FAILED (failures=1); AssertionError: 1 != 2", false);
+        let after = failing("IndentationError: unexpected indent", true);
+        assert!(regression(Some(&before), &after));
+    }
+
+    #[test]
+    fn adding_a_missing_function_that_then_fails_tests_is_not_a_regression() {
+        let before = failing(
+            "FAILED (errors=1); ImportError: cannot import name 'median'",
+            false,
+        );
+        let after = failing("FAILED (failures=2); AssertionError: 2.0 != 2.5", true);
+        assert!(!regression(Some(&before), &after));
+    }
+
+    #[test]
+    fn the_same_number_of_failures_is_not_a_regression() {
+        let before = failing("FAILED (failures=1); AssertionError: 1 != 2", false);
+        let after = failing("FAILED (failures=1); AssertionError: 3 != 2", true);
+        assert!(!regression(Some(&before), &after));
     }
 
     #[test]

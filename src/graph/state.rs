@@ -347,6 +347,11 @@ pub struct RunState {
     /// tests (refused) and changed nothing else (see `rules::test_edits_only`).
     #[serde(default)]
     pub test_edit_steps: u32,
+    /// The files the latest coder step changed, as they were before it (`None`: the file did
+    /// not exist), so a change that makes the tests worse can be undone (see
+    /// `rules::regression`). Held in memory only.
+    #[serde(skip)]
+    pub undo: BTreeMap<String, Option<String>>,
     /// Last planner reason, for the snitch.
     pub last_planner_reason: String,
 }
@@ -393,6 +398,7 @@ impl RunState {
             standing_decision: None,
             empty_done_refusals: 0,
             test_edit_steps: 0,
+            undo: BTreeMap::new(),
             last_planner_reason: String::new(),
         }
     }

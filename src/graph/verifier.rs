@@ -6,6 +6,7 @@ use super::state::{Decision, FailureEntry, PlannerDecision, RunState, TestResult
 use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
 use kotef_tools::{CommandResult, CommandRunner, FailureKind, RunnerConfig};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// Folds a finished command into the run state; pure apart from `state`. Returns whether it
@@ -79,6 +80,82 @@ fn missing_command() -> CommandResult {
     }
 }
 
+/// Puts back the files the coder's step changed (see `rules::regression`). When that restores
+/// exactly the verified files of the verification before, its result is the run's again.
+/// Returns the timeline reason, or `None` when the change cannot be undone whole (a file
+/// changed by a command, a file that could not be written): it then stands, and the run goes
+/// on as usual.
+fn undo_change(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    undo: &BTreeMap<String, Option<String>>,
+    test_before: Option<TestResult>,
+    verified_before: Option<BTreeMap<String, String>>,
+) -> Option<String> {
+    let root = ctx.tools.workdir().root();
+    // Only a change made wholly through the file tools is undone: one made by a command
+    // (`sed -i`, a generator) has no earlier text kept, and half an undo is a new world.
+    let verified = verified_before.as_ref()?;
+    let changed = verified
+        .keys()
+        .chain(state.file_hashes.keys())
+        .filter(|p| verified.get(*p) != state.file_hashes.get(*p));
+    if changed.into_iter().any(|p| !undo.contains_key(p)) {
+        return None;
+    }
+    for (path, text) in undo {
+        let abs = root.join(path);
+        let put_back = match text {
+            Some(text) => std::fs::write(&abs, text),
+            None => std::fs::remove_file(&abs).or_else(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => Ok(()),
+                _ => Err(e),
+            }),
+        };
+        if let Err(e) = put_back {
+            tracing::warn!(path, error = %e, "could not undo the coder's change");
+            return None;
+        }
+    }
+    state.file_hashes = super::workspace_hashes(root);
+    if verified_before.as_ref() == Some(&state.file_hashes) {
+        state.test = test_before;
+        state.hashes_at_last_verification = verified_before;
+    }
+    let t = state.test.as_ref()?;
+    Some(format!(
+        "it is worse than before, so the coder's change was undone (back to: {})",
+        super::context::clip(&super::context::key_line(&t.summary), 120)
+    ))
+}
+
+/// The step after an undo: the coder gets the earlier failure again, told why (no planner
+/// call; the planner's stop rules still judge the hop).
+fn undone_to_coder(
+    state: &mut RunState,
+    undo: &BTreeMap<String, Option<String>>,
+    worse: &str,
+    undone: String,
+) -> StepResult {
+    let files: Vec<String> = undo.keys().cloned().collect();
+    let reason = format!(
+        "`{}` failed: {}; {undone}",
+        state.test.as_ref().map_or("", |t| t.command.as_str()),
+        super::context::clip(worse, 160)
+    );
+    if let Some(task) = super::rules::undone_task(state, &files, worse) {
+        state.standing_decision = Some(PlannerDecision {
+            next: NodeName::Coder,
+            reason: "the coder's change made the tests worse and was undone, so the coder gets the earlier failure again (no planner call)".into(),
+            plan: Vec::new(),
+            query: None,
+            task: Some(task),
+            verify: None,
+        });
+    }
+    StepResult::to(NodeName::Planner, Decision::Fail, reason, false)
+}
+
 pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let step_no = state.total_steps + 1;
     let result = match state.test_command.clone() {
@@ -94,9 +171,24 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             runner.run(&cmd, ctx.tools.workdir().root()).await
         }
     };
+    let (test_before, verified_before) = (
+        state.test.clone(),
+        state.hashes_at_last_verification.clone(),
+    );
     let progress = record_result(state, &result, step_no);
     if let Some(t) = state.test.as_mut().filter(|t| !t.passed) {
         t.outside_cause = kotef_tools::outside_cause(&t.summary, ctx.tools.workdir().root());
+    }
+    let undo = std::mem::take(&mut state.undo);
+    let worse = state
+        .test
+        .as_ref()
+        .filter(|t| !undo.is_empty() && super::rules::regression(test_before.as_ref(), t))
+        .map(|t| super::context::key_line(&t.summary));
+    if let Some(worse) = worse {
+        if let Some(undone) = undo_change(ctx, state, &undo, test_before, verified_before) {
+            return undone_to_coder(state, &undo, &worse, undone);
+        }
     }
     let t = state
         .test

@@ -336,6 +336,38 @@ fn status_phrase(r: &CommandResult) -> String {
     }
 }
 
+/// Counts of failing tests in a summary: unittest's `failures=2, errors=1`, pytest's and
+/// cargo's `2 failed`, jest's `Tests: 2 failed`.
+static FAILING_COUNTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:failures|errors)=(\d+)|\b(\d+) (?:failed|errors?)\b").expect("static regex")
+});
+
+/// Code that does not even load (a syntax error, a failed import, a compile error): no test
+/// ran to count, so a missing function the tests import is as bad as it gets.
+static BROKEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:SyntaxError|IndentationError|TabError|ImportError|ModuleNotFoundError)\b|error\[E\d{4}\]|\berror: could not compile\b")
+        .expect("static regex")
+});
+
+/// How bad a failure is, to compare two failures of one command: the number of failing tests
+/// the summary reports, `u32::MAX` for code that does not load (a syntax error, a compile
+/// error), `None` when the summary says neither.
+pub fn failure_severity(summary: &str) -> Option<u32> {
+    if BROKEN.is_match(summary) {
+        return Some(u32::MAX);
+    }
+    let mut total = None;
+    for c in FAILING_COUNTS.captures_iter(summary) {
+        let n: u32 = c
+            .get(1)
+            .or_else(|| c.get(2))
+            .and_then(|m| m.as_str().parse().ok())
+            .unwrap_or(0);
+        total = Some(total.unwrap_or(0u32).saturating_add(n));
+    }
+    total
+}
+
 /// 1–3 lines: the kind, the command and how it ended; then the first failing test and the first
 /// error line when they can be found.
 pub fn summarize_failure(r: &CommandResult) -> String {
@@ -456,6 +488,53 @@ pub fn error_signature(r: &CommandResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn severity_counts_unittest_failures_and_errors() {
+        assert_eq!(
+            failure_severity("FAILED (failures=2, errors=1); AssertionError: None != 1"),
+            Some(3)
+        );
+    }
+
+    #[test]
+    fn severity_counts_pytest_and_cargo_failures() {
+        assert_eq!(
+            failure_severity("=== 2 failed, 3 passed in 0.1s ==="),
+            Some(2)
+        );
+        assert_eq!(
+            failure_severity("test result: FAILED. 0 passed; 1 failed; 0 ignored"),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn code_that_does_not_load_is_worse_than_any_count() {
+        assert_eq!(
+            failure_severity("IndentationError: unexpected indent"),
+            Some(u32::MAX)
+        );
+        assert_eq!(
+            failure_severity("error[E0308]: mismatched types"),
+            Some(u32::MAX)
+        );
+    }
+
+    #[test]
+    fn a_failed_import_is_worse_than_failing_tests() {
+        assert_eq!(
+            failure_severity(
+                "FAILED (errors=1); ImportError: cannot import name 'median' from 'stats'"
+            ),
+            Some(u32::MAX)
+        );
+    }
+
+    #[test]
+    fn a_summary_without_counts_has_no_severity() {
+        assert_eq!(failure_severity("not ok: count.sh printed 3"), None);
+    }
 
     fn res(command: &str, code: Option<i32>, stdout: &str, stderr: &str) -> CommandResult {
         CommandResult {

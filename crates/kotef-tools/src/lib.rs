@@ -21,7 +21,8 @@ pub mod toolbox;
 pub mod workdir;
 
 pub use classify::{
-    classify_failure, error_signature, normalize_line, summarize_failure, FailureKind,
+    classify_failure, error_signature, failure_severity, normalize_line, summarize_failure,
+    FailureKind,
 };
 pub use detect::detect_test_command;
 pub use env::{scrub_env, ENV_ALLOWLIST};
