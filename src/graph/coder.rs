@@ -68,10 +68,10 @@ fn remember_for_undo(ctx: &GraphContext, state: &mut RunState, call: &ToolCall) 
     let Some(key) = workdir.relative(&abs) else {
         return;
     };
-    if !state.undo.contains_key(&key) {
-        let text = std::fs::read_to_string(&abs).ok();
-        state.undo.insert(key, text);
-    }
+    state
+        .undo
+        .entry(key)
+        .or_insert_with(|| std::fs::read_to_string(&abs).ok());
 }
 
 /// The identity of a tool call: tool and arguments.

@@ -480,7 +480,7 @@ pub fn regression(before: Option<&TestResult>, after: &TestResult) -> bool {
     let severity = |t: &TestResult| kotef_tools::failure_severity(&t.summary);
     !after.passed
         && after.after_code_change
-        && matches!((severity(before), severity(&after)), (Some(b), Some(a)) if a > b)
+        && matches!((severity(before), severity(after)), (Some(b), Some(a)) if a > b)
 }
 
 /// The coder's task after its change was undone ([`regression`]): what went wrong, then the
