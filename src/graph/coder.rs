@@ -74,6 +74,12 @@ fn remember_for_undo(ctx: &GraphContext, state: &mut RunState, call: &ToolCall) 
         .or_insert_with(|| std::fs::read_to_string(&abs).ok());
 }
 
+/// Whether a reply stopped at the `max_tokens` cap (OpenAI's `length`, Anthropic's
+/// `max_tokens`) rather than by itself.
+pub fn cut_off(finish_reason: Option<&str>) -> bool {
+    matches!(finish_reason, Some("length" | "max_tokens"))
+}
+
 /// The identity of a tool call: tool and arguments.
 fn call_key(call: &ToolCall) -> String {
     format!("{}\u{0}{}", call.name, call.arguments)
@@ -242,6 +248,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                 reply
             }
         };
+        // A reply cut off at max_tokens is usually a small model repeating one line until the
+        // cap (75 s of a 2-core CPU): the next call samples hotter so it is not sent again.
+        resample |= cut_off(reply.finish_reason.as_deref());
         if reply.tool_calls.is_empty() {
             empty_turns += 1;
             notes.push("a reply without tool calls".into());
@@ -479,6 +488,21 @@ mod tests {
             kotef_core::Profile::Strict,
         );
         tools.schemas(ToolSet::Coder)
+    }
+
+    #[test]
+    fn a_reply_stopped_by_the_token_cap_is_cut_off() {
+        assert_eq!(
+            [
+                Some("length"),
+                Some("max_tokens"),
+                Some("stop"),
+                Some("tool_calls"),
+                None
+            ]
+            .map(cut_off),
+            [true, true, false, false, false]
+        );
     }
 
     #[test]
