@@ -170,7 +170,7 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
             if ending.status == TerminalStatus::DoneSuccess || prev == Some(NodeName::Snitch) {
                 break;
             }
-            if let Some(reason) = rules::stuck_reason_with_failure(&state) {
+            if let Some(reason) = rules::reason_with_failure(&state) {
                 if let Some(e) = state.ending.as_mut() {
                     e.reason = reason;
                 }

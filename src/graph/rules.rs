@@ -290,15 +290,18 @@ pub fn test_edits_only(state: &RunState) -> Option<Fired> {
     )
 }
 
-/// The stop reason of a stuck ending with the failure the tests still show appended (a "time
-/// budget ran out" alone tells a maintainer nothing to do). `None` when it has it already,
-/// the run is not stuck, or no test fails.
-pub fn stuck_reason_with_failure(state: &RunState) -> Option<String> {
+/// The stop reason of a stuck or partial ending with the failure the tests still show
+/// appended (a "time budget ran out" or "the planner said done" alone tells a maintainer
+/// nothing to do). `None` when it has it already, the run succeeded or hit a constraint, or no
+/// test fails.
+pub fn reason_with_failure(state: &RunState) -> Option<String> {
     let e = state.ending.as_ref()?;
     let hint = still_failing(state);
-    let add = e.status == TerminalStatus::AbortedStuck
-        && !hint.is_empty()
-        && !e.reason.contains("still fails with");
+    let unfinished = matches!(
+        e.status,
+        TerminalStatus::AbortedStuck | TerminalStatus::DonePartial
+    );
+    let add = unfinished && !hint.is_empty() && !e.reason.contains("still fails with");
     add.then(|| format!("{}{hint}", e.reason))
 }
 
@@ -986,11 +989,21 @@ mod tests {
     }
 
     #[test]
+    fn a_partial_ending_names_the_failure_the_tests_still_show() {
+        let mut s = opened_with(test(false, "e"));
+        s.finish(done_verdict(&s, "nothing to change"));
+        assert_eq!(
+            reason_with_failure(&s).unwrap_or_default(),
+            "The planner said done but the last verification (`cargo test`) failed; what remains is written to .sdd/issues.md. `cargo test` still fails with: AssertionError: 1 != 2 (see whether it can be fixed inside the repository at all)."
+        );
+    }
+
+    #[test]
     fn a_budget_stop_names_the_failure_the_tests_still_show() {
         let mut s = opened_with(test(false, "e"));
         s.stop(StopRule::Budget, "The time budget ran out.");
         assert_eq!(
-            stuck_reason_with_failure(&s).unwrap_or_default(),
+            reason_with_failure(&s).unwrap_or_default(),
             "The time budget ran out. `cargo test` still fails with: AssertionError: 1 != 2 (see whether it can be fixed inside the repository at all)."
         );
     }

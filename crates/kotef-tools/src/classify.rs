@@ -288,9 +288,11 @@ fn key_lines(r: &CommandResult) -> Vec<String> {
         for (i, l) in lines.iter().enumerate() {
             if re.is_match(l) && !is_noise(l) {
                 let mut d = l.trim().to_string();
-                // Rust's newer panic format puts the message on the next line.
-                if d.contains("panicked at") && d.ends_with(':') {
-                    if let Some(next) = lines.get(i + 1) {
+                // A line that ends in a colon introduces its message: Rust's newer panic
+                // format, Node's "Expected values to be strictly equal:" + "0 !== 5".
+                if d.ends_with(':') {
+                    if let Some(next) = lines[i + 1..].iter().take(3).find(|l| !l.trim().is_empty())
+                    {
                         d = format!("{d} {}", next.trim());
                     }
                 }
@@ -488,6 +490,25 @@ pub fn error_signature(r: &CommandResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_node_assertion_keeps_the_values_on_the_line_after_it() {
+        let r = CommandResult {
+            command: "node --test".into(),
+            exit_code: Some(1),
+            stdout: "not ok 1 - keeps values inside\n  ---\n  error: |-\n    Expected values to be strictly equal:\n    \n    0 !== 5\n    \n  code: 'ERR_ASSERTION'\n".into(),
+            stderr: String::new(),
+            timed_out: false,
+            truncated: false,
+            duration_ms: 1,
+            spawn_error: None,
+        };
+        assert!(
+            summarize_failure(&r).contains("Expected values to be strictly equal: 0 !== 5"),
+            "{}",
+            summarize_failure(&r)
+        );
+    }
 
     #[test]
     fn severity_counts_unittest_failures_and_errors() {
