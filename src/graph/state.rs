@@ -21,6 +21,20 @@ pub struct PlannerDecision {
     pub verify: Option<String>,
 }
 
+impl PlannerDecision {
+    /// A hop to the coder with `task`, chosen by a rule rather than the model.
+    pub fn to_coder(reason: &str, task: String) -> Self {
+        Self {
+            next: NodeName::Coder,
+            reason: reason.to_string(),
+            plan: Vec::new(),
+            query: None,
+            task: Some(task),
+            verify: None,
+        }
+    }
+}
+
 /// What the researcher has learned so far.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResearchState {

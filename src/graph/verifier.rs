@@ -144,14 +144,10 @@ fn undone_to_coder(
         super::context::clip(worse, 160)
     );
     if let Some(task) = super::rules::undone_task(state, &files, worse) {
-        state.standing_decision = Some(PlannerDecision {
-            next: NodeName::Coder,
-            reason: "the coder's change made the tests worse and was undone, so the coder gets the earlier failure again (no planner call)".into(),
-            plan: Vec::new(),
-            query: None,
-            task: Some(task),
-            verify: None,
-        });
+        state.standing_decision = Some(PlannerDecision::to_coder(
+            "the coder's change made the tests worse and was undone, so the coder gets the earlier failure again (no planner call)",
+            task,
+        ));
     }
     StepResult::to(NodeName::Planner, Decision::Fail, reason, false)
 }
@@ -211,26 +207,18 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         }
     }
     if let Some(task) = super::rules::opening_task(state) {
-        state.last_decision = Some(PlannerDecision {
-            next: NodeName::Coder,
-            reason: "the opening verification failed".into(),
-            plan: Vec::new(),
-            query: None,
-            task: Some(task),
-            verify: None,
-        });
+        state.last_decision = Some(PlannerDecision::to_coder(
+            "the opening verification failed",
+            task,
+        ));
         let reason = format!("{reason}; the failure goes to the coder as its task");
         return StepResult::to(NodeName::Coder, Decision::Fail, reason, progress);
     }
     if let Some(task) = super::rules::follow_up_task(state) {
-        state.standing_decision = Some(PlannerDecision {
-            next: NodeName::Coder,
-            reason: "the coder's change still fails the tests, so the new failure goes back to the coder (no planner call)".into(),
-            plan: Vec::new(),
-            query: None,
-            task: Some(task),
-            verify: None,
-        });
+        state.standing_decision = Some(PlannerDecision::to_coder(
+            "the coder's change still fails the tests, so the new failure goes back to the coder (no planner call)",
+            task,
+        ));
     }
     let t = state
         .test
