@@ -206,11 +206,15 @@ impl RunSetup {
 }
 
 /// The snitch's writer: one redacted entry appended to `.sdd/issues.md` under `root`.
-fn issue_writer(root: &std::path::Path, run_id: &RunId, redactor: &Redactor) -> graph::IssueWriter {
-    let (root, run_id, redactor) = (root.to_path_buf(), run_id.clone(), redactor.clone());
+fn issue_writer(
+    tree: &kotef_tools::Tree,
+    run_id: &RunId,
+    redactor: &Redactor,
+) -> graph::IssueWriter {
+    let (tree, run_id, redactor) = (tree.clone(), run_id.clone(), redactor.clone());
     Arc::new(move |state: &RunState| {
         let entry = crate::sdd::issues::render_entry(state, &run_id, chrono::Utc::now());
-        crate::sdd::issues::append(&root, &redactor.redact(&entry)).map_err(|e| e.to_string())
+        crate::sdd::issues::append(&tree, &redactor.redact(&entry)).map_err(|e| e.to_string())
     })
 }
 
@@ -227,6 +231,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
     let workdir = WorkDir::new(&setup.workdir)
         .with_context(|| format!("workspace {} is not usable", setup.workdir.display()))?;
     let root = workdir.root().to_path_buf();
+    let tree = workdir.tree().clone();
     let sandbox = setup.config.sandbox.unwrap_or(SandboxMode::Auto);
     if let (SandboxMode::Bwrap, Err(why)) = (sandbox, kotef_tools::bwrap_status()) {
         anyhow::bail!(
@@ -269,7 +274,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         redactor: setup.redactor.clone(),
         progress: setup.progress.clone(),
         cost: setup.cost.clone(),
-        issue_writer: issue_writer(&root, &setup.run_id, &setup.redactor),
+        issue_writer: issue_writer(&tree, &setup.run_id, &setup.redactor),
         verify_first: setup.resolve_verify_first(),
     };
     let state = graph::run_graph(&ctx, state).await;
@@ -289,7 +294,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         settings_notes: setup.settings_notes.clone(),
     };
     let redactor = setup.redactor.clone();
-    let written = report::write(&root, &state, &meta, &|t| redactor.redact(t))
+    let written = report::write(&tree, &state, &meta, &|t| redactor.redact(t))
         .with_context(|| format!("cannot write the run report under {}", root.display()))?;
     let summary = report::summary(&state, &written.markdown, &written.issues_md);
     let rel = |p: &std::path::Path| {

@@ -204,9 +204,26 @@ pub struct ScenarioResult {
     pub workdir: PathBuf,
 }
 
+/// Bytes of one workspace file an expectation reads at most.
+const CHECK_CAP: u64 = 16 * 1024 * 1024;
+
 /// Checks `expect` against a finished run (pure apart from reading the workspace's files).
 pub fn check(expect: &Expect, summary: &RunSummary, workdir: &Path) -> Vec<String> {
     let mut failed = Vec::new();
+    // After the run the tree is the run's: read it as kotef reads any work tree.
+    let tree = kotef_tools::Tree::open(workdir).ok();
+    let read = |rel: &str| -> Option<String> { tree.as_ref()?.read_text(rel, CHECK_CAP).ok() };
+    let canonical = workdir
+        .canonicalize()
+        .unwrap_or_else(|_| workdir.to_path_buf());
+    let in_tree = |abs: &str| -> String {
+        let abs = Path::new(abs);
+        abs.strip_prefix(&canonical)
+            .or_else(|_| abs.strip_prefix(workdir))
+            .ok()
+            .and_then(|r| read(&r.to_string_lossy()))
+            .unwrap_or_default()
+    };
     if let Some(want) = &expect.terminal_status {
         if summary.terminal_status.as_str() != want {
             failed.push(format!(
@@ -240,7 +257,7 @@ pub fn check(expect: &Expect, summary: &RunSummary, workdir: &Path) -> Vec<Strin
         }
     }
     for (rel, want) in &expect.files {
-        let got = std::fs::read_to_string(workdir.join(rel)).ok();
+        let got = read(rel);
         if got.as_deref() != want.as_deref() {
             failed.push(match (want, got) {
                 (None, Some(_)) => format!("files: {rel} should not exist"),
@@ -250,7 +267,7 @@ pub fn check(expect: &Expect, summary: &RunSummary, workdir: &Path) -> Vec<Strin
         }
     }
     if !expect.issues_md_contains.is_empty() {
-        let text = std::fs::read_to_string(&summary.issues_md_path).unwrap_or_default();
+        let text = in_tree(&summary.issues_md_path);
         for want in &expect.issues_md_contains {
             if !text.contains(want.as_str()) {
                 failed.push(format!(
@@ -260,7 +277,7 @@ pub fn check(expect: &Expect, summary: &RunSummary, workdir: &Path) -> Vec<Strin
         }
     }
     if !expect.report_contains.is_empty() {
-        let text = std::fs::read_to_string(&summary.report_path).unwrap_or_default();
+        let text = in_tree(&summary.report_path);
         for want in &expect.report_contains {
             if !text.contains(want.as_str()) {
                 failed.push(format!(

@@ -12,7 +12,7 @@ use super::state::{CoderEnd, Decision, RunState};
 use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
 use kotef_model::{Message, ModelRequest, ToolCall};
-use kotef_tools::{ToolEffect, ToolOutcome, ToolSet};
+use kotef_tools::{file_tools, Kind, ToolEffect, ToolOutcome, ToolSet, Tree, TreeError};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The corrective message after a reply with neither a tool call nor `done`: the exact shape
@@ -68,10 +68,38 @@ fn remember_for_undo(ctx: &GraphContext, state: &mut RunState, call: &ToolCall) 
     let Some(key) = workdir.relative(&abs) else {
         return;
     };
-    state
-        .undo
-        .entry(key)
-        .or_insert_with(|| std::fs::read_to_string(&abs).ok());
+    if state.undo.contains_key(&key) {
+        return;
+    }
+    // Through the tree: a link or special file is not remembered, so the change cannot be
+    // undone over it.
+    let tree = workdir.tree();
+    let before = match tree.kind(&key) {
+        Ok(Kind::Missing) => None,
+        Ok(Kind::File { .. }) => match tree.read(&key, file_tools::WRITE_LIMIT_BYTES as u64) {
+            Ok(c) if !c.truncated => match String::from_utf8(c.bytes) {
+                Ok(text) => Some(text),
+                Err(_) => return,
+            },
+            _ => return,
+        },
+        _ => return,
+    };
+    state.undo.insert(key, before);
+}
+
+/// A file the task names, as the coder is shown it: its text (capped), or for a link what it
+/// points to (kotef never follows it: `notes.txt -> /proc/self/environ` must not put kotef's
+/// environment into the prompt); `None` for anything else.
+fn named_file(tree: &Tree, path: String) -> Option<(String, String)> {
+    match tree.read_text(&path, file_tools::READ_CAP_BYTES as u64) {
+        Ok(text) => Some((path, text)),
+        Err(TreeError::Symlink { target, .. }) => {
+            let note = format!("(a symbolic link to `{target}`; it is shown, not followed)\n");
+            Some((path, note))
+        }
+        Err(_) => None,
+    }
 }
 
 /// Whether a reply stopped at the `max_tokens` cap (OpenAI's `length`, Anthropic's
@@ -179,10 +207,8 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             .map(|t| t.summary.as_str());
         // The task's files first, then the goal's.
         let asked = format!("{task}\n{}", state.goal);
-        let read = |p: String| {
-            let text = std::fs::read_to_string(root.join(&p)).ok()?;
-            Some((p, text))
-        };
+        let tree = ctx.tools.workdir().tree().clone();
+        let read = |p: String| named_file(&tree, p);
         let mut named: Vec<(String, String)> =
             context::coder_files(&asked, failure, state.file_hashes.keys())
                 .into_iter()

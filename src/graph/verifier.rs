@@ -5,7 +5,7 @@
 use super::state::{Decision, FailureEntry, PlannerDecision, RunState, TestResult};
 use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
-use kotef_tools::{CommandResult, CommandRunner, FailureKind, RunnerConfig};
+use kotef_tools::{CommandResult, CommandRunner, FailureKind, Links, RunnerConfig};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -103,14 +103,12 @@ fn undo_change(
     if changed.into_iter().any(|p| !undo.contains_key(p)) {
         return None;
     }
+    // Through the tree: a link the command swapped in is replaced, never written through.
+    let tree = ctx.tools.workdir().tree();
     for (path, text) in undo {
-        let abs = root.join(path);
         let put_back = match text {
-            Some(text) => std::fs::write(&abs, text),
-            None => std::fs::remove_file(&abs).or_else(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => Ok(()),
-                _ => Err(e),
-            }),
+            Some(text) => tree.write(path, text.as_bytes(), Links::Replace),
+            None => tree.remove_file(path),
         };
         if let Err(e) = put_back {
             tracing::warn!(path, error = %e, "could not undo the coder's change");

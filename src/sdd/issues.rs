@@ -4,9 +4,8 @@
 use crate::graph::state::RunState;
 use chrono::{DateTime, Utc};
 use kotef_core::RunId;
+use kotef_tools::{Kind, Links, Tree};
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::path::Path;
 
 /// Renders one section (pure).
 pub fn render_entry(state: &RunState, run_id: &RunId, now: DateTime<Utc>) -> String {
@@ -137,19 +136,15 @@ fn one_line(text: &str, max: usize) -> String {
     }
 }
 
-/// Appends an entry to `<root>/.sdd/issues.md`, creating it with a heading when new.
-pub fn append(root: &Path, entry: &str) -> std::io::Result<()> {
-    let path = root.join(super::ISSUES_MD);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let new = !path.exists();
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)?;
+/// Appends an entry to `<root>/.sdd/issues.md`, creating it with a heading when new; through
+/// the tree, so a link the run left there is replaced, never followed.
+pub fn append(tree: &Tree, entry: &str) -> std::io::Result<()> {
+    let new = !matches!(tree.kind(super::ISSUES_MD), Ok(Kind::File { .. }));
+    let mut text = String::new();
     if new {
-        f.write_all(b"# Issues reported by kotef\n\nEach section is one run that did not end in `done_success`.\n")?;
+        text.push_str("# Issues reported by kotef\n\nEach section is one run that did not end in `done_success`.\n");
     }
-    f.write_all(entry.as_bytes())
+    text.push_str(entry);
+    tree.append(super::ISSUES_MD, text.as_bytes(), Links::Replace)
+        .map_err(std::io::Error::other)
 }

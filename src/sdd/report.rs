@@ -4,6 +4,7 @@
 use crate::graph::state::{CallRecord, FailureHistory, RunState, StepRecord};
 use chrono::{DateTime, Utc};
 use kotef_core::{Limits, RunId, RunSummary, StopRule, TerminalStatus};
+use kotef_tools::{Links, Tree};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -379,24 +380,29 @@ pub struct WrittenReport {
     pub issues_md: PathBuf,
 }
 
-/// Writes both report files under `<root>/.sdd/runs/`.
+/// Writes both report files under `<root>/.sdd/runs/`, through the tree: a link or special
+/// file the run left at `.sdd`, `.sdd/runs` or the report's name is replaced, never followed.
 pub fn write(
-    root: &Path,
+    tree: &Tree,
     state: &RunState,
     meta: &ReportMeta,
     redact: &dyn Fn(&str) -> String,
 ) -> std::io::Result<WrittenReport> {
-    let dir = root.join(super::RUNS_DIR);
-    std::fs::create_dir_all(&dir)?;
+    let root = tree.root();
     let stem = report_stem(meta);
-    let markdown = dir.join(format!("{stem}.md"));
-    let json = dir.join(format!("{stem}.json"));
+    let md_rel = format!("{}/{stem}.md", super::RUNS_DIR);
+    let json_rel = format!("{}/{stem}.json", super::RUNS_DIR);
+    let markdown = root.join(&md_rel);
+    let json = root.join(&json_rel);
     let issues_md = root.join(super::ISSUES_MD);
     let mermaid = super::mermaid::render(&state.path_edges);
-    std::fs::write(&markdown, redact(&render_markdown(state, meta, &mermaid)))?;
+    let text = redact(&render_markdown(state, meta, &mermaid));
+    tree.write(&md_rel, text.as_bytes(), Links::Replace)
+        .map_err(std::io::Error::other)?;
     let value = render_json(state, meta, &mermaid, &markdown, &issues_md);
     let text = serde_json::to_string_pretty(&value).map_err(std::io::Error::other)?;
-    std::fs::write(&json, redact(&text))?;
+    tree.write(&json_rel, redact(&text).as_bytes(), Links::Replace)
+        .map_err(std::io::Error::other)?;
     Ok(WrittenReport {
         markdown,
         json,

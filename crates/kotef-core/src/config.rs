@@ -300,15 +300,20 @@ impl KotefConfig {
         })
     }
 
-    /// Loads the first config file found in `repo`; the default config when there is none.
-    pub fn load_from_repo(repo: &Path) -> Result<(Self, Option<PathBuf>), ConfigError> {
+    /// Loads the first config file found in `repo`, read by `read` (a relative name → its text,
+    /// `None` when there is no such file; the caller decides how the tree is read, see
+    /// `kotef_tools::Tree`); the default config when there is none.
+    pub fn load_from_repo(
+        repo: &Path,
+        read: impl Fn(&str) -> Result<Option<String>, String>,
+    ) -> Result<(Self, Option<PathBuf>), ConfigError> {
         for name in CONFIG_FILES {
             let path = repo.join(name);
-            if path.is_file() {
-                let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::Read {
-                    path: path.clone(),
-                    message: e.to_string(),
-                })?;
+            let text = read(name).map_err(|message| ConfigError::Read {
+                path: path.clone(),
+                message,
+            })?;
+            if let Some(text) = text {
                 return Ok((Self::parse(&text, &path)?, Some(path)));
             }
         }
@@ -393,7 +398,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("kotef-cfg-{}", std::process::id()));
         std::fs::create_dir_all(dir.join(".github")).unwrap();
         std::fs::write(dir.join(".github/kotef.toml"), "trigger_label = \"bot\"\n").unwrap();
-        let (c, p) = KotefConfig::load_from_repo(&dir).unwrap();
+        let read = |name: &str| Ok(std::fs::read_to_string(dir.join(name)).ok());
+        let (c, p) = KotefConfig::load_from_repo(&dir, read).unwrap();
         assert_eq!(c.trigger_label.as_deref(), Some("bot"));
         assert!(p.unwrap().ends_with(".github/kotef.toml"));
         std::fs::remove_dir_all(&dir).unwrap();

@@ -1,19 +1,45 @@
 //! Test-command detection: the verifier's command when the config names none, guessed from the
 //! files at the repository root.
 
+use crate::tree::{Kind, Tree};
 use std::path::Path;
 
-fn read(root: &Path, name: &str) -> Option<String> {
-    let p = root.join(name);
-    if !p.is_file() {
+/// Manifests are small; a larger one is not worth reading.
+const MANIFEST_CAP: u64 = 4 * 1024 * 1024;
+
+/// The repository root as the detector sees it: through [`Tree`], so a manifest that is a
+/// link or a FIFO counts as absent.
+struct Root(Option<Tree>);
+
+impl Root {
+    fn join(&self, name: &str) -> Entry<'_> {
+        Entry(self, name.to_string())
+    }
+}
+
+struct Entry<'a>(&'a Root, String);
+
+impl Entry<'_> {
+    fn is_file(&self) -> bool {
+        self.0
+             .0
+            .as_ref()
+            .is_some_and(|t| matches!(t.kind(&self.1), Ok(Kind::File { .. })))
+    }
+    fn is_dir(&self) -> bool {
+        self.0
+             .0
+            .as_ref()
+            .is_some_and(|t| matches!(t.kind(&self.1), Ok(Kind::Dir)))
+    }
+}
+
+fn read(root: &Root, name: &str) -> Option<String> {
+    let c = root.0.as_ref()?.read(name, MANIFEST_CAP).ok()?;
+    if c.truncated {
         return None;
     }
-    // Manifests are small; a huge one is not worth reading.
-    let meta = std::fs::metadata(&p).ok()?;
-    if meta.len() > 4 * 1024 * 1024 {
-        return None;
-    }
-    std::fs::read_to_string(p).ok()
+    String::from_utf8(c.bytes).ok()
 }
 
 /// The npm placeholder `npm init` writes, which is no test at all.
@@ -28,9 +54,8 @@ fn has_makefile_test_target(text: &str) -> bool {
     })
 }
 
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+fn is_executable(e: &Entry<'_>) -> bool {
+    e.0 .0.as_ref().is_some_and(|t| t.is_executable(&e.1))
 }
 
 /// Detects the repository's test command:
@@ -42,6 +67,7 @@ fn is_executable(path: &Path) -> bool {
 /// `./gradlew test`; `pom.xml` → `mvn test`; a Makefile with a `test:` target → `make test`;
 /// an executable `script/test`, `scripts/test` or `test.sh` → that script.
 pub fn detect_test_command(root: &Path) -> Option<String> {
+    let root = &Root(Tree::open(root).ok());
     if root.join("Cargo.toml").is_file() {
         return Some("cargo test".into());
     }

@@ -54,6 +54,21 @@ pub enum ToolError {
     /// `edit_file` / `write_file` on an existing file that was not read in this run.
     #[error("`{tool}` refused: `{path}` exists and has not been read in this run. Call read_file with {{\"path\": \"{path}\"}} first, then copy the exact text to change from what it shows")]
     NotReadYet { tool: &'static str, path: String },
+    /// A symlink or special file met on the host side (see [`crate::Tree`]).
+    #[error(transparent)]
+    Tree(crate::TreeError),
+}
+
+impl From<crate::TreeError> for ToolError {
+    fn from(e: crate::TreeError) -> Self {
+        use crate::TreeError as T;
+        match e {
+            T::Outside(p) => ToolError::OutsideRoot(p),
+            T::NotFound(p) => ToolError::NotFound(p),
+            T::IsADirectory(p) => ToolError::IsADirectory(p),
+            other => ToolError::Tree(other),
+        }
+    }
 }
 
 impl ToolError {

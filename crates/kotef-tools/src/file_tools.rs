@@ -1,13 +1,14 @@
 //! The file tools behind `list_files`, `read_file`, `search`, `write_file` and `edit_file`. Each
 //! takes a [`WorkDir`] and typed arguments and returns the text sent back to the model, bounded
-//! in size; every path goes through [`WorkDir::resolve`]. [`existing_file`] and [`read_key`]
+//! in size; every path goes through [`WorkDir::resolve`], and the resolved path is opened
+//! through [`WorkDir::tree`] (no link followed, no special file opened, reads capped). [`existing_file`] and [`read_key`]
 //! name files the way the tool box's read-before-write rule tracks them.
 
 use crate::closest::closest_hint;
 use crate::snapshot::walk_files;
+use crate::tree::{Kind, Links};
 use crate::{ToolError, WorkDir};
 use sha2::{Digest, Sha256};
-use std::io::{Read, Write};
 use std::path::Path;
 
 /// Entries `list_files` shows at most.
@@ -45,15 +46,17 @@ fn is_binary(bytes: &[u8]) -> bool {
 pub fn list_files(wd: &WorkDir, path: Option<&str>) -> Result<String, ToolError> {
     let rel = path.unwrap_or(".");
     let abs = wd.resolve(rel, false)?;
-    let meta = std::fs::metadata(&abs).map_err(|_| ToolError::NotFound(display(rel)))?;
-    if meta.is_file() {
-        return Ok(rel_of(wd, &abs, rel));
+    let prefix = wd.relative(&abs).unwrap_or_else(|| ".".into());
+    match wd.tree().kind(&prefix)? {
+        Kind::Dir => {}
+        Kind::Missing => return Err(ToolError::NotFound(display(rel))),
+        _ => return Ok(rel_of(wd, &abs, rel)),
     }
     // Walk from the root so the root's .gitignore applies, keeping only what is under `abs`.
-    let prefix = wd.relative(&abs).unwrap_or_else(|| ".".into());
     let files: Vec<String> = walk_files(wd.root(), &[])
+        .1
         .into_iter()
-        .map(|(r, _, _)| r)
+        .map(|w| w.rel)
         .filter(|r| prefix == "." || r.starts_with(&format!("{prefix}/")))
         .collect();
     if files.is_empty() {
@@ -84,18 +87,12 @@ pub fn read_file(
 ) -> Result<String, ToolError> {
     let abs = wd.resolve(path, false)?;
     let shown = rel_of(wd, &abs, path);
-    let meta = std::fs::metadata(&abs).map_err(|_| ToolError::NotFound(shown.clone()))?;
-    if meta.is_dir() {
-        return Err(ToolError::IsADirectory(shown));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(&abs)
-        .and_then(|f| f.take(READ_LIMIT_BYTES).read_to_end(&mut bytes))
-        .map_err(|e| ToolError::io("reading", &shown, &e))?;
+    let read = wd.tree().read(&shown, READ_LIMIT_BYTES)?;
+    let bytes = read.bytes;
     if is_binary(&bytes) {
         return Err(ToolError::Binary {
             path: shown,
-            size: meta.len(),
+            size: read.size,
         });
     }
     let text = String::from_utf8_lossy(&bytes);
@@ -111,7 +108,7 @@ pub fn read_file(
             });
         }
     }
-    let cut_on_disk = meta.len() > READ_LIMIT_BYTES;
+    let cut_on_disk = read.truncated;
     let total_note = if cut_on_disk {
         format!("{total}+ lines; only the first {READ_LIMIT_BYTES} bytes are readable")
     } else {
@@ -167,29 +164,29 @@ pub fn search(wd: &WorkDir, pattern: &str, path: Option<&str>) -> Result<String,
         })?;
     let rel = path.unwrap_or(".");
     let abs = wd.resolve(rel, false)?;
-    let meta = std::fs::metadata(&abs).map_err(|_| ToolError::NotFound(display(rel)))?;
     let prefix = wd.relative(&abs).unwrap_or_else(|| ".".into());
-    let candidates: Vec<(String, std::path::PathBuf)> = if meta.is_file() {
-        vec![(prefix.clone(), abs.clone())]
-    } else {
-        walk_files(wd.root(), &[])
+    let candidates: Vec<String> = match wd.tree().kind(&prefix)? {
+        Kind::Missing => return Err(ToolError::NotFound(display(rel))),
+        Kind::Dir => walk_files(wd.root(), &[])
+            .1
             .into_iter()
-            .filter(|(r, _, link)| !link && (prefix == "." || r.starts_with(&format!("{prefix}/"))))
-            .map(|(r, a, _)| (r, a))
-            .collect()
+            .filter(|w| {
+                w.link.is_none() && (prefix == "." || w.rel.starts_with(&format!("{prefix}/")))
+            })
+            .map(|w| w.rel)
+            .collect(),
+        _ => vec![prefix.clone()],
     };
     let mut hits = Vec::new();
     let mut more = 0usize;
-    for (r, a) in candidates {
-        let Ok(m) = std::fs::symlink_metadata(&a) else {
+    for r in candidates {
+        let Ok(read) = wd.tree().read(&r, SEARCH_FILE_LIMIT + 1) else {
             continue;
         };
-        if !m.is_file() || m.len() > SEARCH_FILE_LIMIT {
+        if read.truncated {
             continue;
         }
-        let Ok(bytes) = std::fs::read(&a) else {
-            continue;
-        };
+        let bytes = read.bytes;
         if is_binary(&bytes) {
             continue;
         }
@@ -230,36 +227,20 @@ fn sha256_hex(b: &[u8]) -> String {
     hex::encode(Sha256::digest(b))
 }
 
-fn write_bytes(abs: &Path, shown: &str, content: &[u8]) -> Result<(), ToolError> {
-    if let Some(parent) = abs.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| ToolError::io("creating folders for", shown, &e))?;
-    }
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(abs)
-        .map_err(|e| ToolError::io("writing", shown, &e))?;
-    f.write_all(content)
-        .map_err(|e| ToolError::io("writing", shown, &e))
+fn write_bytes(wd: &WorkDir, shown: &str, content: &[u8]) -> Result<(), ToolError> {
+    Ok(wd.tree().write(shown, content, Links::Refuse)?)
 }
 
-fn read_existing(abs: &Path, shown: &str) -> Result<Option<Vec<u8>>, ToolError> {
-    match std::fs::symlink_metadata(abs) {
-        Ok(m) if m.is_dir() => Err(ToolError::IsADirectory(shown.to_string())),
-        Ok(m) if m.len() > WRITE_LIMIT_BYTES as u64 => Err(ToolError::TooLarge {
+fn read_existing(wd: &WorkDir, shown: &str) -> Result<Option<Vec<u8>>, ToolError> {
+    match wd.tree().kind(shown)? {
+        Kind::Missing => Ok(None),
+        Kind::Dir => Err(ToolError::IsADirectory(shown.to_string())),
+        Kind::File { size } if size > WRITE_LIMIT_BYTES as u64 => Err(ToolError::TooLarge {
             path: shown.to_string(),
-            size: m.len(),
+            size,
             limit: WRITE_LIMIT_BYTES as u64,
         }),
-        Ok(_) => std::fs::read(abs)
-            .map(Some)
-            .map_err(|e| ToolError::io("reading", shown, &e)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(ToolError::io("reading", shown, &e)),
+        _ => Ok(Some(wd.tree().read(shown, WRITE_LIMIT_BYTES as u64)?.bytes)),
     }
 }
 
@@ -268,8 +249,9 @@ fn read_existing(abs: &Path, shown: &str) -> Result<Option<Vec<u8>>, ToolError> 
 /// errors.
 pub fn existing_file(wd: &WorkDir, path: &str) -> Result<Option<String>, ToolError> {
     let abs = wd.resolve(path, true)?;
-    match std::fs::symlink_metadata(&abs) {
-        Ok(m) if m.is_file() => Ok(Some(rel_of(wd, &abs, path))),
+    let rel = rel_of(wd, &abs, path);
+    match wd.tree().kind(&rel) {
+        Ok(Kind::File { .. }) => Ok(Some(rel)),
         _ => Ok(None),
     }
 }
@@ -294,7 +276,7 @@ pub fn write_file(wd: &WorkDir, path: &str, content: &str) -> Result<Written, To
             limit: WRITE_LIMIT_BYTES as u64,
         });
     }
-    let existing = read_existing(&abs, &shown)?;
+    let existing = read_existing(wd, &shown)?;
     // A definition the new content drops is put back: small models write only what they add.
     let (content, kept) = match existing
         .as_deref()
@@ -312,7 +294,7 @@ pub fn write_file(wd: &WorkDir, path: &str, content: &str) -> Result<Written, To
             kept,
         });
     }
-    write_bytes(&abs, &shown, content.as_bytes())?;
+    write_bytes(wd, &shown, content.as_bytes())?;
     Ok(Written {
         path: shown,
         bytes: content.len(),
@@ -332,7 +314,7 @@ pub fn edit_file(wd: &WorkDir, path: &str, old: &str, new: &str) -> Result<Writt
     }
     let abs = wd.resolve(path, true)?;
     let shown = rel_of(wd, &abs, path);
-    let bytes = read_existing(&abs, &shown)?.ok_or_else(|| ToolError::NotFound(shown.clone()))?;
+    let bytes = read_existing(wd, &shown)?.ok_or_else(|| ToolError::NotFound(shown.clone()))?;
     if is_binary(&bytes) {
         return Err(ToolError::Binary {
             path: shown,
@@ -385,7 +367,7 @@ pub fn edit_file(wd: &WorkDir, path: &str, old: &str, new: &str) -> Result<Writt
             kept,
         });
     }
-    write_bytes(&abs, &shown, updated.as_bytes())?;
+    write_bytes(wd, &shown, updated.as_bytes())?;
     Ok(Written {
         path: shown,
         bytes: updated.len(),

@@ -18,6 +18,7 @@ pub mod sandbox;
 mod shell;
 pub mod snapshot;
 pub mod toolbox;
+pub mod tree;
 pub mod workdir;
 
 pub use classify::{
@@ -33,4 +34,5 @@ pub use runner::{CommandResult, CommandRunner, RunnerConfig};
 pub use sandbox::bwrap_status;
 pub use snapshot::{content_hashes, is_build_artifact, snapshot, FileEntry, RepoSnapshot};
 pub use toolbox::{ToolBox, ToolEffect, ToolOutcome, ToolSet};
+pub use tree::{Kind, Links, Tree, TreeError};
 pub use workdir::WorkDir;

@@ -2,13 +2,11 @@
 //! as context), and full content hashes of every file (compared by the graph to see whether
 //! files changed). Both skip `.git/`, never follow symlinks and are bounded.
 
-use sha2::{Digest, Sha256};
+use crate::tree::{Tree, Walked};
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Entries visited in one walk at most (a runaway tree cannot stall a run).
-pub const MAX_WALK_ENTRIES: usize = 200_000;
+pub use crate::tree::MAX_WALK_ENTRIES;
 
 /// One file in a snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -31,25 +29,6 @@ pub struct RepoSnapshot {
     pub truncated: bool,
 }
 
-/// A gitignore-aware walker from `root` (the walk's root decides which ignore files apply):
-/// hidden files included, `.git` skipped, links not followed, global git config not consulted.
-pub(crate) fn walker(root: &Path) -> ignore::WalkBuilder {
-    let mut b = ignore::WalkBuilder::new(root);
-    b.hidden(false)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .ignore(true)
-        .parents(false)
-        .require_git(false)
-        .follow_links(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(|e| e.file_name() != ".git");
-    b
-}
-
-/// Files (and symlinks) under `root`, as (relative path, absolute path, is_symlink), sorted,
-/// skipping top-level folders named in `skip_top`; at most `MAX_WALK_ENTRIES` visited.
 /// Paths that builds and test runs create; their churn is not progress, and they are not
 /// listed in prompts.
 pub fn is_build_artifact(path: &str) -> bool {
@@ -67,81 +46,44 @@ pub fn is_build_artifact(path: &str) -> bool {
     }) || path.ends_with(".pyc")
 }
 
-pub(crate) fn walk_files(root: &Path, skip_top: &[&str]) -> Vec<(String, PathBuf, bool)> {
-    let mut b = walker(root);
-    let skip: Vec<String> = skip_top.iter().map(|s| s.to_string()).collect();
-    b.filter_entry(move |e| {
-        e.file_name() != ".git"
-            && !(e.depth() == 1 && skip.iter().any(|s| e.file_name() == s.as_str()))
-    });
-    let mut out = Vec::new();
-    for entry in b.build().take(MAX_WALK_ENTRIES).flatten() {
-        let Some(ft) = entry.file_type() else {
-            continue;
-        };
-        if ft.is_dir() {
-            continue;
+/// Files and symlinks under `root` through [`Tree::walk`] (sorted, `.git` skipped, ignore
+/// files honoured, links not followed, special files left out), skipping top-level folders
+/// named in `skip_top`; with the tree they were walked in. Empty when `root` cannot be opened.
+pub(crate) fn walk_files(root: &Path, skip_top: &[&str]) -> (Option<Tree>, Vec<Walked>) {
+    match Tree::open(root) {
+        Ok(t) => {
+            let w = t.walk(skip_top);
+            (Some(t), w)
         }
-        let Ok(rel) = entry.path().strip_prefix(root) else {
-            continue;
-        };
-        let rel = rel.to_string_lossy().replace('\\', "/");
-        if rel.is_empty() {
-            continue;
-        }
-        out.push((rel, entry.path().to_path_buf(), ft.is_symlink()));
+        Err(_) => (None, Vec::new()),
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
-}
-
-/// sha256 hex of a file's content (a symlink: of its target text), and its size.
-pub(crate) fn hash_file(path: &Path, is_symlink: bool) -> Option<(String, u64)> {
-    let mut h = Sha256::new();
-    if is_symlink {
-        let target = std::fs::read_link(path).ok()?;
-        let t = target.to_string_lossy();
-        h.update(b"symlink:");
-        h.update(t.as_bytes());
-        return Some((hex::encode(h.finalize()), t.len() as u64));
-    }
-    let mut f = std::fs::File::open(path).ok()?;
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut size = 0u64;
-    loop {
-        match f.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => {
-                size += n as u64;
-                h.update(&buf[..n]);
-            }
-            Err(_) => return None,
-        }
-    }
-    Some((hex::encode(h.finalize()), size))
 }
 
 /// A sorted listing of at most `max_files` files with short hashes; gitignore-aware, skips `.git`.
 pub fn snapshot(root: &Path, max_files: usize) -> RepoSnapshot {
     // Build output (`target/`, `node_modules/`, `__pycache__/`) is not the repository, and
     // listing it would crowd the files that are out of a small model's prompt.
-    let all: Vec<_> = walk_files(root, &[])
+    let (tree, all) = walk_files(root, &[]);
+    let all: Vec<Walked> = all
         .into_iter()
-        .filter(|(rel, _, _)| !is_build_artifact(rel))
+        .filter(|w| !is_build_artifact(&w.rel))
         .collect();
     let total_files = all.len();
-    let files = all
-        .into_iter()
-        .take(max_files)
-        .filter_map(|(rel, abs, link)| {
-            let (hash, size) = hash_file(&abs, link)?;
-            Some(FileEntry {
-                path: rel,
-                short_hash: hash[..12].to_string(),
-                size,
+    let files = match &tree {
+        Some(tree) => all
+            .iter()
+            .take(max_files)
+            .filter_map(|w| {
+                let (hash, size) = tree.hash(w)?;
+                Some(FileEntry {
+                    path: w.rel.clone(),
+                    short_hash: hash[..12].to_string(),
+                    size,
+                })
             })
-        })
-        .collect::<Vec<_>>();
+            .collect::<Vec<_>>(),
+        None => Vec::new(),
+    };
     RepoSnapshot {
         truncated: files.len() < total_files,
         files,
@@ -152,15 +94,19 @@ pub fn snapshot(root: &Path, max_files: usize) -> RepoSnapshot {
 /// path → full sha256 hex of content, every file except under `.git/` and `.sdd/`, honouring
 /// `.gitignore` (used by the graph to detect file-change progress).
 pub fn content_hashes(root: &Path) -> BTreeMap<String, String> {
-    walk_files(root, &[".sdd"])
-        .into_iter()
-        .filter_map(|(rel, abs, link)| Some((rel, hash_file(&abs, link)?.0)))
+    let (tree, all) = walk_files(root, &[".sdd"]);
+    let Some(tree) = tree else {
+        return BTreeMap::new();
+    };
+    all.into_iter()
+        .filter_map(|w| Some((w.rel.clone(), tree.hash(&w)?.0)))
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sha2::{Digest, Sha256};
 
     fn write(root: &Path, p: &str, c: &str) {
         let path = root.join(p);

@@ -1,8 +1,9 @@
 //! `WorkDir`: the workspace root and the one function that turns a model-supplied relative path
 //! into a real path inside it. Every file tool goes through [`WorkDir::resolve`]; nothing else in
-//! the crate joins model input onto a path.
+//! the crate joins model input onto a path. The resolved path is then opened through
+//! [`WorkDir::tree`], which follows no link, so a link swapped in after the check is refused.
 
-use crate::ToolError;
+use crate::{ToolError, Tree};
 use std::path::{Component, Path, PathBuf};
 
 /// Symlink hops followed while resolving one path before giving up (a loop or a very deep chain).
@@ -12,6 +13,7 @@ const MAX_COMPONENTS: usize = 256;
 #[derive(Debug, Clone)]
 pub struct WorkDir {
     root: PathBuf,
+    tree: Tree,
 }
 
 impl WorkDir {
@@ -24,7 +26,13 @@ impl WorkDir {
                 format!("{} is not a directory", root.display()),
             ));
         }
-        Ok(WorkDir { root })
+        let tree = Tree::open(&root)?;
+        Ok(WorkDir { root, tree })
+    }
+
+    /// The root opened by handle: every read and write of a resolved path goes through it.
+    pub fn tree(&self) -> &Tree {
+        &self.tree
     }
 
     /// The canonical root.

@@ -230,17 +230,19 @@ async fn cmd_run(args: RunArgs) -> anyhow::Result<i32> {
             args.repo.display()
         );
     }
+    let tree = kotef_tools::Tree::open(&args.repo)
+        .with_context(|| format!("--repo {}: cannot open it", args.repo.display()))?;
     let mut config = match &args.config {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("cannot read {}", p.display()))?;
             KotefConfig::parse(&text, p)?
         }
-        None => KotefConfig::load_from_repo(&args.repo)?.0,
+        None => KotefConfig::load_from_repo(&args.repo, |name| read_in_tree(&tree, name))?.0,
     };
     let files: Vec<(&str, String)> = kotef_core::config::INSTRUCTION_FILES
         .iter()
-        .filter_map(|p| Some((*p, std::fs::read_to_string(args.repo.join(p)).ok()?)))
+        .filter_map(|p| Some((*p, read_in_tree(&tree, p).ok()??)))
         .collect();
     config.add_instruction_files(&files);
     let profile = match &args.profile {
@@ -374,4 +376,19 @@ async fn cmd_scenario(
         }
     }
     i32::from(!result.failed_expectations.is_empty())
+}
+
+/// Bytes of a config or instruction file read at most.
+const REPO_FILE_CAP: u64 = 1024 * 1024;
+
+/// A config or instruction file in the repository, read through [`kotef_tools::Tree`]: `None`
+/// when absent, an error for a link or special file (kotef follows no link in a work tree).
+fn read_in_tree(tree: &kotef_tools::Tree, name: &str) -> Result<Option<String>, String> {
+    match tree.kind(name) {
+        Ok(kotef_tools::Kind::Missing) => Ok(None),
+        _ => tree
+            .read_text(name, REPO_FILE_CAP)
+            .map(Some)
+            .map_err(|e| e.to_string()),
+    }
 }
