@@ -35,11 +35,17 @@ impl Seen {
     pub fn is_planner(&self) -> bool {
         self.text().contains("**planner**")
     }
+
+    pub fn is_coder(&self) -> bool {
+        self.text().contains("**coder**")
+    }
 }
 
 struct Shared {
     seen: Mutex<Vec<Seen>>,
     planner_reply: String,
+    /// Tool calls (`{"name": .., "arguments": {..}}`) the coder answers with, in order; then `done`.
+    coder_calls: Vec<Value>,
 }
 
 pub struct RecordingModel {
@@ -50,9 +56,16 @@ pub struct RecordingModel {
 impl RecordingModel {
     /// Starts a server whose planner always answers `planner_reply` (a JSON decision).
     pub async fn start(planner_reply: Value) -> Self {
+        Self::scripted(planner_reply, Vec::new()).await
+    }
+
+    /// As [`Self::start`], with a coder that answers its requests with `coder_calls` in order
+    /// (each `{"name": .., "arguments": {..}}`), then with `done`.
+    pub async fn scripted(planner_reply: Value, coder_calls: Vec<Value>) -> Self {
         let shared = Arc::new(Shared {
             seen: Mutex::new(Vec::new()),
             planner_reply: planner_reply.to_string(),
+            coder_calls,
         });
         let app = Router::new()
             .fallback(any(handle))
@@ -93,15 +106,22 @@ async fn handle(
             .map(str::to_string),
         body,
     };
+    let mut all = shared.seen.lock().unwrap();
+    let coder_turn = all.iter().filter(|s| s.is_coder()).count();
     let message = if seen.is_planner() {
         json!({"role": "assistant", "content": shared.planner_reply})
     } else {
+        let call = match shared.coder_calls.get(coder_turn).filter(|_| seen.is_coder()) {
+            Some(c) => c.clone(),
+            None => json!({"name": "done", "arguments": {"summary": "nothing to do"}}),
+        };
         json!({"role": "assistant", "content": null, "tool_calls": [{
-            "id": "call_1", "type": "function",
-            "function": {"name": "done", "arguments": "{\"summary\": \"nothing to do\"}"}
+            "id": format!("call_{}", all.len() + 1), "type": "function",
+            "function": {"name": call["name"], "arguments": call["arguments"].to_string()}
         }]})
     };
-    shared.seen.lock().unwrap().push(seen);
+    all.push(seen);
+    drop(all);
     Json(json!({
         "id": "x", "object": "chat.completion", "model": "fake",
         "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],

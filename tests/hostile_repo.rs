@@ -1,0 +1,273 @@
+//! The red-team suite for the host side of a run (SECURITY.md, "The work tree is hostile"):
+//! each test is one attack by a repository, driven through the real `kotef run` binary with
+//! a recording model server over loopback, and shows the attack failing. A repository only
+//! commits files (symlinks included) and chooses its test command, which may rewrite the work
+//! tree between kotef's own reads and writes.
+//!
+//! | row | attack | test |
+//! |---|---|---|
+//! | 1 | a file the task names is a link to `/proc/self/environ` | `a_named_link_to_proc_environ_puts_no_secret_in_any_prompt` |
+//! | 3 | the test command swaps an edited file for a link before the undo | `an_undo_replaces_a_swapped_in_link_instead_of_writing_through_it` |
+//! | 4 | `.sdd/runs` and `.sdd/issues.md` are links out of the workspace | `report_and_issues_entry_stay_in_the_workspace_when_sdd_paths_are_links` |
+//! | 5 | the test command leaves a FIFO in the work tree | `a_fifo_in_the_work_tree_does_not_hang_the_run` |
+//! | 6 | a file the task names is a link to `/dev/zero` | `a_named_link_to_dev_zero_keeps_memory_under_the_cap` |
+//!
+//! Rows 2 and 7 (git on the host, private repositories) are in
+//! `crates/kotef-github/tests/hostile_git.rs`; row 8 (no sandbox) in
+//! `tests/unsandboxed_secrets.rs`.
+
+mod support;
+
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use support::recording_model::RecordingModel;
+
+const KEY: &str = "sk-hostile-0123456789abcdef";
+/// Data segment a run may use (`RLIMIT_DATA`): reading `/dev/zero` whole would pass it.
+const MEMORY_CAP: u64 = 1024 * 1024 * 1024;
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// A committed repository with `files` and `links` (name → target).
+fn repo(files: &[(&str, &str)], links: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, text) in files {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    for (p, target) in links {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(target, path).unwrap();
+    }
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "start"]);
+    dir
+}
+
+struct Ran {
+    code: i32,
+    summary: Value,
+    stdout: String,
+    stderr: String,
+}
+
+/// `kotef run` against `model` with the operator's key in its environment, under a data-size
+/// cap, stopped by the test only if it outlives `guard` (a hung run fails the test, it does not
+/// hang it).
+async fn kotef_run(model: &RecordingModel, repo: &Path, goal: &str, test_command: &str) -> Ran {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"));
+    cmd.args(["run", "--json", "--model", "openai:fake-model", "--time-budget-s", "60"])
+        .args(["--test-command", test_command, "--repo"])
+        .arg(repo)
+        .args(["--goal", goal])
+        .env("OPENAI_BASE_URL", model.base_url())
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("KOTEF_MODEL")
+        .kill_on_drop(true);
+    // SAFETY: setrlimit is async-signal-safe and only touches the child being started.
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: MEMORY_CAP,
+                rlim_max: MEMORY_CAP,
+            };
+            if libc::setrlimit(libc::RLIMIT_DATA, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let guard = std::time::Duration::from_secs(120);
+    let out = tokio::time::timeout(guard, cmd.output())
+        .await
+        .expect("the run hung: it did not end within its own budget")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let summary = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        summary,
+        stdout,
+        stderr,
+    }
+}
+
+/// Every regular file under `dir` (links not followed), with its text.
+fn files_under(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let ft = e.file_type().unwrap();
+            if ft.is_dir() {
+                stack.push(e.path());
+            } else if ft.is_file() {
+                let bytes = std::fs::read(e.path()).unwrap_or_default();
+                out.push((
+                    e.path().display().to_string(),
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn coder_reads(path: &str) -> Value {
+    json!({"name": "read_file", "arguments": {"path": path}})
+}
+
+fn give_up() -> Value {
+    json!({"next": "done", "reason": "stopping here"})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_named_link_to_proc_environ_puts_no_secret_in_any_prompt() {
+    let model = RecordingModel::scripted(give_up(), vec![coder_reads("notes.txt")]).await;
+    let dir = repo(
+        &[("README.md", "# notes\n")],
+        &[("notes.txt", "/proc/self/environ")],
+    );
+    let ran = kotef_run(
+        &model,
+        dir.path(),
+        "Fix the typo in notes.txt",
+        "grep -q fixed notes.txt",
+    )
+    .await;
+    let coder = model.requests().into_iter().find(|r| r.is_coder());
+    let coder = coder.unwrap_or_else(|| panic!("no coder call: {}", ran.stderr));
+    assert!(
+        coder.text().contains("a symbolic link to `/proc/self/environ`"),
+        "the coder is shown the link, not its target: {}",
+        coder.text()
+    );
+    for r in model.requests() {
+        assert!(!r.body.to_string().contains(KEY), "the key reached a prompt");
+    }
+    for (path, text) in files_under(dir.path()) {
+        assert!(!text.contains(KEY), "the key was written to {path}");
+    }
+    assert!(!ran.stdout.contains(KEY) && !ran.stderr.contains(KEY));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_named_link_to_dev_zero_keeps_memory_under_the_cap() {
+    let model = RecordingModel::scripted(give_up(), vec![coder_reads("data.bin")]).await;
+    let dir = repo(&[("README.md", "# data\n")], &[("data.bin", "/dev/zero")]);
+    let ran = kotef_run(
+        &model,
+        dir.path(),
+        "data.bin should hold the seed; fix data.bin",
+        "test -s seed.txt",
+    )
+    .await;
+    let coder = model.requests().into_iter().find(|r| r.is_coder());
+    let coder = coder.unwrap_or_else(|| panic!("no coder call: {}", ran.stderr));
+    assert!(coder.text().contains("a symbolic link to `/dev/zero`"));
+    assert!(
+        ran.summary["terminal_status"].is_string(),
+        "the run ended with a named status under a {MEMORY_CAP}-byte data cap (exit {}): {}",
+        ran.code,
+        ran.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifo_in_the_work_tree_does_not_hang_the_run() {
+    let model = RecordingModel::scripted(give_up(), vec![coder_reads("pipe")]).await;
+    let dir = repo(&[("README.md", "# pipe\n")], &[]);
+    let ran = kotef_run(
+        &model,
+        dir.path(),
+        "Make the check pass",
+        "test -p pipe || mkfifo pipe; false",
+    )
+    .await;
+    assert!(
+        ran.summary["terminal_status"].is_string(),
+        "the run ended with a named status: {}",
+        ran.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn report_and_issues_entry_stay_in_the_workspace_when_sdd_paths_are_links() {
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("issues.md");
+    std::fs::write(&victim, "untouched\n").unwrap();
+    let model = RecordingModel::scripted(give_up(), Vec::new()).await;
+    let runs_target = outside.path().to_string_lossy().into_owned();
+    let issues_target = victim.to_string_lossy().into_owned();
+    let dir = repo(
+        &[("README.md", "# x\n")],
+        &[(".sdd/runs", &runs_target), (".sdd/issues.md", &issues_target)],
+    );
+    let ran = kotef_run(&model, dir.path(), "Make the check pass", "false").await;
+    assert_ne!(ran.summary["terminal_status"], "done_success", "{}", ran.stdout);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched\n");
+    let written: Vec<_> = std::fs::read_dir(outside.path()).unwrap().flatten().collect();
+    assert_eq!(written.len(), 1, "only the victim file is outside: {written:?}");
+    let report = ran.summary["report_path"].as_str().unwrap_or_default();
+    assert!(
+        Path::new(report).is_file() && !Path::new(report).is_symlink(),
+        "{report}"
+    );
+    let issues = dir.path().join(".sdd/issues.md");
+    assert!(!issues.is_symlink() && issues.is_file());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_undo_replaces_a_swapped_in_link_instead_of_writing_through_it() {
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim.txt");
+    std::fs::write(&victim, "untouched\n").unwrap();
+    // The coder breaks calc.py (a syntax error is worse than a failing test, so it is undone);
+    // the test command then swaps calc.py for a link to the victim before the undo.
+    let coder = vec![
+        coder_reads("calc.py"),
+        json!({"name": "write_file", "arguments": {
+            "path": "calc.py", "content": "def add(a, b):\n    return (a +\n"}}),
+    ];
+    let model = RecordingModel::scripted(give_up(), coder).await;
+    let dir = repo(
+        &[
+            ("calc.py", "def add(a, b):\n    return a - b\n"),
+            (
+                "test_calc.py",
+                "import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+            ),
+        ],
+        &[],
+    );
+    let swap = format!(
+        "python3 -m unittest -q test_calc; r=$?; if grep -q '(a +' calc.py; then ln -sf {} calc.py; fi; exit $r",
+        victim.display()
+    );
+    let ran = kotef_run(&model, dir.path(), "Fix add() in calc.py", &swap).await;
+    assert!(ran.summary["terminal_status"].is_string(), "{}", ran.stderr);
+    assert!(
+        model.requests().iter().filter(|r| r.is_coder()).count() >= 2,
+        "the coder wrote its change: {}",
+        ran.stderr
+    );
+    let report = ran.summary["report_path"].as_str().unwrap_or_default();
+    let report = std::fs::read_to_string(report).unwrap_or_default();
+    assert!(report.contains("undone"), "the undo ran: {report}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched\n");
+}
