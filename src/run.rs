@@ -319,7 +319,11 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         mermaid: crate::sdd::mermaid::render(&state.path_edges),
         files_changed: state.files_changed(),
         report_rel_path: rel(&written.markdown),
-        issues_rel_path: written.issues_md.exists().then(|| rel(&written.issues_md)),
+        issues_rel_path: matches!(
+            tree.kind(crate::sdd::ISSUES_MD),
+            Ok(kotef_tools::Kind::File { .. })
+        )
+        .then(|| rel(&written.issues_md)),
         model: setup.model_name,
         change_summary: state
             .coder_summary

@@ -29,7 +29,14 @@ const MEMORY_CAP: u64 = 1024 * 1024 * 1024;
 
 fn git(dir: &Path, args: &[&str]) {
     let ok = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .current_dir(dir)
         .stdout(Stdio::null())
@@ -70,14 +77,21 @@ struct Ran {
 /// hang it).
 async fn kotef_run(model: &RecordingModel, repo: &Path, goal: &str, test_command: &str) -> Ran {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"));
-    cmd.args(["run", "--json", "--model", "openai:fake-model", "--time-budget-s", "60"])
-        .args(["--test-command", test_command, "--repo"])
-        .arg(repo)
-        .args(["--goal", goal])
-        .env("OPENAI_BASE_URL", model.base_url())
-        .env("OPENAI_API_KEY", KEY)
-        .env_remove("KOTEF_MODEL")
-        .kill_on_drop(true);
+    cmd.args([
+        "run",
+        "--json",
+        "--model",
+        "openai:fake-model",
+        "--time-budget-s",
+        "60",
+    ])
+    .args(["--test-command", test_command, "--repo"])
+    .arg(repo)
+    .args(["--goal", goal])
+    .env("OPENAI_BASE_URL", model.base_url())
+    .env("OPENAI_API_KEY", KEY)
+    .env_remove("KOTEF_MODEL")
+    .kill_on_drop(true);
     // SAFETY: setrlimit is async-signal-safe and only touches the child being started.
     unsafe {
         cmd.pre_exec(|| {
@@ -153,12 +167,17 @@ async fn a_named_link_to_proc_environ_puts_no_secret_in_any_prompt() {
     let coder = model.requests().into_iter().find(|r| r.is_coder());
     let coder = coder.unwrap_or_else(|| panic!("no coder call: {}", ran.stderr));
     assert!(
-        coder.text().contains("a symbolic link to `/proc/self/environ`"),
+        coder
+            .text()
+            .contains("a symbolic link to `/proc/self/environ`"),
         "the coder is shown the link, not its target: {}",
         coder.text()
     );
     for r in model.requests() {
-        assert!(!r.body.to_string().contains(KEY), "the key reached a prompt");
+        assert!(
+            !r.body.to_string().contains(KEY),
+            "the key reached a prompt"
+        );
     }
     for (path, text) in files_under(dir.path()) {
         assert!(!text.contains(KEY), "the key was written to {path}");
@@ -216,13 +235,27 @@ async fn report_and_issues_entry_stay_in_the_workspace_when_sdd_paths_are_links(
     let issues_target = victim.to_string_lossy().into_owned();
     let dir = repo(
         &[("README.md", "# x\n")],
-        &[(".sdd/runs", &runs_target), (".sdd/issues.md", &issues_target)],
+        &[
+            (".sdd/runs", &runs_target),
+            (".sdd/issues.md", &issues_target),
+        ],
     );
     let ran = kotef_run(&model, dir.path(), "Make the check pass", "false").await;
-    assert_ne!(ran.summary["terminal_status"], "done_success", "{}", ran.stdout);
+    assert_ne!(
+        ran.summary["terminal_status"], "done_success",
+        "{}",
+        ran.stdout
+    );
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched\n");
-    let written: Vec<_> = std::fs::read_dir(outside.path()).unwrap().flatten().collect();
-    assert_eq!(written.len(), 1, "only the victim file is outside: {written:?}");
+    let written: Vec<_> = std::fs::read_dir(outside.path())
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(
+        written.len(),
+        1,
+        "only the victim file is outside: {written:?}"
+    );
     let report = ran.summary["report_path"].as_str().unwrap_or_default();
     assert!(
         Path::new(report).is_file() && !Path::new(report).is_symlink(),

@@ -111,7 +111,11 @@ async fn handle(
     let message = if seen.is_planner() {
         json!({"role": "assistant", "content": shared.planner_reply})
     } else {
-        let call = match shared.coder_calls.get(coder_turn).filter(|_| seen.is_coder()) {
+        let call = match shared
+            .coder_calls
+            .get(coder_turn)
+            .filter(|_| seen.is_coder())
+        {
             Some(c) => c.clone(),
             None => json!({"name": "done", "arguments": {"summary": "nothing to do"}}),
         };

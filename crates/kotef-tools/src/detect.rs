@@ -20,13 +20,13 @@ impl Root {
 struct Entry<'a>(&'a Root, String);
 
 impl Entry<'_> {
-    fn is_file(&self) -> bool {
+    fn regular(&self) -> bool {
         self.0
              .0
             .as_ref()
             .is_some_and(|t| matches!(t.kind(&self.1), Ok(Kind::File { .. })))
     }
-    fn is_dir(&self) -> bool {
+    fn folder(&self) -> bool {
         self.0
              .0
             .as_ref()
@@ -68,7 +68,7 @@ fn is_executable(e: &Entry<'_>) -> bool {
 /// an executable `script/test`, `scripts/test` or `test.sh` → that script.
 pub fn detect_test_command(root: &Path) -> Option<String> {
     let root = &Root(Tree::open(root).ok());
-    if root.join("Cargo.toml").is_file() {
+    if root.join("Cargo.toml").regular() {
         return Some("cargo test".into());
     }
     if let Some(text) = read(root, "package.json") {
@@ -79,41 +79,41 @@ pub fn detect_test_command(root: &Path) -> Option<String> {
                 }
             }
         }
-        if root.join("bun.lockb").is_file() || root.join("bun.lock").is_file() {
+        if root.join("bun.lockb").regular() || root.join("bun.lock").regular() {
             return Some("bun test".into());
         }
     }
-    if root.join("deno.json").is_file() || root.join("deno.jsonc").is_file() {
+    if root.join("deno.json").regular() || root.join("deno.jsonc").regular() {
         return Some("deno test".into());
     }
     let pyproject = read(root, "pyproject.toml");
     let setup_cfg = read(root, "setup.cfg");
-    let pytest_configured = root.join("pytest.ini").is_file()
-        || root.join("conftest.py").is_file()
+    let pytest_configured = root.join("pytest.ini").regular()
+        || root.join("conftest.py").regular()
         || pyproject.as_deref().is_some_and(|t| t.contains("pytest"))
         || setup_cfg.as_deref().is_some_and(|t| t.contains("pytest"))
         || read(root, "tox.ini").is_some_and(|t| t.contains("[pytest]"));
     let python_project = pyproject.is_some()
         || setup_cfg.is_some()
-        || root.join("setup.py").is_file()
-        || root.join("requirements.txt").is_file();
-    let has_tests_dir = root.join("tests").is_dir() || root.join("test").is_dir();
+        || root.join("setup.py").regular()
+        || root.join("requirements.txt").regular();
+    let has_tests_dir = root.join("tests").folder() || root.join("test").folder();
     if pytest_configured || (python_project && has_tests_dir) {
         return Some("pytest".into());
     }
-    if root.join("tox.ini").is_file() {
+    if root.join("tox.ini").regular() {
         return Some("tox".into());
     }
-    if root.join("noxfile.py").is_file() {
+    if root.join("noxfile.py").regular() {
         return Some("nox".into());
     }
-    if root.join("go.mod").is_file() {
+    if root.join("go.mod").regular() {
         return Some("go test ./...".into());
     }
-    if root.join("gradlew").is_file() {
+    if root.join("gradlew").regular() {
         return Some("./gradlew test".into());
     }
-    if root.join("pom.xml").is_file() {
+    if root.join("pom.xml").regular() {
         return Some("mvn test".into());
     }
     for name in ["Makefile", "makefile", "GNUmakefile"] {

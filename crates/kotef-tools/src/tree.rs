@@ -600,24 +600,20 @@ impl Tree {
                         return;
                     }
                 }
-                FileType::RegularFile => {
-                    if !self.ignored(matchers, &rel, false) {
-                        out.push(Walked {
-                            rel,
-                            link: None,
-                            size: st.st_size as u64,
-                        });
-                    }
+                FileType::RegularFile if !self.ignored(matchers, &rel, false) => {
+                    out.push(Walked {
+                        rel,
+                        link: None,
+                        size: st.st_size as u64,
+                    });
                 }
-                FileType::Symlink => {
-                    if !self.ignored(matchers, &rel, false) {
-                        let target = self.link_target(&dir, name.as_os_str());
-                        out.push(Walked {
-                            rel,
-                            size: target.len() as u64,
-                            link: Some(target),
-                        });
-                    }
+                FileType::Symlink if !self.ignored(matchers, &rel, false) => {
+                    let target = self.link_target(&dir, name.as_os_str());
+                    out.push(Walked {
+                        rel,
+                        size: target.len() as u64,
+                        link: Some(target),
+                    });
                 }
                 _ => {}
             }
