@@ -423,7 +423,10 @@ mod tests {
             m[2]["tool_calls"][0]["function"]["arguments"],
             "{\"path\":\"a.rs\"}"
         );
-        assert_eq!(m[2]["tool_calls"][1]["function"]["arguments"], "{broken");
+        assert_eq!(
+            m[2]["tool_calls"][1]["function"]["arguments"], "{\"raw_arguments\":\"{broken\"}",
+            "arguments in the history are always a JSON object"
+        );
         assert_eq!(
             m[3],
             json!({"role": "tool", "tool_call_id": "c1", "content": "fn main() {}"})

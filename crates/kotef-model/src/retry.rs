@@ -81,16 +81,38 @@ fn parse_non_negative(s: &str) -> Option<f64> {
 }
 
 /// The error of a non-success HTTP status: 429 and 529 (overloaded) are rate limits, 408,
-/// 409 and 5xx are server errors (all retried); everything else is rejected at once.
+/// 409 and 5xx are server errors (all retried); everything else is rejected at once, and so is
+/// a 5xx whose body says the request itself could not be parsed ([`request_unparseable`]):
+/// sending the same request again gets the same answer.
 pub fn error_for_status(status: u16, message: String, hint: Option<Duration>) -> ModelError {
     match status {
         429 | 529 => ModelError::RateLimited {
             message,
             retry_after_ms: hint.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
         },
+        500..=599 if request_unparseable(&message) => ModelError::Rejected { status, message },
         408 | 409 | 500..=599 => ModelError::Server { status, message },
         _ => ModelError::Rejected { status, message },
     }
+}
+
+/// Whether a server error's text says the *request* was malformed rather than that the server
+/// failed: llama.cpp answers a history it cannot read with HTTP 500 "Failed to parse tool call
+/// arguments as JSON: [json.exception.parse_error.101] …", and other servers say "invalid
+/// request" or "could not parse the request".
+pub fn request_unparseable(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    [
+        "failed to parse",
+        "could not parse",
+        "unable to parse",
+        "json.exception.parse_error",
+        "invalid request",
+        "invalid_request_error",
+        "malformed request",
+    ]
+    .iter()
+    .any(|p| m.contains(p))
 }
 
 /// One failed attempt: the error and the wait the provider asked for.
@@ -134,6 +156,20 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_error_about_an_unparseable_request_is_not_retried() {
+        let llama = "Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] parse error at line 1, column 1";
+        let e = error_for_status(500, llama.into(), None);
+        assert!(matches!(e, ModelError::Rejected { status: 500, .. }));
+        assert!(!e.is_retryable());
+    }
+
+    #[test]
+    fn an_ordinary_server_error_is_still_retried() {
+        let e = error_for_status(500, "upstream connect error".into(), None);
+        assert!(e.is_retryable());
+    }
     use reqwest::header::HeaderValue;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {

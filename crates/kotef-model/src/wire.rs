@@ -26,11 +26,20 @@ pub fn parse_arguments(v: Option<&Value>) -> Value {
     }
 }
 
-/// Arguments as OpenAI's wire wants them: a JSON text (raw text is passed back unchanged).
+/// Arguments as OpenAI's wire wants them: the text of a JSON **object**, always. A model that
+/// wrote a string (`{"name": "done", "arguments": "Fixed gcd.py"}`), an array or broken JSON
+/// gets it wrapped as `{"raw_arguments": …}`: llama.cpp answers a history whose arguments are
+/// not an object with HTTP 500 "Failed to parse tool call arguments as JSON" on every later
+/// request.
 pub fn arguments_text(v: &Value) -> String {
     match v {
-        Value::String(raw) => raw.clone(),
-        other => other.to_string(),
+        Value::Object(_) => v.to_string(),
+        Value::String(raw) => match serde_json::from_str::<Value>(raw) {
+            Ok(parsed @ Value::Object(_)) => parsed.to_string(),
+            _ => serde_json::json!({ "raw_arguments": raw }).to_string(),
+        },
+        Value::Null => "{}".to_string(),
+        other => serde_json::json!({ "raw_arguments": other }).to_string(),
     }
 }
 
@@ -189,6 +198,20 @@ pub fn not_json(body: &[u8], e: &serde_json::Error) -> ModelError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arguments_in_the_history_are_always_a_json_object() {
+        let text = |v: Value| arguments_text(&v);
+        assert_eq!(text(json!({"path": "a"})), r#"{"path":"a"}"#);
+        assert_eq!(text(json!(r#"{"path": "a"}"#)), r#"{"path":"a"}"#);
+        assert_eq!(
+            text(json!("Fixed gcd.py")),
+            r#"{"raw_arguments":"Fixed gcd.py"}"#
+        );
+        assert_eq!(text(json!([1, 2])), r#"{"raw_arguments":[1,2]}"#);
+        assert_eq!(text(json!("[1]")), r#"{"raw_arguments":"[1]"}"#);
+        assert_eq!(text(Value::Null), "{}");
+    }
     use serde_json::json;
 
     #[test]
@@ -201,8 +224,6 @@ mod tests {
             parse_arguments(Some(&json!("{\"a\": 1,"))),
             Value::String("{\"a\": 1,".into())
         );
-        assert_eq!(arguments_text(&Value::String("{oops".into())), "{oops");
-        assert_eq!(arguments_text(&json!({"a": 1})), "{\"a\":1}");
     }
 
     #[test]

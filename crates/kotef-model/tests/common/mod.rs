@@ -21,6 +21,32 @@ pub enum Reply {
     Body(u16, Vec<(&'static str, String)>, String),
     /// Never answers.
     Hang,
+    /// Answers the way llama.cpp's server does: HTTP 500 with its JSON-parse error when an
+    /// assistant tool call's `arguments` in the history is not a JSON object, else a `done` call.
+    LlamaCpp,
+}
+
+/// llama.cpp's answer to a history whose tool-call arguments are not a JSON object.
+pub const LLAMA_PARSE_ERROR: &str = "Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] parse error at line 1, column 1: syntax error while parsing value - invalid literal; last read: 'F'";
+
+fn llama_cpp(body: &Value) -> (u16, String) {
+    let bad = body["messages"].as_array().into_iter().flatten().any(|m| {
+        m["tool_calls"].as_array().into_iter().flatten().any(|c| {
+            let args = c["function"]["arguments"].as_str().unwrap_or("");
+            !matches!(serde_json::from_str::<Value>(args), Ok(Value::Object(_)))
+        })
+    });
+    if bad {
+        let e =
+            json!({"error": {"code": 500, "message": LLAMA_PARSE_ERROR, "type": "server_error"}});
+        return (500, e.to_string());
+    }
+    let call = json!({"role": "assistant", "content": null, "tool_calls": [{"id": "x", "type": "function",
+        "function": {"name": "done", "arguments": "{\"summary\":\"ok\"}"}}]});
+    (
+        200,
+        openai_ok(call, "tool_calls", Some((10, 2))).to_string(),
+    )
 }
 
 impl Reply {
@@ -36,7 +62,7 @@ impl Reply {
                 h.push((name, value.to_string()));
                 Reply::Body(s, h, b)
             }
-            Reply::Hang => Reply::Hang,
+            other => other,
         }
     }
 }
@@ -89,16 +115,26 @@ impl Mock {
 }
 
 async fn handle(State(st): State<Arc<St>>, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let index = {
         let mut seen = st.seen.lock().unwrap();
         seen.push(Seen {
             path: uri.path().to_string(),
             headers,
-            body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+            body: body.clone(),
         });
         seen.len() - 1
     };
     match st.replies[index.min(st.replies.len() - 1)].clone() {
+        Reply::LlamaCpp => {
+            let (status, text) = llama_cpp(&body);
+            (
+                StatusCode::from_u16(status).unwrap(),
+                [("content-type", "application/json")],
+                text,
+            )
+                .into_response()
+        }
         Reply::Hang => {
             std::future::pending::<()>().await;
             StatusCode::INTERNAL_SERVER_ERROR.into_response()
