@@ -53,11 +53,16 @@ pub fn list_files(wd: &WorkDir, path: Option<&str>) -> Result<String, ToolError>
         _ => return Ok(rel_of(wd, &abs, rel)),
     }
     // Walk from the root so the root's .gitignore applies, keeping only what is under `abs`.
+    // A symlink is listed as a link with its target text: kotef shows links, it never
+    // follows them on the host.
     let files: Vec<String> = walk_files(wd.root(), &[])
         .1
         .into_iter()
-        .map(|w| w.rel)
-        .filter(|r| prefix == "." || r.starts_with(&format!("{prefix}/")))
+        .filter(|w| prefix == "." || w.rel.starts_with(&format!("{prefix}/")))
+        .map(|w| match w.link {
+            Some(target) => format!("{} -> {target}", w.rel),
+            None => w.rel,
+        })
         .collect();
     if files.is_empty() {
         return Ok(format!("(no files under {})", display(rel)));

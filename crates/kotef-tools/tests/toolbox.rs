@@ -835,3 +835,30 @@ async fn an_edit_copied_from_a_numbered_listing_applies() {
         out.content
     );
 }
+
+#[tokio::test]
+async fn list_files_shows_a_link_with_its_target() {
+    let f = fixture(Profile::Strict);
+    symlink("/proc/self/environ", f.root.join("notes.txt")).unwrap();
+    let o = run(&f, "list_files", json!({})).await;
+    assert!(
+        o.content
+            .lines()
+            .any(|l| l == "notes.txt -> /proc/self/environ"),
+        "{}",
+        o.content
+    );
+}
+
+#[tokio::test]
+async fn read_file_refuses_a_fifo_without_blocking() {
+    let f = fixture(Profile::Strict);
+    let fifo = f.root.join("pipe");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let o = run(&f, "read_file", json!({"path": "pipe"})).await;
+    assert!(o.is_error && o.content.contains("FIFO"), "{}", o.content);
+}
