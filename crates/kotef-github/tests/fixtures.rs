@@ -16,6 +16,7 @@ fn cfg(label: &str) -> DecisionConfig {
     DecisionConfig {
         trigger_label: label.into(),
         bot_login: Some("kotef-bot".into()),
+        assignee: None,
         app_id: None,
         repository_labels: false,
     }

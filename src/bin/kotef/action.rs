@@ -23,6 +23,9 @@ pub struct ActionArgs {
     /// The label that triggers a run.
     #[arg(long, env = "KOTEF_TRIGGER_LABEL")]
     pub trigger_label: Option<String>,
+    /// The account whose assignment of an issue starts a run (`@` optional).
+    #[arg(long, env = "KOTEF_ASSIGNEE_TRIGGER")]
+    pub assignee_trigger: Option<String>,
     /// A goal replacing the issue's title and body.
     #[arg(long, env = "KOTEF_GOAL")]
     pub goal: Option<String>,
@@ -96,6 +99,7 @@ impl ActionArgs {
             profile,
             trigger_label: set(&self.trigger_label)
                 .unwrap_or_else(|| kotef_github::DEFAULT_TRIGGER_LABEL.into()),
+            assignee_trigger: set(&self.assignee_trigger),
             goal: set(&self.goal),
             issue_number,
             limits: LimitsOverride {

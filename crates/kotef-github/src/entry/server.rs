@@ -329,6 +329,7 @@ pub async fn start(
         decision: DecisionConfig {
             trigger_label: cfg.trigger_label.clone(),
             bot_login,
+            assignee: None,
             app_id,
             repository_labels: true,
         },

@@ -225,6 +225,9 @@ pub struct DecisionConfig {
     pub trigger_label: String,
     /// kotef's own login (its events are ignored), when known.
     pub bot_login: Option<String>,
+    /// The login whose assignment starts a run (the Action's `assignee-trigger`); kotef's own
+    /// login when unset.
+    pub assignee: Option<String>,
     /// kotef's GitHub App id (comments made through it are ignored), when running as an App.
     pub app_id: Option<u64>,
     /// Other labels become runs too, for the admission step to check against the
@@ -237,6 +240,7 @@ impl Default for DecisionConfig {
         Self {
             trigger_label: crate::DEFAULT_TRIGGER_LABEL.to_string(),
             bot_login: None,
+            assignee: None,
             app_id: None,
             repository_labels: false,
         }
@@ -659,9 +663,9 @@ fn decide_assigned(
     e: AssignedEvent,
     cfg: &DecisionConfig,
 ) -> Result<Decision, PayloadError> {
-    let Some(bot) = cfg.bot_login.as_deref() else {
+    let Some(bot) = cfg.assignee.as_deref().or(cfg.bot_login.as_deref()) else {
         return Ok(Decision::Ignore(
-            "kotef's own login is unknown, so an assignment cannot be matched".into(),
+            "no assignee triggers a run (set the action's `assignee-trigger` input), so an assignment cannot be matched".into(),
         ));
     };
     let assignee = e.assignee.as_ref().map(|a| a.login.as_str()).unwrap_or("");
@@ -993,6 +997,7 @@ mod tests {
         DecisionConfig {
             trigger_label: "kotef".into(),
             bot_login: Some("kotef-bot".into()),
+            assignee: None,
             app_id: Some(42),
             repository_labels: false,
         }

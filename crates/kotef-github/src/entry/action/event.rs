@@ -83,6 +83,10 @@ pub async fn prepare_job(
         let cfg = DecisionConfig {
             trigger_label: inputs.trigger_label.clone(),
             bot_login: None,
+            assignee: inputs
+                .assignee_trigger
+                .as_deref()
+                .map(|a| a.trim_start_matches('@').to_string()),
             app_id: None,
             repository_labels: false,
         };

@@ -62,6 +62,8 @@ pub struct ActionInputs {
     pub model: Option<String>,
     pub profile: Option<Profile>,
     pub trigger_label: String,
+    /// The login whose assignment of an issue starts a run (`assignee-trigger`).
+    pub assignee_trigger: Option<String>,
     /// Replaces the goal built from the issue (and the `goal` input of `workflow_dispatch`).
     pub goal: Option<String>,
     /// The issue or PR for `workflow_dispatch` (else its `issue-number` input).
@@ -82,6 +84,7 @@ impl Default for ActionInputs {
             model: None,
             profile: None,
             trigger_label: crate::DEFAULT_TRIGGER_LABEL.into(),
+            assignee_trigger: None,
             goal: None,
             issue_number: None,
             limits: LimitsOverride::default(),
