@@ -199,6 +199,8 @@ enum Redirect {
     Symlink,
     /// The copy itself, as a directory.
     Directory,
+    /// A directory whose `commondir` names the copy (row 2 of issue 20 in a clone).
+    CommonDir,
 }
 
 /// Removes whatever is at `path`.
@@ -230,6 +232,16 @@ async fn redirect(w: &World, how: Redirect) -> Result<(), String> {
         Redirect::GitFile => std::fs::write(tree.join(".git"), "gitdir: evil-git\n").unwrap(),
         Redirect::Symlink => std::os::unix::fs::symlink(&evil, tree.join(".git")).unwrap(),
         Redirect::Directory => std::fs::rename(&evil, tree.join(".git")).unwrap(),
+        Redirect::CommonDir => {
+            let copy = std::process::Command::new("cp")
+                .arg("-r")
+                .arg(ws.git_dir())
+                .arg(tree.join(".git"))
+                .status()
+                .unwrap();
+            assert!(copy.success());
+            std::fs::write(tree.join(".git/commondir"), "../evil-git\n").unwrap();
+        }
     }
     agent_edits(&tree);
     ws.commit_all("work").await.map_err(|e| e.to_string())?;
@@ -256,6 +268,30 @@ async fn a_git_directory_in_the_clone_runs_no_filter() {
     let w = World::new();
     let _ = redirect(&w, Redirect::Directory).await;
     assert!(!w.marker().exists());
+}
+
+#[tokio::test]
+async fn a_commondir_in_the_clone_runs_no_filter() {
+    let w = World::new();
+    let _ = redirect(&w, Redirect::CommonDir).await;
+    assert!(!w.marker().exists());
+}
+
+#[tokio::test]
+async fn a_commondir_in_the_clone_pushes_nothing_to_the_attacker() {
+    let w = World::new();
+    let _ = redirect(&w, Redirect::CommonDir).await;
+    assert_eq!(w.loot_refs().trim(), "refs/heads/main");
+}
+
+#[tokio::test]
+async fn a_commondir_in_the_clone_is_ignored_and_the_work_committed() {
+    let w = World::new();
+    redirect(&w, Redirect::CommonDir).await.unwrap();
+    assert_eq!(
+        w.origin_file(WORK, "README.md").as_deref(),
+        Some("# widgets, changed\n")
+    );
 }
 
 #[tokio::test]
@@ -362,7 +398,7 @@ async fn a_sandboxed_command_cannot_write_the_adopted_git_directory() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sandboxed_command_cannot_write_the_clones_git_directory() {
-    let command = r#"echo > "$(sed 's/^gitdir: //' .git)/config""#;
+    let command = r#"d="$(git rev-parse --absolute-git-dir)" && echo > "$d/config""#;
     if let Some(r) = sandboxed(command, false).await {
         assert_ne!(r.exit_code, Some(0), "{r:?}");
     }
