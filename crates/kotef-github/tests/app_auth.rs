@@ -44,6 +44,61 @@ async fn app_auth_mints_installation_tokens_and_runs() {
     h.stop().await;
 }
 
+/// The bodies of the installation-token requests of one App-authenticated run on `REPO`.
+async fn token_requests_of_a_run() -> Vec<serde_json::Value> {
+    let mut h = Harness::new().await;
+    let mut cfg = h.config();
+    cfg.auth = GitHubAuth::App {
+        app_id: 1234,
+        private_key: Secret::from(rsa_key()),
+    };
+    h.start_with(cfg, Arc::new(FakeExecutor::new(FakeBehavior::Succeed)))
+        .await;
+    let (n, _) = h.label_issue("app-scope", "alice").await;
+    h.gh.wait_final_comment(REPO, n, WAIT)
+        .await
+        .expect("final comment");
+    h.stop().await;
+    h.gh.token_requests()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_installation_token_names_only_the_jobs_repository() {
+    let requests = token_requests_of_a_run().await;
+    assert!(
+        !requests.is_empty()
+            && requests
+                .iter()
+                .all(|r| r["repositories"] == serde_json::json!(["widgets"])),
+        "{requests:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_git_token_may_write_contents_and_nothing_else() {
+    let requests = token_requests_of_a_run().await;
+    let git = serde_json::json!({ "contents": "write", "metadata": "read" });
+    assert!(
+        requests.iter().any(|r| r["permissions"] == git),
+        "{requests:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_token_may_comment_and_open_pull_requests_but_not_push() {
+    let requests = token_requests_of_a_run().await;
+    let api = serde_json::json!({
+        "contents": "read",
+        "issues": "write",
+        "pull_requests": "write",
+        "metadata": "read",
+    });
+    assert!(
+        requests.iter().any(|r| r["permissions"] == api),
+        "{requests:?}"
+    );
+}
+
 #[tokio::test]
 async fn a_bad_private_key_is_a_clear_error() {
     let err = kotef_github::GitHub::new(
