@@ -11,6 +11,7 @@ use kotef_core::{DeliveryId, RepoName};
 use kotef_github::workspace::Pushed;
 use kotef_github::{process_job, DecisionConfig, GitSettings, Job, JobStatus, Secret, Workspace};
 use kotef_testkit::{basic_auth, push_branch, FakeBehavior, FakeExecutor, SmartHttp, FAKE_TOKEN};
+use base64::Engine;
 use std::path::Path;
 
 const WORK: &str = "kotef/issue-1";
@@ -203,4 +204,38 @@ async fn every_request_kotef_makes_to_the_private_remote_carries_the_token() {
         .filter(|r| r.status == 401)
         .collect();
     assert!(refused.is_empty(), "{refused:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_netrc_in_the_work_tree_is_never_sent_to_the_remote() {
+    let h = Harness::new().await;
+    let remote = SmartHttp::start(h.git_root.path(), FAKE_TOKEN).await;
+    // A checkout whose repository ships a `.netrc` (HOME used to be the work tree).
+    let dir = h.data.path().join("checkout");
+    let header = format!("http.extraHeader=Authorization: {}", basic_auth(FAKE_TOKEN));
+    let url = format!("{}/{REPO}.git", remote.base_url());
+    kotef_testkit::git(
+        h.data.path(),
+        &["-c", &header, "clone", "-q", &url, dir.to_str().unwrap()],
+    );
+    let host = remote.base_url().trim_start_matches("http://").to_string();
+    let host = host.split(':').next().unwrap_or_default().to_string();
+    std::fs::write(
+        dir.join(".netrc"),
+        format!("machine {host} login netrc-user password netrc-pass\n"),
+    )
+    .unwrap();
+    kotef_testkit::git(&dir, &["add", ".netrc"]);
+    kotef_testkit::git(&dir, &["commit", "-q", "-m", "netrc"]);
+    let _ = Workspace::adopt(&dir, &settings(&remote), &repo(), None, "main").await;
+    let netrc = format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode("netrc-user:netrc-pass")
+    );
+    let sent: Vec<_> = remote
+        .requests()
+        .into_iter()
+        .filter(|r| r.authorization.as_deref() == Some(netrc.as_str()))
+        .collect();
+    assert!(sent.is_empty(), "{sent:?}");
 }
