@@ -77,7 +77,10 @@ impl World {
     /// frozen.
     async fn adopt(&self, dir: &Path) -> Workspace {
         let url = format!("{}/{REPO}.git", file_base_url(self.root.path()));
-        git(self.outside.path(), &["clone", "-q", &url, dir.to_str().unwrap()]);
+        git(
+            self.outside.path(),
+            &["clone", "-q", &url, dir.to_str().unwrap()],
+        );
         let repo = RepoName::new("acme", "widgets");
         let mut ws = Workspace::adopt(dir, &self.settings(), &repo, None, "main")
             .await

@@ -6,12 +6,12 @@
 
 mod common;
 
+use base64::Engine;
 use common::{Harness, REPO, WAIT};
 use kotef_core::{DeliveryId, RepoName};
 use kotef_github::workspace::Pushed;
 use kotef_github::{process_job, DecisionConfig, GitSettings, Job, JobStatus, Secret, Workspace};
 use kotef_testkit::{basic_auth, push_branch, FakeBehavior, FakeExecutor, SmartHttp, FAKE_TOKEN};
-use base64::Engine;
 use std::path::Path;
 
 const WORK: &str = "kotef/issue-1";
@@ -40,7 +40,8 @@ fn leaks(text: &str) -> bool {
 
 /// An issue job on `REPO` labelled by alice.
 fn issue_job(n: u64) -> Job {
-    let payload = kotef_testkit::issues_labeled(REPO, n, "Greeting", "Add hello.txt", "kotef", "alice");
+    let payload =
+        kotef_testkit::issues_labeled(REPO, n, "Greeting", "Add hello.txt", "kotef", "alice");
     let mut job = Job::from_event(
         "issues",
         &payload,
@@ -77,11 +78,20 @@ async fn the_clone_of_a_private_repository_is_partial() {
     let h = Harness::new().await;
     let remote = SmartHttp::start(h.git_root.path(), FAKE_TOKEN).await;
     let parent = tempfile::tempdir().unwrap();
-    let ws = Workspace::clone(parent.path(), &settings(&remote), &repo(), Some(&token()), "main")
-        .await
-        .unwrap();
+    let ws = Workspace::clone(
+        parent.path(),
+        &settings(&remote),
+        &repo(),
+        Some(&token()),
+        "main",
+    )
+    .await
+    .unwrap();
     let config = std::fs::read_to_string(ws.git_dir().join("config")).unwrap();
-    assert!(config.contains("partialclonefilter = blob:none"), "{config}");
+    assert!(
+        config.contains("partialclonefilter = blob:none"),
+        "{config}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -91,7 +101,10 @@ async fn a_first_run_on_a_private_repository_pushes_its_branch() {
     let n = h.gh.add_issue(REPO, "Greeting", "Add hello.txt");
     let result = run_issue(&h, &remote, n).await;
     assert_eq!(
-        (result.status, h.file_on_branch(&format!("kotef/issue-{n}"), "hello.txt")),
+        (
+            result.status,
+            h.file_on_branch(&format!("kotef/issue-{n}"), "hello.txt")
+        ),
         (JobStatus::Finished, Some("hello from kotef\n".to_string())),
         "{}",
         result.message
@@ -166,7 +179,10 @@ async fn a_push_the_private_remote_rejects_is_a_git_error_saying_so() {
     let h = Harness::new().await;
     let remote = SmartHttp::start(h.git_root.path(), FAKE_TOKEN).await;
     let e = rejected_push(&h, &remote).await;
-    assert!(e.contains("git push failed") && e.contains("rejected"), "{e}");
+    assert!(
+        e.contains("git push failed") && e.contains("rejected"),
+        "{e}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -127,7 +127,13 @@ async fn handle(
 }
 
 /// Runs `git http-backend` for one request and turns its CGI output into a response.
-async fn backend(root: &FsPath, method: &Method, uri: &Uri, headers: &HeaderMap, body: Bytes) -> Response {
+async fn backend(
+    root: &FsPath,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Bytes,
+) -> Response {
     let header = |name: &str| {
         headers
             .get(name)
@@ -198,7 +204,11 @@ fn cgi_response(out: &[u8]) -> Response {
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
         .map(|i| (i, i + 4))
-        .or_else(|| out.windows(2).position(|w| w == b"\n\n").map(|i| (i, i + 2)));
+        .or_else(|| {
+            out.windows(2)
+                .position(|w| w == b"\n\n")
+                .map(|i| (i, i + 2))
+        });
     let Some((head_end, body_start)) = split else {
         return (StatusCode::BAD_GATEWAY, "malformed CGI output\n").into_response();
     };

@@ -456,7 +456,10 @@ impl Workspace {
         if !std::fs::symlink_metadata(&git_dir).is_ok_and(|m| m.is_dir()) {
             return Err(fail(
                 "checkout",
-                format!("{} is not a git checkout with a .git directory", path.display()),
+                format!(
+                    "{} is not a git checkout with a .git directory",
+                    path.display()
+                ),
             ));
         }
         if let Some(why) = tampering(&git_dir) {
