@@ -214,7 +214,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let git = dir.path().join(".git");
         std::fs::create_dir(&git).unwrap();
-        let a = bwrap_args_hiding(dir.path(), Path::new("/tmp/x"), &[], &[git.clone()], "true");
+        let a = bwrap_args_hiding(
+            dir.path(),
+            Path::new("/tmp/x"),
+            &[],
+            std::slice::from_ref(&git),
+            "true",
+        );
         let g = git.to_string_lossy().to_string();
         let bound = a.windows(3).position(|w| w == ["--ro-bind", &g, &g]);
         let workspace = a.iter().rposition(|x| *x == dir.path().to_string_lossy());
