@@ -136,8 +136,9 @@ pub struct Workspace {
     path: PathBuf,
     git_dir: PathBuf,
     settings: GitSettings,
-    /// `GIT_CONFIG_*` entries that carry the token (empty without a token).
-    auth_env: Vec<(String, String)>,
+    /// `GIT_CONFIG_*` entries that carry the token (empty without a token); secret, so they
+    /// are zeroed when the workspace is dropped at the end of the job.
+    auth_env: Vec<(String, Secret)>,
     redactor: Redactor,
     branch: String,
     base_ref: String,
@@ -157,7 +158,7 @@ impl std::fmt::Debug for Workspace {
 /// The environment that gives git the token: an `Authorization` header scoped to `url` (the
 /// repository's own URL, so a remote or push URL pointing elsewhere never receives it), for
 /// http(s) remotes only.
-fn auth_env(url: &str, token: Option<&Secret>) -> Vec<(String, String)> {
+fn auth_env(url: &str, token: Option<&Secret>) -> Vec<(String, Secret)> {
     match token {
         Some(t)
             if !t.expose_secret().is_empty()
@@ -167,10 +168,13 @@ fn auth_env(url: &str, token: Option<&Secret>) -> Vec<(String, String)> {
                 .encode(format!("x-access-token:{}", t.expose_secret()));
             vec![
                 ("GIT_CONFIG_COUNT".into(), "1".into()),
-                ("GIT_CONFIG_KEY_0".into(), format!("http.{url}.extraHeader")),
+                (
+                    "GIT_CONFIG_KEY_0".into(),
+                    format!("http.{url}.extraHeader").into(),
+                ),
                 (
                     "GIT_CONFIG_VALUE_0".into(),
-                    format!("Authorization: Basic {basic}"),
+                    format!("Authorization: Basic {basic}").into(),
                 ),
             ]
         }
@@ -178,12 +182,25 @@ fn auth_env(url: &str, token: Option<&Secret>) -> Vec<(String, String)> {
     }
 }
 
+/// A redactor for the token as given and in the `x-access-token:` Basic form git sends.
+fn token_redactor(token: Option<&Secret>) -> Redactor {
+    let mut redactor = Redactor::new();
+    if let Some(t) = token.filter(|t| !t.expose_secret().is_empty()) {
+        redactor.add(t.expose_secret());
+        redactor.add(
+            &base64::engine::general_purpose::STANDARD
+                .encode(format!("x-access-token:{}", t.expose_secret())),
+        );
+    }
+    redactor
+}
+
 /// How one git command runs: the settings, the empty `HOME`, the token's environment and
 /// the redactor for its output.
 struct GitEnv<'a> {
     settings: &'a GitSettings,
     home: &'a Path,
-    auth: &'a [(String, String)],
+    auth: &'a [(String, Secret)],
     redactor: &'a Redactor,
 }
 
@@ -248,7 +265,7 @@ async fn run_git(
         .env("GIT_AUTHOR_EMAIL", &settings.author_email)
         .env("GIT_COMMITTER_NAME", &settings.author_name)
         .env("GIT_COMMITTER_EMAIL", &settings.author_email)
-        .envs(auth.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .envs(auth.iter().map(|(k, v)| (k.as_str(), v.expose_secret())))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -378,10 +395,7 @@ impl Workspace {
         let home = temp_dir_in(Some(dir.path()), "home-")?;
         let url = clone_url(&settings.base_url, repo);
         let auth = auth_env(&url, token);
-        let mut redactor = Redactor::new();
-        if let Some(t) = token {
-            redactor.add(t.expose_secret());
-        }
+        let redactor = token_redactor(token);
         let path = dir.path().join("repo");
         let git_dir = dir.path().join("git");
         let path_str = path.to_string_lossy().to_string();
@@ -469,10 +483,7 @@ impl Workspace {
             ));
         }
         let url = clone_url(&settings.base_url, repo);
-        let mut redactor = Redactor::new();
-        if let Some(t) = token {
-            redactor.add(t.expose_secret());
-        }
+        let redactor = token_redactor(token);
         let ws = Self {
             _dir: None,
             home: temp_dir_in(None, "kotef-git-home-")?,
@@ -859,10 +870,21 @@ mod tests {
     fn token_only_travels_in_the_environment_for_http() {
         let t = Secret::from("ghs_token_value");
         let env = auth_env("https://github.com/o/r.git", Some(&t));
-        assert_eq!(env[1].1, "http.https://github.com/o/r.git.extraHeader");
-        assert!(env[2].1.starts_with("Authorization: Basic "));
-        assert!(!env[2].1.contains("ghs_token_value"));
-        assert_eq!(auth_env("file:///tmp/o/r.git", Some(&t))[0].1, "0");
-        assert_eq!(auth_env("https://x", None)[0].1, "0");
+        assert_eq!(
+            env[1].1.expose_secret(),
+            "http.https://github.com/o/r.git.extraHeader"
+        );
+        assert!(env[2]
+            .1
+            .expose_secret()
+            .starts_with("Authorization: Basic "));
+        assert!(!env[2].1.expose_secret().contains("ghs_token_value"));
+        assert_eq!(
+            auth_env("file:///tmp/o/r.git", Some(&t))[0]
+                .1
+                .expose_secret(),
+            "0"
+        );
+        assert_eq!(auth_env("https://x", None)[0].1.expose_secret(), "0");
     }
 }
