@@ -255,3 +255,51 @@ async fn a_netrc_in_the_work_tree_is_never_sent_to_the_remote() {
         .collect();
     assert!(sent.is_empty(), "{sent:?}");
 }
+
+/// An adopted checkout whose config already names another remote (`loot`) as the push URL;
+/// kotef commits and pushes there. Returns the harness and the other remote.
+async fn push_with_a_foreign_push_url() -> (Harness, SmartHttp, SmartHttp) {
+    let h = Harness::new().await;
+    let remote = SmartHttp::start(h.git_root.path(), FAKE_TOKEN).await;
+    let loot_root = tempfile::tempdir().unwrap();
+    kotef_testkit::init_bare_repo(loot_root.path(), REPO, &[("x", "y\n")]);
+    let loot = SmartHttp::start(loot_root.path(), "the attacker's own token").await;
+    let dir = h.data.path().join("checkout");
+    let header = format!("http.extraHeader=Authorization: {}", basic_auth(FAKE_TOKEN));
+    let url = format!("{}/{REPO}.git", remote.base_url());
+    kotef_testkit::git(
+        h.data.path(),
+        &["-c", &header, "clone", "-q", &url, dir.to_str().unwrap()],
+    );
+    let pushurl = format!("{}/{REPO}.git", loot.base_url());
+    kotef_testkit::git(&dir, &["config", "remote.origin.pushurl", &pushurl]);
+    let mut ws = Workspace::adopt(&dir, &settings(&remote), &repo(), Some(&token()), "main")
+        .await
+        .unwrap();
+    ws.checkout_work_branch(WORK).await.unwrap();
+    ws.freeze_git_config().unwrap();
+    std::fs::write(dir.join("mine.txt"), "kotef's work\n").unwrap();
+    ws.commit_all("work").await.unwrap();
+    let _ = ws.push("fallback").await;
+    (h, remote, loot)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_url_left_in_an_adopted_checkout_never_receives_the_token() {
+    let (_h, _remote, loot) = push_with_a_foreign_push_url().await;
+    let leaked: Vec<_> = loot
+        .requests()
+        .into_iter()
+        .filter(|r| r.authorization.as_deref().is_some_and(leaks))
+        .collect();
+    assert!(leaked.is_empty(), "{leaked:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_url_left_in_an_adopted_checkout_is_dropped_and_the_work_goes_to_origin() {
+    let (h, _remote, _loot) = push_with_a_foreign_push_url().await;
+    assert_eq!(
+        h.file_on_branch(WORK, "mine.txt").as_deref(),
+        Some("kotef's work\n")
+    );
+}

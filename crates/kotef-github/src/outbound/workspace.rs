@@ -516,14 +516,15 @@ impl Workspace {
             ));
         }
         // Credentials persisted by earlier steps (actions/checkout's extraheader, or an
-        // include of a credentials file) go before anything else runs here.
+        // include of a credentials file) go before anything else runs here, and so do push
+        // URLs and URL rewrites that would send the work elsewhere.
         let found = ws
             .git(&[
                 "config",
                 "--local",
                 "--name-only",
                 "--get-regexp",
-                r"^(http\..*\.extraheader|include\.path|includeif\..*\.path)$",
+                r"^(http\..*\.extraheader|include\.path|includeif\..*\.path|remote\..*\.pushurl|url\..*\.(push)?insteadof)$",
             ])
             .await?;
         let mut keys: Vec<String> = found.stdout.lines().map(|l| l.trim().to_string()).collect();
