@@ -114,3 +114,38 @@ async fn a_bad_private_key_is_a_clear_error() {
     assert!(err.contains("private key"), "{err}");
     assert!(!err.contains("not a key"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_tokens_are_kept_per_repository_not_per_installation() {
+    let gh = kotef_testkit::FakeGitHub::start().await;
+    gh.add_repo("acme/widgets", "main");
+    gh.add_repo("acme/gadgets", "main");
+    let client = kotef_github::GitHub::new(
+        &gh.api_url(),
+        GitHubAuth::App {
+            app_id: 1234,
+            private_key: Secret::from(rsa_key()),
+        },
+        kotef_github::RetryPolicy::fast(),
+    )
+    .unwrap();
+    for repo in ["acme/widgets", "acme/widgets", "acme/gadgets"] {
+        let (owner, name) = repo.split_once('/').unwrap();
+        client
+            .repository(&kotef_core::RepoName::new(owner, name))
+            .await
+            .unwrap();
+    }
+    let named: Vec<_> = gh
+        .token_requests()
+        .iter()
+        .map(|r| r["repositories"].clone())
+        .collect();
+    assert_eq!(
+        named,
+        [
+            serde_json::json!(["widgets"]),
+            serde_json::json!(["gadgets"])
+        ]
+    );
+}
