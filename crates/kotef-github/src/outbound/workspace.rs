@@ -188,7 +188,7 @@ fn token_redactor(token: Option<&Secret>) -> Redactor {
     if let Some(t) = token.filter(|t| !t.expose_secret().is_empty()) {
         redactor.add(t.expose_secret());
         redactor.add(
-            &base64::engine::general_purpose::STANDARD
+            base64::engine::general_purpose::STANDARD
                 .encode(format!("x-access-token:{}", t.expose_secret())),
         );
     }
