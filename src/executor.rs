@@ -58,7 +58,8 @@ impl kotef_github::RunExecutor for GraphExecutor {
                 .progress(Some(progress))
                 .redactor(self.redactor())
                 .settings_notes(req.settings_notes)
-                .hidden_paths(req.hidden_paths);
+                .hidden_paths(req.hidden_paths)
+                .read_only_paths(req.protected_paths);
         run::execute(setup).await
     }
 }

@@ -79,6 +79,8 @@ pub struct RunSetup {
     pub settings_notes: Vec<String>,
     /// Paths the agent's commands must not read (hidden inside the sandbox).
     pub hidden_paths: Vec<PathBuf>,
+    /// Paths the agent's commands may read but not write (bound read-only in the sandbox).
+    pub read_only_paths: Vec<PathBuf>,
     /// Verify before the first model call; wins over the config file (see
     /// [`RunSetup::resolve_verify_first`]).
     pub verify_first: Option<bool>,
@@ -109,6 +111,7 @@ impl RunSetup {
             cost: None,
             settings_notes: Vec::new(),
             hidden_paths: Vec::new(),
+            read_only_paths: Vec::new(),
             verify_first: None,
         }
     }
@@ -181,6 +184,11 @@ impl RunSetup {
         self
     }
 
+    pub fn read_only_paths(mut self, paths: Vec<PathBuf>) -> Self {
+        self.read_only_paths = paths;
+        self
+    }
+
     /// Verify before the first model call (wins over the config file's `verify_first`).
     pub fn verify_first(mut self, on: Option<bool>) -> Self {
         self.verify_first = on;
@@ -243,6 +251,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         timeout: Duration::from_secs(limits.command_timeout_s),
         sandbox,
         hidden_paths: setup.hidden_paths.clone(),
+        read_only_paths: setup.read_only_paths.clone(),
         ..RunnerConfig::default()
     });
     let sandbox_name = runner.sandbox_in_force().to_string();
@@ -270,6 +279,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         limits,
         sandbox,
         hidden_paths: setup.hidden_paths.clone(),
+        read_only_paths: setup.read_only_paths.clone(),
         started,
         redactor: setup.redactor.clone(),
         progress: setup.progress.clone(),

@@ -474,3 +474,31 @@ async fn prose_without_tool_calls_gets_one_correction_showing_a_call() {
         "three calls, the last one corrected"
     );
 }
+
+#[tokio::test]
+async fn the_verifiers_command_cannot_write_a_read_only_git_dir() {
+    if let Err(why) = kotef_tools::bwrap_status() {
+        println!("skipped: bubblewrap is not usable here ({why})");
+        return;
+    }
+    let repo = git_repo(&[("a.txt", "a\n")]);
+    let model = json!({"planner": [planner("verifier"), planner("done")]});
+    let config = KotefConfig {
+        sandbox: Some(kotef_core::SandboxMode::Bwrap),
+        ..KotefConfig::default()
+    };
+    let git_dir = repo.path().join(".git");
+    let setup = RunSetup::new(
+        repo.path(),
+        "Make the tests pass.",
+        config,
+        scripted(&model),
+    )
+    .model_name("scripted")
+    .profile(Some(Profile::Strict))
+    .test_command(Some("touch .git/probe".into()))
+    .redactor(Redactor::new())
+    .read_only_paths(vec![git_dir.clone()]);
+    run::execute(setup).await.unwrap();
+    assert!(!git_dir.join("probe").exists());
+}

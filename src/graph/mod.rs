@@ -33,6 +33,8 @@ pub struct GraphContext {
     pub sandbox: SandboxMode,
     /// Paths commands must not read inside the sandbox (the operator's files).
     pub hidden_paths: Vec<std::path::PathBuf>,
+    /// Paths commands may read but not write inside the sandbox (the git directory).
+    pub read_only_paths: Vec<std::path::PathBuf>,
     pub started: Instant,
     pub redactor: Redactor,
     pub progress: Option<UnboundedSender<StepProgress>>,

@@ -160,6 +160,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                     .min(ctx.time_left().max(Duration::from_secs(1))),
                 sandbox: ctx.sandbox,
                 hidden_paths: ctx.hidden_paths.clone(),
+                read_only_paths: ctx.read_only_paths.clone(),
                 ..RunnerConfig::default()
             });
             runner.run(&cmd, ctx.tools.workdir().root()).await

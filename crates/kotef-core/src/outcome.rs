@@ -57,6 +57,9 @@ pub struct RunRequest {
     /// Paths the agent's commands must not read (the operator's data directory and secret
     /// files); hidden inside the sandbox.
     pub hidden_paths: Vec<PathBuf>,
+    /// Paths the agent's commands may read but not write (the work tree's git directory):
+    /// bound read-only inside the sandbox, also where they lie inside the workspace.
+    pub protected_paths: Vec<PathBuf>,
 }
 
 /// One line of progress, sent after each graph step (for terminals and sticky comments).

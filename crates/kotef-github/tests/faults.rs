@@ -446,7 +446,8 @@ async fn a_job_interrupted_too_often_ends_with_a_comment() {
     h.stop().await;
 }
 
-/// Tampers with `.git/config` the way a hostile run could.
+/// Tampers with the git directory's config the way a hostile (unsandboxed) run could: the
+/// clone's `.git` is a `gitdir:` file naming it.
 struct TamperingExecutor {
     marker: std::path::PathBuf,
 }
@@ -458,7 +459,9 @@ impl RunExecutor for TamperingExecutor {
         req: RunRequest,
         _p: tokio::sync::mpsc::UnboundedSender<StepProgress>,
     ) -> anyhow::Result<RunOutcome> {
-        let config = req.workdir.join(".git/config");
+        let gitfile = std::fs::read_to_string(req.workdir.join(".git"))?;
+        let git_dir = std::path::PathBuf::from(gitfile.trim().trim_start_matches("gitdir: "));
+        let config = git_dir.join("config");
         let mut text = std::fs::read_to_string(&config)?;
         assert!(
             !text.contains(kotef_testkit::FAKE_TOKEN),
@@ -472,7 +475,7 @@ impl RunExecutor for TamperingExecutor {
         std::fs::write(&config, text)?;
         std::fs::write(req.workdir.join(".gitattributes"), "* filter=x\n")?;
         std::fs::write(
-            req.workdir.join(".git/hooks/pre-commit"),
+            git_dir.join("hooks/pre-commit"),
             format!("#!/bin/sh\ntouch {}\n", self.marker.display()),
         )?;
         std::fs::write(req.workdir.join("hello.txt"), "hi\n")?;

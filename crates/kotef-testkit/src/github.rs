@@ -306,6 +306,11 @@ impl FakeGitHub {
         self.with_state(|s| s.reactions.clone())
     }
 
+    /// The bodies of the installation-token requests so far, in order (`null`: no body).
+    pub fn token_requests(&self) -> Vec<serde_json::Value> {
+        self.with_state(|s| s.token_requests.clone())
+    }
+
     /// Requests answered so far whose path contains `path_contains`.
     pub fn requests(&self, path_contains: &str) -> Vec<LoggedRequest> {
         self.with_state(|s| {

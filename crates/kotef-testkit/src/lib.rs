@@ -2,7 +2,8 @@
 //! issues, comments, reactions, collaborator permissions, pulls, App installation tokens,
 //! workflow dispatches checked against the workflow's declared inputs) with
 //! fault injection, served by axum on loopback for the real octocrab client; bare git
-//! repositories on disk; signed webhook payloads; and a fake `RunExecutor`.
+//! repositories on disk, also served as a private smart-HTTP remote; signed webhook payloads;
+//! and a fake `RunExecutor`.
 //!
 //! A typical end-to-end test:
 //!
@@ -22,8 +23,9 @@
 //!
 //! Modules: [`state`] (what the fake holds, faults), `routes` (its REST endpoints),
 //! [`github`] (the [`FakeGitHub`] handle), [`payloads`] (signed webhooks), [`git`] (bare
-//! repositories), [`executor`] (a fake `RunExecutor`), [`recorded`] (one recorded run that
-//! many one-fact tests read).
+//! repositories), [`smart_http`] (a private git remote over loopback that refuses anonymous
+//! requests), [`executor`] (a fake `RunExecutor`), [`recorded`] (one recorded run that many
+//! one-fact tests read).
 
 pub mod executor;
 pub mod git;
@@ -31,6 +33,7 @@ pub mod github;
 pub mod payloads;
 pub mod recorded;
 mod routes;
+pub mod smart_http;
 pub mod state;
 
 pub use executor::{sample_outcome, FakeBehavior, FakeExecutor};
@@ -38,6 +41,7 @@ pub use git::{file_base_url, git, git_output, init_bare_repo, push_branch};
 pub use github::FakeGitHub;
 pub use payloads::*;
 pub use recorded::recorded;
+pub use smart_http::{basic_auth, SeenRequest, SmartHttp};
 pub use state::{
     FakeComment, FakeDispatch, FakePull, FakeReaction, FakeState, FaultKind, LoggedRequest,
     FAKE_BOT_LOGIN, FAKE_TOKEN,

@@ -184,11 +184,18 @@ async fn get_installation(State(st): State<St>, Path((o, r)): Path<(String, Stri
     })
 }
 
-async fn post_access_token(State(st): State<St>, Path(id): Path<u64>) -> Response {
+async fn post_access_token(
+    State(st): State<St>,
+    Path(id): Path<u64>,
+    body: axum::body::Bytes,
+) -> Response {
     let mut s = st.state.lock().unwrap();
     s.next_id += 1;
     let token = format!("ghs_installation_{id}_{}", s.next_id);
     s.installation_tokens.push(token.clone());
+    // An empty body (an unscoped token) is recorded as `null`.
+    let request = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    s.token_requests.push(request);
     let expires = (Utc::now() + chrono::Duration::hours(1))
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     (

@@ -115,6 +115,8 @@ pub struct FakeState {
     pub(crate) faults: VecDeque<Fault>,
     pub(crate) next_id: u64,
     pub(crate) installation_tokens: Vec<String>,
+    /// The body of every installation-token request, in order (`null` when it had none).
+    pub token_requests: Vec<Value>,
     pub(crate) app_slug: String,
     /// (repo, PR number) → its files as the API lists them.
     pub(crate) pull_files: HashMap<(String, u64), Vec<Value>>,

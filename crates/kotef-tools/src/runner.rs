@@ -36,6 +36,9 @@ pub struct RunnerConfig {
     /// Paths commands must not read in the sandbox (the operator's data directory, secret
     /// files): directories appear empty, files empty.
     pub hidden_paths: Vec<std::path::PathBuf>,
+    /// Paths commands may read but not write in the sandbox (the work tree's git directory),
+    /// bound read-only over the writable workspace.
+    pub read_only_paths: Vec<std::path::PathBuf>,
 }
 
 impl Default for RunnerConfig {
@@ -46,6 +49,7 @@ impl Default for RunnerConfig {
             sandbox: SandboxMode::Auto,
             extra_env: Vec::new(),
             hidden_paths: Vec::new(),
+            read_only_paths: Vec::new(),
         }
     }
 }
@@ -198,7 +202,13 @@ impl CommandRunner {
                             return r;
                         }
                     };
-                    let args = bwrap_args_hiding(&cwd, tmp.path(), &self.cfg.hidden_paths, command);
+                    let args = bwrap_args_hiding(
+                        &cwd,
+                        tmp.path(),
+                        &self.cfg.hidden_paths,
+                        &self.cfg.read_only_paths,
+                        command,
+                    );
                     (bwrap, args, Some(tmp))
                 }
                 None => (

@@ -71,13 +71,21 @@ fn probe_with(bwrap: PathBuf) -> Result<PathBuf, String> {
 
 /// The bwrap arguments that run `sh -c command` in `cwd` (writable) with `tmp` as `/tmp`.
 pub fn bwrap_args(cwd: &Path, tmp: &Path, command: &str) -> Vec<String> {
-    bwrap_args_hiding(cwd, tmp, &[], command)
+    bwrap_args_hiding(cwd, tmp, &[], &[], command)
 }
 
 /// As [`bwrap_args`], with `hidden` paths made unreadable inside the sandbox: a directory
 /// becomes an empty tmpfs (the workspace is bound again on top when it lies inside), a file
-/// reads as empty. The operator's data directory and secret files go here.
-pub fn bwrap_args_hiding(cwd: &Path, tmp: &Path, hidden: &[PathBuf], command: &str) -> Vec<String> {
+/// reads as empty. The operator's data directory and secret files go here. `read_only` paths
+/// are bound read-only last, over the workspace and the hidden paths (the work tree's git
+/// directory: readable, never writable).
+pub fn bwrap_args_hiding(
+    cwd: &Path,
+    tmp: &Path,
+    hidden: &[PathBuf],
+    read_only: &[PathBuf],
+    command: &str,
+) -> Vec<String> {
     let cwd = cwd.to_string_lossy().into_owned();
     let tmp = tmp.to_string_lossy().into_owned();
     let mut a: Vec<String> = [
@@ -128,6 +136,10 @@ pub fn bwrap_args_hiding(cwd: &Path, tmp: &Path, hidden: &[PathBuf], command: &s
         .iter()
         .map(|s| s.to_string()),
     );
+    for p in read_only.iter().filter(|p| p.is_absolute() && p.exists()) {
+        let path = p.to_string_lossy().into_owned();
+        a.extend(["--ro-bind".to_string(), path.clone(), path]);
+    }
     a.extend(["/bin/sh".to_string(), "-c".to_string(), command.to_string()]);
     a
 }
@@ -185,6 +197,7 @@ mod tests {
             Path::new("/w/repo"),
             Path::new("/tmp/x"),
             &[dir.path().to_path_buf(), secret.clone()],
+            &[],
             "true",
         );
         let at = |needle: &str| a.iter().position(|x| x == needle).unwrap();
@@ -194,5 +207,23 @@ mod tests {
             a[at(&d) - 1] == "--tmpfs" && a[at(&f) - 1] == "/dev/null" && at(&f) < at("/w/repo"),
             "{a:?}"
         );
+    }
+
+    #[test]
+    fn read_only_paths_are_bound_read_only_after_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = dir.path().join(".git");
+        std::fs::create_dir(&git).unwrap();
+        let a = bwrap_args_hiding(
+            dir.path(),
+            Path::new("/tmp/x"),
+            &[],
+            std::slice::from_ref(&git),
+            "true",
+        );
+        let g = git.to_string_lossy().to_string();
+        let bound = a.windows(3).position(|w| w == ["--ro-bind", &g, &g]);
+        let workspace = a.iter().rposition(|x| *x == dir.path().to_string_lossy());
+        assert!(bound.is_some() && bound > workspace, "{a:?}");
     }
 }

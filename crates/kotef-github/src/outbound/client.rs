@@ -1,13 +1,18 @@
 //! The GitHub REST client kotef uses: octocrab (token or GitHub App auth, base URI for GitHub
 //! Enterprise and tests) with kotef's own capped retry loop on top, and small serde types for
 //! the handful of endpoints the pipeline needs. Permission look-ups are cached briefly.
+//!
+//! In App mode every installation token is scoped to the one repository of the job and to
+//! the permissions its use needs ([`TokenScope`]): the API token (kept per repository until
+//! shortly before it expires, in this process only) and the git token (minted per job, owned
+//! by the job and zeroed when it ends; it is the one handed to git's environment).
 
 use crate::retry::{classify, RetryPolicy, Verdict};
 use crate::secret::{ExposeSecret, Secret};
 use futures::future::BoxFuture;
 use kotef_core::retry::Failure;
 use kotef_core::{IssueNumber, RepoName};
-use octocrab::models::{AppId, InstallationId};
+use octocrab::models::AppId;
 use octocrab::Octocrab;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::de::DeserializeOwned;
@@ -285,12 +290,56 @@ enum Mode {
     App { app: Octocrab },
 }
 
+/// What an installation token is for, which decides the permissions it asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenScope {
+    /// kotef's own API calls: read the contents (config files), comment and react on issues
+    /// and pull requests, open and update pull requests, read collaborator permissions.
+    Api,
+    /// git's clone, fetch and push: the contents only.
+    Git,
+    /// Starting a workflow run (the server's Actions executor).
+    Dispatch,
+}
+
+impl TokenScope {
+    /// The `permissions` object of the token request.
+    pub fn permissions(self) -> serde_json::Value {
+        match self {
+            Self::Api => serde_json::json!({
+                "contents": "read",
+                "issues": "write",
+                "pull_requests": "write",
+                "metadata": "read",
+            }),
+            Self::Git => serde_json::json!({ "contents": "write", "metadata": "read" }),
+            Self::Dispatch => serde_json::json!({ "actions": "write", "metadata": "read" }),
+        }
+    }
+}
+
+/// The body of `POST /app/installations/{id}/access_tokens` for `repo` and `scope`: that one
+/// repository, that scope's permissions.
+pub fn token_request(repo: &RepoName, scope: TokenScope) -> serde_json::Value {
+    serde_json::json!({
+        "repositories": [repo.name],
+        "permissions": scope.permissions(),
+    })
+}
+
+/// How long a cached API token is used: installation tokens live an hour.
+const API_TOKEN_TTL: Duration = Duration::from_secs(30 * 60);
+
 struct Inner {
     mode: Mode,
+    api_url: String,
     policy: RetryPolicy,
     permission_ttl: Duration,
     permissions: Mutex<HashMap<(RepoName, String), (Permission, Instant)>>,
-    installations: tokio::sync::Mutex<HashMap<RepoName, Octocrab>>,
+    /// Installation ids by repository (not secret).
+    installation_ids: tokio::sync::Mutex<HashMap<RepoName, u64>>,
+    /// Clients holding a repository-scoped API token, by repository, with when it was minted.
+    api_clients: tokio::sync::Mutex<HashMap<RepoName, (Octocrab, Instant)>>,
 }
 
 /// The client; cheap to clone.
@@ -389,10 +438,12 @@ impl GitHub {
         Ok(Self {
             inner: Arc::new(Inner {
                 mode,
+                api_url: api_url.to_string(),
                 policy,
                 permission_ttl: Duration::from_secs(60),
                 permissions: Mutex::new(HashMap::new()),
-                installations: tokio::sync::Mutex::new(HashMap::new()),
+                installation_ids: tokio::sync::Mutex::new(HashMap::new()),
+                api_clients: tokio::sync::Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -405,44 +456,91 @@ impl GitHub {
         match (&self.inner.mode, repo) {
             (Mode::Token { crab, .. }, _) => Ok(crab.clone()),
             (Mode::App { app }, None) => Ok(app.clone()),
-            (Mode::App { app }, Some(repo)) => {
-                let mut cache = self.inner.installations.lock().await;
-                if let Some(c) = cache.get(repo) {
+            (Mode::App { .. }, Some(repo)) => {
+                let mut clients = self.inner.api_clients.lock().await;
+                clients.retain(|_, (_, at)| at.elapsed() < API_TOKEN_TTL);
+                if let Some((c, _)) = clients.get(repo) {
                     return Ok(c.clone());
                 }
-                #[derive(Deserialize)]
-                struct Installation {
-                    id: u64,
-                }
-                let path = format!(
-                    "/repos/{}/{}/installation",
-                    path_segment(&repo.owner),
-                    path_segment(&repo.name)
-                );
-                let inst: Installation = self
-                    .send_with(app, Method::Get, Replay::Safe, &path, None)
-                    .await?;
-                let crab = app
-                    .installation(InstallationId(inst.id))
-                    .map_err(|e| GitHubError::Auth(format!("installation client: {e}")))?;
-                cache.insert(repo.clone(), crab.clone());
+                let token = self.installation_token(repo, TokenScope::Api).await?;
+                let crab = self.token_client(&token)?;
+                clients.insert(repo.clone(), (crab.clone(), Instant::now()));
                 Ok(crab)
             }
         }
     }
 
-    /// The token git uses to clone and push `repo` (an installation token in App mode).
+    /// The id of the App's installation on `repo` (looked up once per repository).
+    async fn installation_id(&self, app: &Octocrab, repo: &RepoName) -> Result<u64, GitHubError> {
+        if let Some(id) = self.inner.installation_ids.lock().await.get(repo) {
+            return Ok(*id);
+        }
+        #[derive(Deserialize)]
+        struct Installation {
+            id: u64,
+        }
+        let path = format!("{}/installation", Self::repo_path(repo));
+        let inst: Installation = self
+            .send_with(app, Method::Get, Replay::Safe, &path, None)
+            .await?;
+        self.inner
+            .installation_ids
+            .lock()
+            .await
+            .insert(repo.clone(), inst.id);
+        Ok(inst.id)
+    }
+
+    /// A new installation token for `repo` only, with `scope`'s permissions (App mode).
+    async fn installation_token(
+        &self,
+        repo: &RepoName,
+        scope: TokenScope,
+    ) -> Result<Secret, GitHubError> {
+        let Mode::App { app } = &self.inner.mode else {
+            return Err(GitHubError::Auth(
+                "installation tokens need GitHub App auth".into(),
+            ));
+        };
+        #[derive(Deserialize)]
+        struct Minted {
+            token: String,
+        }
+        let id = self.installation_id(app, repo).await?;
+        let path = format!("/app/installations/{id}/access_tokens");
+        let minted: Minted = self
+            .send_with(
+                app,
+                Method::Post,
+                Replay::Safe,
+                &path,
+                Some(&token_request(repo, scope)),
+            )
+            .await
+            .map_err(|e| GitHubError::Auth(format!("installation token for {repo}: {e}")))?;
+        Ok(Secret::from(minted.token))
+    }
+
+    /// A client that authenticates with `token` (an installation token).
+    fn token_client(&self, token: &Secret) -> Result<Octocrab, GitHubError> {
+        Octocrab::builder()
+            .base_uri(self.inner.api_url.as_str())
+            .map_err(|e| GitHubError::Auth(format!("installation client: {e}")))?
+            .add_retry_config(octocrab::service::middleware::retry::RetryConfig::None)
+            .set_connect_timeout(Some(Duration::from_secs(10)))
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .personal_token(token.expose_secret().to_string())
+            .build()
+            .map_err(|e| GitHubError::Auth(format!("installation client: {e}")))
+    }
+
+    /// The token git uses to clone and push `repo`: in App mode a new installation token for
+    /// that repository only, with `contents: write` (and `metadata: read`) and nothing else,
+    /// not kept here — the job owns it and it is zeroed when the job drops it.
     pub async fn git_token(&self, repo: &RepoName) -> Result<Secret, GitHubError> {
         match &self.inner.mode {
             Mode::Token { token, .. } => Ok(token.clone()),
-            Mode::App { .. } => {
-                let crab = self.crab_for(Some(repo)).await?;
-                let token = crab
-                    .installation_token()
-                    .await
-                    .map_err(|e| GitHubError::Auth(format!("installation token: {e}")))?;
-                Ok(Secret::from(token.expose_secret().to_string()))
-            }
+            Mode::App { .. } => self.installation_token(repo, TokenScope::Git).await,
         }
     }
 
@@ -902,13 +1000,26 @@ impl GitHub {
             Self::repo_path(repo),
             path_segment(workflow)
         );
-        self.send::<serde_json::Value>(
-            Some(repo),
-            Method::Post,
-            &path,
-            Some(&serde_json::json!({ "ref": git_ref, "inputs": inputs })),
-        )
-        .await?;
+        let body = serde_json::json!({ "ref": git_ref, "inputs": inputs });
+        match &self.inner.mode {
+            // Its own short-lived token: the API token has no `actions` permission.
+            Mode::App { .. } => {
+                let token = self.installation_token(repo, TokenScope::Dispatch).await?;
+                let crab = self.token_client(&token)?;
+                self.send_with::<serde_json::Value>(
+                    &crab,
+                    Method::Post,
+                    Replay::of(Method::Post),
+                    &path,
+                    Some(&body),
+                )
+                .await?;
+            }
+            Mode::Token { .. } => {
+                self.send::<serde_json::Value>(Some(repo), Method::Post, &path, Some(&body))
+                    .await?;
+            }
+        }
         Ok(())
     }
 

@@ -1,10 +1,22 @@
-//! The git work tree of one run: the `git` binary (tokio::process, killed on drop, a timeout
-//! and an output cap per command, no prompts, no credential helper, no user or system config)
-//! clones into a temporary directory under the data dir, checks out the kotef branch, commits
-//! everything as the bot and pushes, retrying a rejected push once after a fetch and rebase.
-//! The token reaches git only through the child's environment (`http.extraHeader`), never a URL,
-//! `.git/config`, an error message or a log line. A cloned directory is removed on drop; an
-//! adopted one (the Action's checked-out `GITHUB_WORKSPACE`) is left on the kotef branch.
+//! The git work tree of one run and the only way kotef runs git on the host: the `git` binary
+//! (tokio::process, killed on drop, a timeout and an output cap per command, no prompts, no
+//! credential helper, no user or system config, `HOME` an empty directory kotef owns, hooks,
+//! fsmonitor, attribute files and every transport but http(s) (and `file` for `file://` test
+//! remotes) off) clones into a temporary directory under the data dir, checks out the kotef
+//! branch, commits everything as the bot and pushes, retrying a rejected push once after a
+//! fetch and rebase.
+//!
+//! The work tree is hostile once the agent ran in it: its commands can rewrite every file there,
+//! `.git` included. So a clone keeps its git directory outside the work tree
+//! (`--separate-git-dir`), every host git call names the git directory and work tree
+//! explicitly, and before any git call after the run the git directory is checked: a
+//! `commondir`, alternates, linked work trees or symlinked directories refuse the commit; a
+//! changed `config` or an added `info/attributes` is put back. An adopted checkout (the
+//! Action's `GITHUB_WORKSPACE`) keeps its `.git` directory in place under the same checks.
+//!
+//! The token reaches git only through the child's environment (`http.<repo url>.extraHeader`,
+//! sent to the repository's URL only), never a URL, a config file, an error message or a log
+//! line. A cloned directory is removed on drop; an adopted one is left on the kotef branch.
 
 use crate::secret::{ExposeSecret, Secret};
 use base64::Engine;
@@ -116,12 +128,17 @@ pub struct Pushed {
 
 /// One run's clone.
 pub struct Workspace {
-    /// The temporary directory of a clone (`None` for an adopted work tree, which stays).
+    /// The temporary directory of a clone, holding `repo` (the work tree), `git` (its git
+    /// directory) and git's `HOME`; `None` for an adopted work tree, which stays.
     _dir: Option<tempfile::TempDir>,
+    /// The empty directory git runs with as `HOME` and `XDG_CONFIG_HOME`.
+    home: tempfile::TempDir,
     path: PathBuf,
+    git_dir: PathBuf,
     settings: GitSettings,
-    /// `GIT_CONFIG_*` entries that carry the token (empty without a token).
-    auth_env: Vec<(String, String)>,
+    /// `GIT_CONFIG_*` entries that carry the token (empty without a token); secret, so they
+    /// are zeroed when the workspace is dropped at the end of the job.
+    auth_env: Vec<(String, Secret)>,
     redactor: Redactor,
     branch: String,
     base_ref: String,
@@ -132,12 +149,16 @@ impl std::fmt::Debug for Workspace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Workspace")
             .field("path", &self.path)
+            .field("git_dir", &self.git_dir)
             .field("branch", &self.branch)
             .finish_non_exhaustive()
     }
 }
 
-fn auth_env(url: &str, token: Option<&Secret>) -> Vec<(String, String)> {
+/// The environment that gives git the token: an `Authorization` header scoped to `url` (the
+/// repository's own URL, so a remote or push URL pointing elsewhere never receives it), for
+/// http(s) remotes only.
+fn auth_env(url: &str, token: Option<&Secret>) -> Vec<(String, Secret)> {
     match token {
         Some(t)
             if !t.expose_secret().is_empty()
@@ -147,10 +168,13 @@ fn auth_env(url: &str, token: Option<&Secret>) -> Vec<(String, String)> {
                 .encode(format!("x-access-token:{}", t.expose_secret()));
             vec![
                 ("GIT_CONFIG_COUNT".into(), "1".into()),
-                ("GIT_CONFIG_KEY_0".into(), "http.extraHeader".into()),
+                (
+                    "GIT_CONFIG_KEY_0".into(),
+                    format!("http.{url}.extraHeader").into(),
+                ),
                 (
                     "GIT_CONFIG_VALUE_0".into(),
-                    format!("Authorization: Basic {basic}"),
+                    format!("Authorization: Basic {basic}").into(),
                 ),
             ]
         }
@@ -158,37 +182,90 @@ fn auth_env(url: &str, token: Option<&Secret>) -> Vec<(String, String)> {
     }
 }
 
+/// A redactor for the token as given and in the `x-access-token:` Basic form git sends.
+fn token_redactor(token: Option<&Secret>) -> Redactor {
+    let mut redactor = Redactor::new();
+    if let Some(t) = token.filter(|t| !t.expose_secret().is_empty()) {
+        redactor.add(t.expose_secret());
+        redactor.add(
+            base64::engine::general_purpose::STANDARD
+                .encode(format!("x-access-token:{}", t.expose_secret())),
+        );
+    }
+    redactor
+}
+
+/// How one git command runs: the settings, the empty `HOME`, the token's environment and
+/// the redactor for its output.
+struct GitEnv<'a> {
+    settings: &'a GitSettings,
+    home: &'a Path,
+    auth: &'a [(String, Secret)],
+    redactor: &'a Redactor,
+}
+
+/// `-c` settings every host git call gets: no credential helper, hooks, fsmonitor, attribute
+/// file, ssh command or transport but http(s) (and `file` when the remotes are `file://`).
+fn hardening(settings: &GitSettings) -> Vec<&'static str> {
+    let mut c = vec![
+        "credential.helper=",
+        "core.hooksPath=/dev/null",
+        "core.fsmonitor=false",
+        "core.attributesFile=/dev/null",
+        "core.sshCommand=false",
+        "submodule.recurse=false",
+        "protocol.allow=never",
+        "protocol.https.allow=always",
+        "protocol.http.allow=always",
+    ];
+    if settings.base_url.starts_with("file://") {
+        c.push("protocol.file.allow=always");
+    }
+    c
+}
+
+/// Runs git in `cwd`; `dirs` (git directory, work tree) are passed explicitly so nothing in
+/// the work tree (a `.git` file, directory or symlink) decides which repository git opens.
 async fn run_git(
     cwd: &Path,
+    dirs: Option<(&Path, &Path)>,
     args: &[&str],
-    settings: &GitSettings,
-    auth: &[(String, String)],
-    redactor: &Redactor,
+    env: &GitEnv<'_>,
 ) -> Result<Output, GitError> {
+    let GitEnv {
+        settings,
+        home,
+        auth,
+        redactor,
+    } = env;
     let step = args.first().copied().unwrap_or("git").to_string();
     let mut cmd = tokio::process::Command::new("git");
-    cmd.arg("-c")
-        .arg("credential.helper=")
-        .arg("-c")
-        .arg("core.hooksPath=/dev/null")
-        .arg("-c")
-        .arg("core.fsmonitor=false")
-        .args(args)
+    for c in hardening(settings) {
+        cmd.arg("-c").arg(c);
+    }
+    if let Some((git_dir, work_tree)) = dirs {
+        cmd.arg("--git-dir").arg(git_dir);
+        cmd.arg("--work-tree").arg(work_tree);
+    }
+    cmd.args(args)
         .current_dir(cwd)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", cwd)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home)
         .env("LC_ALL", "C")
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_ASKPASS", "/bin/false")
         .env("SSH_ASKPASS", "/bin/false")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_ATTR_NOSYSTEM", "1")
+        .env("GIT_NO_REPLACE_OBJECTS", "1")
         .env("GIT_AUTHOR_NAME", &settings.author_name)
         .env("GIT_AUTHOR_EMAIL", &settings.author_email)
         .env("GIT_COMMITTER_NAME", &settings.author_name)
         .env("GIT_COMMITTER_EMAIL", &settings.author_email)
-        .envs(auth.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .envs(auth.iter().map(|(k, v)| (k.as_str(), v.expose_secret())))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -201,8 +278,10 @@ async fn run_git(
         .spawn()
         .map_err(|e| fail(format!("cannot start git: {e}")))?;
     let cap = settings.output_cap as u64;
-    let mut out = child.stdout.take().expect("stdout is piped").take(cap);
-    let mut err = child.stderr.take().expect("stderr is piped").take(cap);
+    let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
+        return Err(fail("git's output is not piped".into()));
+    };
+    let (mut out, mut err) = (out.take(cap), err.take(cap));
     let work = async {
         let mut o = Vec::new();
         let mut e = Vec::new();
@@ -234,8 +313,67 @@ fn last_lines(text: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
+/// Files and directories whose presence in a git directory redirects git to objects, config
+/// or a repository kotef did not check.
+const REDIRECTS: [&str; 5] = [
+    "commondir",
+    "objects/info/alternates",
+    "objects/info/http-alternates",
+    "worktrees",
+    "gitdir",
+];
+
+/// Parts of a git directory that must be what they look like, not symlinks.
+const NO_SYMLINKS: [&str; 7] = [
+    "HEAD",
+    "index",
+    "objects",
+    "objects/info",
+    "refs",
+    "info",
+    "packed-refs",
+];
+
+/// Why `git_dir` cannot be trusted (a redirect or a symlink), `None` when its structure is as
+/// git made it.
+fn tampering(git_dir: &Path) -> Option<String> {
+    match std::fs::symlink_metadata(git_dir) {
+        Err(_) => return Some("the git directory is gone".into()),
+        Ok(m) if !m.is_dir() => {
+            return Some("the git directory was replaced by a file or symlink".into())
+        }
+        Ok(_) => {}
+    }
+    if let Some(found) = REDIRECTS
+        .iter()
+        .find(|p| std::fs::symlink_metadata(git_dir.join(p)).is_ok())
+    {
+        return Some(format!("`{found}` was added"));
+    }
+    NO_SYMLINKS
+        .iter()
+        .find(|p| {
+            std::fs::symlink_metadata(git_dir.join(p)).is_ok_and(|m| m.file_type().is_symlink())
+        })
+        .map(|p| format!("`{p}` was replaced by a symlink"))
+}
+
+fn temp_dir_in(parent: Option<&Path>, prefix: &str) -> Result<tempfile::TempDir, GitError> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(prefix);
+    match parent {
+        Some(p) => b.tempdir_in(p),
+        None => b.tempdir(),
+    }
+    .map_err(|e| GitError {
+        step: "clone".into(),
+        message: format!("cannot create a temporary directory: {e}"),
+    })
+}
+
 impl Workspace {
-    /// Clones `repo` at `branch` into a fresh temporary directory under `parent`.
+    /// Clones `repo` at `branch` into a fresh temporary directory under `parent`: the work
+    /// tree is `<dir>/repo`, its git directory `<dir>/git` (outside the work tree).
     pub async fn clone(
         parent: &Path,
         settings: &GitSettings,
@@ -253,27 +391,35 @@ impl Workspace {
             step: "clone".into(),
             message: format!("cannot create {}: {e}", parent.display()),
         })?;
-        let dir = tempfile::Builder::new()
-            .prefix("kotef-ws-")
-            .tempdir_in(parent)
-            .map_err(|e| GitError {
-                step: "clone".into(),
-                message: format!("cannot create a temporary directory: {e}"),
-            })?;
+        let dir = temp_dir_in(Some(parent), "kotef-ws-")?;
+        let home = temp_dir_in(Some(dir.path()), "home-")?;
         let url = clone_url(&settings.base_url, repo);
         let auth = auth_env(&url, token);
-        let mut redactor = Redactor::new();
-        if let Some(t) = token {
-            redactor.add(t.expose_secret());
-        }
+        let redactor = token_redactor(token);
         let path = dir.path().join("repo");
+        let git_dir = dir.path().join("git");
         let path_str = path.to_string_lossy().to_string();
-        let mut args = vec!["clone", "--no-tags", "--single-branch", "--branch", branch];
+        let separate = format!("--separate-git-dir={}", git_dir.to_string_lossy());
+        let mut args = vec![
+            "clone",
+            "--no-tags",
+            "--single-branch",
+            "--no-recurse-submodules",
+            separate.as_str(),
+            "--branch",
+            branch,
+        ];
         if url.starts_with("http") {
             args.push("--filter=blob:none");
         }
         args.extend(["--", url.as_str(), path_str.as_str()]);
-        let out = run_git(dir.path(), &args, settings, &auth, &redactor).await?;
+        let env = GitEnv {
+            settings,
+            home: home.path(),
+            auth: &auth,
+            redactor: &redactor,
+        };
+        let out = run_git(dir.path(), None, &args, &env).await?;
         if !out.ok {
             return Err(GitError {
                 step: "clone".into(),
@@ -285,7 +431,9 @@ impl Workspace {
         }
         Ok(Self {
             _dir: Some(dir),
+            home,
             path,
+            git_dir,
             settings: settings.clone(),
             auth_env: auth,
             redactor,
@@ -296,10 +444,11 @@ impl Workspace {
     }
 
     /// Works in an existing checkout of `repo` (the Action's `GITHUB_WORKSPACE`) instead of a
-    /// fresh clone. The checkout must have `origin` pointing at `repo` and no uncommitted
-    /// changes. Credentials a previous step left in `.git/config` (`http.*.extraheader`,
-    /// `include.path`, a token in the remote URL) are removed first, so neither the agent's
-    /// commands nor kotef's own git calls see them; then `branch` is fetched and checked out.
+    /// fresh clone. The checkout must have a `.git` directory (not a file or symlink) without
+    /// redirects, `origin` pointing at `repo` and no uncommitted changes. Credentials a
+    /// previous step left in `.git/config` (`http.*.extraheader`, `include.path`, a token in
+    /// the remote URL) are removed first, so neither the agent's commands nor kotef's own git
+    /// calls see them; then `branch` is fetched and checked out.
     pub async fn adopt(
         path: &Path,
         settings: &GitSettings,
@@ -317,38 +466,46 @@ impl Workspace {
                 format!("refusing the unusual branch name `{branch}`"),
             ));
         }
-        if !path.join(".git").exists() {
+        let git_dir = path.join(".git");
+        if !std::fs::symlink_metadata(&git_dir).is_ok_and(|m| m.is_dir()) {
             return Err(fail(
                 "checkout",
-                format!("{} is not a git checkout", path.display()),
+                format!(
+                    "{} is not a git checkout with a .git directory",
+                    path.display()
+                ),
+            ));
+        }
+        if let Some(why) = tampering(&git_dir) {
+            return Err(fail(
+                "checkout",
+                format!("the checkout's .git cannot be trusted: {why}"),
             ));
         }
         let url = clone_url(&settings.base_url, repo);
-        let mut redactor = Redactor::new();
-        if let Some(t) = token {
-            redactor.add(t.expose_secret());
-        }
-        let no_auth = [("GIT_CONFIG_COUNT".to_string(), "0".to_string())];
-        let local = |args: Vec<String>| {
-            let (redactor, no_auth) = (&redactor, &no_auth);
-            async move {
-                let args: Vec<&str> = args.iter().map(String::as_str).collect();
-                run_git(path, &args, settings, no_auth, redactor).await
-            }
+        let redactor = token_redactor(token);
+        let ws = Self {
+            _dir: None,
+            home: temp_dir_in(None, "kotef-git-home-")?,
+            path: path.to_path_buf(),
+            git_dir,
+            settings: settings.clone(),
+            auth_env: auth_env(&url, token),
+            redactor,
+            branch: branch.to_string(),
+            base_ref: format!("refs/remotes/origin/{branch}"),
+            frozen_config: None,
         };
-        let origin = local(vec!["remote".into(), "get-url".into(), "origin".into()]).await?;
+        let origin = ws.git(&["remote", "get-url", "origin"]).await?;
         if !origin.ok || !remote_is_repo(origin.stdout.trim(), repo) {
             return Err(fail(
                 "checkout",
                 format!("the checkout's `origin` is not {repo}"),
             ));
         }
-        let status = local(vec![
-            "status".into(),
-            "--porcelain".into(),
-            "--untracked-files=normal".into(),
-        ])
-        .await?;
+        let status = ws
+            .git(&["status", "--porcelain", "--untracked-files=normal"])
+            .await?;
         if !status.ok {
             return Err(fail("status", last_lines(&status.stderr, 3)));
         }
@@ -359,47 +516,27 @@ impl Workspace {
             ));
         }
         // Credentials persisted by earlier steps (actions/checkout's extraheader, or an
-        // include of a credentials file) go before anything else runs here.
-        let found = local(vec![
-            "config".into(),
-            "--local".into(),
-            "--name-only".into(),
-            "--get-regexp".into(),
-            r"^(http\..*\.extraheader|include\.path|includeif\..*\.path)$".into(),
-        ])
-        .await?;
+        // include of a credentials file) go before anything else runs here, and so do push
+        // URLs and URL rewrites that would send the work elsewhere.
+        let found = ws
+            .git(&[
+                "config",
+                "--local",
+                "--name-only",
+                "--get-regexp",
+                r"^(http\..*\.extraheader|include\.path|includeif\..*\.path|remote\..*\.pushurl|url\..*\.(push)?insteadof)$",
+            ])
+            .await?;
         let mut keys: Vec<String> = found.stdout.lines().map(|l| l.trim().to_string()).collect();
         keys.sort();
         keys.dedup();
         for key in keys.iter().filter(|k| !k.is_empty()) {
-            local(vec![
-                "config".into(),
-                "--local".into(),
-                "--unset-all".into(),
-                key.clone(),
-            ])
-            .await?;
+            ws.git(&["config", "--local", "--unset-all", key]).await?;
         }
-        let set = local(vec![
-            "remote".into(),
-            "set-url".into(),
-            "origin".into(),
-            url.clone(),
-        ])
-        .await?;
+        let set = ws.git(&["remote", "set-url", "origin", &url]).await?;
         if !set.ok {
             return Err(fail("remote", last_lines(&set.stderr, 3)));
         }
-        let ws = Self {
-            _dir: None,
-            path: path.to_path_buf(),
-            settings: settings.clone(),
-            auth_env: auth_env(&url, token),
-            redactor: redactor.clone(),
-            branch: branch.to_string(),
-            base_ref: format!("refs/remotes/origin/{branch}"),
-            frozen_config: None,
-        };
         if !ws.fetch_branch(branch).await? {
             return Err(fail(
                 "fetch",
@@ -417,58 +554,84 @@ impl Workspace {
         &self.path
     }
 
+    /// The git directory kotef's own git calls use: outside the work tree for a clone,
+    /// `<checkout>/.git` for an adopted checkout. The agent's commands may read it but must
+    /// not write it (the sandbox binds it read-only).
+    pub fn git_dir(&self) -> &Path {
+        &self.git_dir
+    }
+
     /// The branch work is committed to.
     pub fn branch(&self) -> &str {
         &self.branch
     }
 
+    /// Runs git on this workspace's git directory and work tree. Every call gets the token's
+    /// environment: any command may contact the remote (a partial clone fetches missing blobs
+    /// lazily during checkout, rebase, show, diff or add), and the header is scoped to the
+    /// repository's URL. After [`Self::freeze_git_config`] the git directory is checked first.
     async fn git(&self, args: &[&str]) -> Result<Output, GitError> {
-        // Only commands that talk to the remote see the token.
-        let network = matches!(
-            args.first().copied(),
-            Some("fetch" | "push" | "ls-remote" | "clone")
-        );
-        let no_auth = [("GIT_CONFIG_COUNT".to_string(), "0".to_string())];
-        let auth: &[(String, String)] = if network { &self.auth_env } else { &no_auth };
-        run_git(&self.path, args, &self.settings, auth, &self.redactor).await
+        self.check_git_dir()?;
+        let env = GitEnv {
+            settings: &self.settings,
+            home: self.home.path(),
+            auth: &self.auth_env,
+            redactor: &self.redactor,
+        };
+        run_git(&self.path, Some((&self.git_dir, &self.path)), args, &env).await
     }
 
-    /// Remembers `.git/config` as it is now (before the agent runs in the work tree), so that
-    /// [`Self::commit_all`] can put it back: a run must not be able to make kotef's own git
-    /// calls execute commands (`core.fsmonitor`, filters, `include.path`, ...).
+    /// Remembers the git directory's `config` as it is now (before the agent runs in the work
+    /// tree), so that every later git call can check it and put it back: a run must not be
+    /// able to make kotef's own git calls execute commands (`core.fsmonitor`, filters,
+    /// `include.path`, ...) or talk to another remote.
     pub fn freeze_git_config(&mut self) -> Result<(), GitError> {
-        let path = self.path.join(".git/config");
-        let text = std::fs::read(&path).map_err(|e| GitError {
+        if let Some(why) = tampering(&self.git_dir) {
+            return Err(GitError {
+                step: "config".into(),
+                message: format!("the git directory cannot be trusted: {why}"),
+            });
+        }
+        let text = std::fs::read(self.git_dir.join("config")).map_err(|e| GitError {
             step: "config".into(),
-            message: format!("cannot read .git/config: {e}"),
+            message: format!("cannot read the git config: {e}"),
         })?;
         self.frozen_config = Some(text);
         Ok(())
     }
 
-    fn restore_git_config(&self) -> Result<(), GitError> {
+    /// Once the config is frozen: refuses a git directory whose structure the run changed
+    /// (see [`tampering`]), and puts back a changed `config` and removes an added
+    /// `info/attributes`.
+    fn check_git_dir(&self) -> Result<(), GitError> {
         let Some(text) = &self.frozen_config else {
             return Ok(());
         };
-        let git_dir = self.path.join(".git");
-        let fail = |e: std::io::Error| GitError {
-            step: "config".into(),
-            message: format!("cannot restore .git/config: {e}"),
-        };
-        if !git_dir.is_dir() || git_dir.is_symlink() {
+        if let Some(why) = tampering(&self.git_dir) {
             return Err(GitError {
-                step: "config".into(),
-                message: "the run replaced the .git directory".into(),
+                step: "verify".into(),
+                message: format!(
+                    "the run tampered with .git ({why}); nothing was committed or pushed"
+                ),
             });
         }
-        let config = git_dir.join("config");
-        if config.is_symlink() || config.is_dir() {
-            let _ = std::fs::remove_dir_all(&config);
-            let _ = std::fs::remove_file(&config);
+        let fail = |e: std::io::Error| GitError {
+            step: "config".into(),
+            message: format!("cannot restore the git config: {e}"),
+        };
+        let config = self.git_dir.join("config");
+        let same = std::fs::symlink_metadata(&config).is_ok_and(|m| m.is_file())
+            && std::fs::read(&config).is_ok_and(|now| now == *text);
+        if !same {
+            if std::fs::symlink_metadata(&config).is_ok_and(|m| m.is_dir()) {
+                std::fs::remove_dir_all(&config).map_err(fail)?;
+            } else if std::fs::symlink_metadata(&config).is_ok() {
+                std::fs::remove_file(&config).map_err(fail)?;
+            }
+            std::fs::write(&config, text).map_err(fail)?;
         }
-        std::fs::write(&config, text).map_err(fail)?;
-        let attributes = git_dir.join("info/attributes");
-        if attributes.exists() {
+        let attributes = self.git_dir.join("info/attributes");
+        if std::fs::symlink_metadata(&attributes).is_ok() {
             std::fs::remove_file(&attributes).map_err(fail)?;
         }
         Ok(())
@@ -520,15 +683,7 @@ impl Workspace {
             });
         }
         let spec = format!("{remote}:{}", path.to_string_lossy());
-        // A partial clone may fetch the blob lazily, so this read gets the remote's auth.
-        let out = run_git(
-            &self.path,
-            &["show", &spec],
-            &self.settings,
-            &self.auth_env,
-            &self.redactor,
-        )
-        .await?;
+        let out = self.git(&["show", &spec]).await?;
         Ok(out.ok.then_some(out.stdout))
     }
 
@@ -571,9 +726,8 @@ impl Workspace {
     }
 
     /// Stages everything (code and `.sdd/`) and commits it; `false` when nothing changed.
-    /// Restores a frozen `.git/config` first.
+    /// Refuses a tampered git directory and restores a frozen config first.
     pub async fn commit_all(&self, message: &str) -> Result<bool, GitError> {
-        self.restore_git_config()?;
         self.git_ok(&["add", "-A"]).await?;
         let diff = self.git(&["diff", "--cached", "--quiet"]).await?;
         if diff.ok {
@@ -717,10 +871,21 @@ mod tests {
     fn token_only_travels_in_the_environment_for_http() {
         let t = Secret::from("ghs_token_value");
         let env = auth_env("https://github.com/o/r.git", Some(&t));
-        assert_eq!(env[1].1, "http.extraHeader");
-        assert!(env[2].1.starts_with("Authorization: Basic "));
-        assert!(!env[2].1.contains("ghs_token_value"));
-        assert_eq!(auth_env("file:///tmp/o/r.git", Some(&t))[0].1, "0");
-        assert_eq!(auth_env("https://x", None)[0].1, "0");
+        assert_eq!(
+            env[1].1.expose_secret(),
+            "http.https://github.com/o/r.git.extraHeader"
+        );
+        assert!(env[2]
+            .1
+            .expose_secret()
+            .starts_with("Authorization: Basic "));
+        assert!(!env[2].1.expose_secret().contains("ghs_token_value"));
+        assert_eq!(
+            auth_env("file:///tmp/o/r.git", Some(&t))[0]
+                .1
+                .expose_secret(),
+            "0"
+        );
+        assert_eq!(auth_env("https://x", None)[0].1.expose_secret(), "0");
     }
 }

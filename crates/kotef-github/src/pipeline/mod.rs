@@ -240,6 +240,9 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         config,
         settings_notes,
         hidden_paths: ctx.operator.hidden_paths.clone(),
+        // The git directory kotef's own git uses after the run: readable (`git status`,
+        // `git diff` in tests) but never writable by the agent's commands.
+        protected_paths: vec![ws.git_dir().to_path_buf()],
     };
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<StepProgress>();
     let progress = tokio::spawn(progress_updates(
