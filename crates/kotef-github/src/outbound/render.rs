@@ -553,6 +553,25 @@ pub fn pull_body(h: &RunHeader, outcome: &RunOutcome, links: &Links) -> String {
     out
 }
 
+/// The final state of a status comment whose job could not end itself (it panicked, outlived
+/// its deadline, or its stored form no longer reads): the marker and one short failure text.
+pub fn ended_comment(run_id: &str, number: u64, reason: &str) -> String {
+    format!(
+        "{}\n### ❌ kotef run failed\n\n{}\n",
+        marker(&MarkerData {
+            run_id: run_id.to_string(),
+            number,
+        }),
+        inline(reason)
+    )
+}
+
+/// Whether a status comment still shows a run as going (started, progress, or handed to a
+/// workflow) rather than ended.
+pub fn shows_working(body: &str) -> bool {
+    body.contains("\n### ⏳ ")
+}
+
 /// The comment answering a trigger kotef refuses.
 pub fn rejection_comment(run_id: &str, number: u64, reason: &str) -> String {
     format!(

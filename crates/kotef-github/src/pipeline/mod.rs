@@ -12,12 +12,15 @@
 
 mod config;
 mod context;
+mod ending;
 mod intake;
 mod publish;
 mod sticky;
 
 pub use config::{effective_config, Effective};
 pub use context::{JobContext, JobResult, JobStatus, OperatorSettings};
+pub use ending::INTERNAL_ERROR;
+pub(crate) use ending::{end_abandoned, finish_comment, panic_text};
 pub(crate) use intake::{admit, goal_for, react};
 pub(crate) use sticky::{fail, Sticky};
 
@@ -34,8 +37,9 @@ use std::time::{Duration, Instant};
 use sticky::progress_updates;
 use tracing::Instrument;
 
-/// Runs one job to its end. Never panics on bad input; every failure after the permission
-/// check ends in a comment on the issue or PR.
+/// Runs one job to its end. Never panics: a panic anywhere in the job ends it failed with its
+/// status comment finished; every failure after the permission check ends in a comment on the
+/// issue or PR.
 pub async fn process_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> JobResult {
     let span = tracing::info_span!(
         "job",
@@ -44,7 +48,12 @@ pub async fn process_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor
         repo = %job.repo(),
         issue = %job.number(),
     );
-    traced(ctx, span, run_job(ctx, job, executor)).await
+    traced(
+        ctx,
+        span,
+        ending::guarded(ctx, job, run_job(ctx, job, executor)),
+    )
+    .await
 }
 
 /// Does a job's `work` inside its `span`, then logs how the job ended and counts it in the
@@ -265,8 +274,15 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
             ctx.run_grace.as_secs()
         )),
     };
-    // The executor has dropped its sender; wait for the last progress edit before the final one.
-    let _ = progress.await;
+    // The executor has dropped its sender; wait for the last progress edit before the final one
+    // (bounded: a sender the executor leaked must not hold the job).
+    let mut progress = progress;
+    if tokio::time::timeout(Duration::from_secs(30), &mut progress)
+        .await
+        .is_err()
+    {
+        progress.abort();
+    }
 
     // Commit and push whatever changed on every ending, then the pull request.
     let Published {
