@@ -73,15 +73,13 @@ pub(crate) async fn finish_comment(
             return failed;
         }
     };
-    let found = comments.iter().rev().find(|c| {
+    // The oldest comment with the run's marker: the run id is public only once kotef's own
+    // comment shows it, so a copy someone else posts always comes later.
+    let found = comments.iter().find(|c| {
         let body = c.body.as_deref().unwrap_or_default();
         match comment {
             Some(id) => c.id == id,
-            // Only a bot's comment can be kotef's (a person could copy the marker).
-            None => {
-                c.user.kind.as_deref() == Some("Bot")
-                    && render::parse_marker(body).is_some_and(|m| Some(m.run_id.as_str()) == run_id)
-            }
+            None => render::parse_marker(body).is_some_and(|m| Some(m.run_id.as_str()) == run_id),
         }
     });
     let Some(found) = found else {
