@@ -415,13 +415,6 @@ enum Runner {
 /// How long finishing the comment of a job that could not end itself may take.
 const ENDING_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// How a job's task ended, seen from its worker.
-enum Ended {
-    Joined(Result<crate::JobResult, tokio::task::JoinError>),
-    /// Still going at its deadline.
-    Overran,
-}
-
 #[allow(clippy::too_many_arguments)]
 async fn worker(
     index: usize,
@@ -446,6 +439,7 @@ async fn worker(
                 continue;
             }
             Ok(Some(Claimed::Job(job))) => {
+                let job = *job;
                 tracing::info!(
                     worker = index,
                     job = job.id,
@@ -467,9 +461,10 @@ async fn worker(
                         }
                     }))
                 };
+                // `None`: still going at its deadline.
                 let ended = tokio::select! {
-                    r = &mut task.0 => Ended::Joined(r),
-                    _ = tokio::time::sleep(deadline) => Ended::Overran,
+                    r = &mut task.0 => Some(r),
+                    _ = tokio::time::sleep(deadline) => None,
                     _ = stop.changed() => {
                         // Stopping: cancel the run and wait until it has unwound. The job
                         // stays `running`, so the next start re-queues it.
@@ -479,10 +474,10 @@ async fn worker(
                     }
                 };
                 let line = match ended {
-                    Ended::Joined(Ok(result)) => {
+                    Some(Ok(result)) => {
                         format!("{}: {}", result.status.as_str(), result.message)
                     }
-                    Ended::Joined(Err(e)) => {
+                    Some(Err(e)) => {
                         let what = if e.is_panic() {
                             crate::pipeline::panic_text(e.into_panic().as_ref())
                         } else {
@@ -492,7 +487,7 @@ async fn worker(
                         end_bounded(&ctx, &job, INTERNAL_ERROR).await;
                         "failed: internal error (panic)".to_string()
                     }
-                    Ended::Overran => {
+                    None => {
                         // Cancelled at its next await; a job blocking its thread is left to
                         // finish there, its clone removed when it does.
                         task.0.abort();

@@ -27,7 +27,7 @@ pub enum Enqueued {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Claimed {
     /// A job to run, now `running`.
-    Job(Job),
+    Job(Box<Job>),
     /// A row that no longer reads as a job (e.g. written by another kotef version); it is
     /// already ended failed, and its issue is free.
     Unreadable(Unreadable),
@@ -253,7 +253,7 @@ impl JobStore {
             tx.commit()?;
             job.id = id;
             job.attempts = attempts + 1;
-            Ok(Some(Claimed::Job(job)))
+            Ok(Some(Claimed::Job(Box::new(job))))
         })
         .await
     }
@@ -386,7 +386,7 @@ mod tests {
     /// The next job to run, if any.
     async fn claim(s: &JobStore) -> Option<Job> {
         match s.claim_next().await.unwrap() {
-            Some(Claimed::Job(j)) => Some(j),
+            Some(Claimed::Job(j)) => Some(*j),
             Some(Claimed::Unreadable(u)) => panic!("unexpected unreadable row {u:?}"),
             None => None,
         }
