@@ -256,3 +256,41 @@ async fn a_webhook_beyond_the_installation_queue_is_answered_429() {
     assert_eq!(third.status(), 429);
     h.stop().await;
 }
+
+/// Succeeds, but keeps a copy of the progress sender (as a background task it forgot might).
+#[derive(Default)]
+struct LeakingProgress {
+    kept: Mutex<Vec<tokio::sync::mpsc::UnboundedSender<StepProgress>>>,
+}
+
+#[async_trait::async_trait]
+impl RunExecutor for LeakingProgress {
+    async fn execute(
+        &self,
+        req: RunRequest,
+        progress: tokio::sync::mpsc::UnboundedSender<StepProgress>,
+    ) -> anyhow::Result<RunOutcome> {
+        if let Ok(mut kept) = self.kept.lock() {
+            kept.push(progress);
+        }
+        Ok(kotef_testkit::sample_outcome(
+            &req.run_id,
+            TerminalStatus::DoneSuccess,
+            None,
+            "",
+        ))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leaked_progress_sender_does_not_hold_the_job() {
+    let mut h = Harness::new().await;
+    h.start(Arc::new(LeakingProgress::default())).await;
+    let (n, _) = h.label_issue("leak", "alice").await;
+    let c =
+        h.gh.wait_final_comment(REPO, n, WAIT)
+            .await
+            .expect("the comment is finished");
+    assert!(c.body.contains("`done_success`"), "{}", c.body);
+    h.stop().await;
+}

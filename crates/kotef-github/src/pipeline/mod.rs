@@ -8,7 +8,8 @@
 //!
 //! This module is the orchestration of one job; its parts live in `context` (the shared
 //! context and the result), `config` (the effective config), `intake` (permission, reaction,
-//! goal, branches), `sticky` (the status comment) and `publish` (commit, push, pull request).
+//! goal, branches), `sticky` (the status comment), `publish` (commit, push, pull request) and
+//! `ending` (the panic guard, and finishing the comment of a job that could not end itself).
 
 mod config;
 mod context;
@@ -277,7 +278,10 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
     // The executor has dropped its sender; wait for the last progress edit before the final one
     // (bounded: a sender the executor leaked must not hold the job).
     let mut progress = progress;
-    if tokio::time::timeout(Duration::from_secs(30), &mut progress)
+    let last_edit = ctx
+        .progress_interval
+        .saturating_add(Duration::from_secs(10));
+    if tokio::time::timeout(last_edit, &mut progress)
         .await
         .is_err()
     {
