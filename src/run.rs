@@ -345,5 +345,6 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
             command: redactor.redact(&t.command),
             passed: t.passed,
         }),
+        sandbox: Some(meta.sandbox.clone()),
     })
 }

@@ -341,6 +341,16 @@ mod labeled_issue_in_a_checkout {
         assert!(run().comments[0].contains(&link), "{}", run().comments[0]);
     }
 
+    /// The repository's config sets `sandbox = "none"`.
+    #[test]
+    fn the_comment_says_commands_ran_without_a_sandbox() {
+        assert!(
+            run().comments[0].contains("⚠️ Commands ran without a sandbox"),
+            "{}",
+            run().comments[0]
+        );
+    }
+
     #[test]
     fn the_step_summary_is_the_comment() {
         assert_eq!(run().ran.summary, run().comments[0]);

@@ -33,6 +33,10 @@ pub struct RunOutcome {
     /// The last verification: its command and whether it passed.
     #[serde(default)]
     pub verification: Option<Verification>,
+    /// The sandbox the run's commands ran in (`bwrap`, or `none` for plain processes), when
+    /// known.
+    #[serde(default)]
+    pub sandbox: Option<String>,
 }
 
 /// A verification command and its result.

@@ -79,7 +79,20 @@ pub struct ServeConfig {
     /// Files holding the server's secrets (token, App key, webhook secrets, model config),
     /// hidden from agent commands with the data directory.
     pub secret_files: Vec<PathBuf>,
+    /// Running jobs of one installation (repository owner) before its other jobs wait while
+    /// other installations have work (`None`: half the workers, rounded up).
+    pub max_jobs_per_installation: Option<usize>,
+    /// Jobs one installation may have waiting; a webhook beyond them is answered 429.
+    pub max_queued_per_installation: usize,
+    /// Extra time past a run's time budget before its executor is cancelled.
+    pub run_grace: Duration,
+    /// Time a job gets beyond its run's time budget and grace, for admission, cloning, the
+    /// config and publishing; a job still going after all of it is ended failed.
+    pub job_margin: Duration,
 }
+
+/// Jobs one installation may have waiting unless configured otherwise.
+pub const DEFAULT_MAX_QUEUED_PER_INSTALLATION: usize = 100;
 
 /// The 25 MB webhook body cap (GitHub's own maximum payload size).
 pub const BODY_LIMIT: usize = 25 * 1024 * 1024;
@@ -121,7 +134,27 @@ impl ServeConfig {
             operator_model: ModelConfig::default(),
             allow_unsandboxed: false,
             secret_files: Vec::new(),
+            max_jobs_per_installation: None,
+            max_queued_per_installation: DEFAULT_MAX_QUEUED_PER_INSTALLATION,
+            run_grace: Duration::from_secs(600),
+            job_margin: Duration::from_secs(600),
         }
+    }
+
+    /// Running jobs of one installation before its other jobs wait for other installations':
+    /// the setting, else half the workers rounded up; at least 1.
+    pub fn jobs_per_installation(&self) -> usize {
+        self.max_jobs_per_installation
+            .unwrap_or(self.workers.div_ceil(2))
+            .max(1)
+    }
+
+    /// The longest a job may take from claim to its final comment: the run's largest time
+    /// budget (the operator's ceiling, else a day), its grace and [`Self::job_margin`].
+    pub fn job_deadline(&self) -> Duration {
+        Duration::from_secs(self.ceilings.time_budget_s.unwrap_or(24 * 3600))
+            .saturating_add(self.run_grace)
+            .saturating_add(self.job_margin)
     }
 
     /// Checks what flags cannot express.
@@ -144,6 +177,12 @@ impl ServeConfig {
         }
         if self.workers == 0 || self.workers > 64 {
             bail!("--workers must be between 1 and 64 (got {})", self.workers);
+        }
+        if self.max_jobs_per_installation == Some(0) {
+            bail!("--max-jobs-per-installation must be at least 1");
+        }
+        if self.max_queued_per_installation == 0 {
+            bail!("--max-queued-per-installation must be at least 1");
         }
         if self.trigger_label.trim().is_empty() {
             bail!("the trigger label cannot be empty");

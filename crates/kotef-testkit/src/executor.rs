@@ -114,6 +114,7 @@ pub fn sample_outcome(
         model: "fake".into(),
         change_summary: Some("wrote hello.txt".into()),
         verification: None,
+        sandbox: None,
     }
 }
 

@@ -88,6 +88,17 @@ pub struct ServeArgs {
     /// Jobs run at the same time (at most one per issue or PR).
     #[arg(long, env = "KOTEF_WORKERS", default_value_t = 2)]
     pub workers: usize,
+    /// Jobs of one installation (repository owner) run at once while other installations have
+    /// jobs waiting (default: half the workers, rounded up).
+    #[arg(long, env = "KOTEF_MAX_JOBS_PER_INSTALLATION")]
+    pub max_jobs_per_installation: Option<usize>,
+    /// Jobs one installation may have waiting; a webhook beyond them is answered 429.
+    #[arg(
+        long,
+        env = "KOTEF_MAX_QUEUED_PER_INSTALLATION",
+        default_value_t = kotef_github::config::DEFAULT_MAX_QUEUED_PER_INSTALLATION
+    )]
+    pub max_queued_per_installation: usize,
     /// kotef's own login, whose events are ignored; looked up from GitHub when unset.
     #[arg(long, env = "KOTEF_BOT_LOGIN")]
     pub bot_login: Option<String>,
@@ -196,6 +207,8 @@ impl ServeArgs {
         cfg.model = self.model;
         cfg.trigger_label = self.trigger_label;
         cfg.workers = self.workers;
+        cfg.max_jobs_per_installation = self.max_jobs_per_installation;
+        cfg.max_queued_per_installation = self.max_queued_per_installation;
         cfg.bot_login = self.bot_login;
         cfg.git.author_name = self.git_author_name;
         cfg.git.author_email = self.git_author_email;
@@ -270,6 +283,23 @@ mod tests {
         let mut all = vec!["--webhook-secret", "s"];
         all.extend_from_slice(args);
         parse(&all).into_config_with(|k| (k == "GITHUB_TOKEN").then(|| "t".to_string()))
+    }
+
+    #[test]
+    fn an_installation_gets_half_the_workers_by_default() {
+        let cfg = config(&["--workers", "5"]).unwrap();
+        assert_eq!(cfg.jobs_per_installation(), 3);
+    }
+
+    #[test]
+    fn an_installation_share_can_be_set() {
+        let cfg = config(&["--workers", "4", "--max-jobs-per-installation", "1"]).unwrap();
+        assert_eq!(cfg.jobs_per_installation(), 1);
+    }
+
+    #[test]
+    fn an_installation_share_of_zero_is_refused() {
+        assert!(config(&["--max-jobs-per-installation", "0"]).is_err());
     }
 
     #[test]

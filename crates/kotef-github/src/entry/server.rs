@@ -1,17 +1,20 @@
 //! The webhook server: an axum router (`POST` webhook path, `GET /healthz`, `GET /metrics`)
 //! behind a body cap (413), a request timeout, a concurrency limit and a panic catcher; a
-//! verified-webhook extractor that checks the signature before anything is parsed; and a
-//! bounded pool of workers that take jobs from the durable store and run them here
-//! ([`ExecutorMode::Local`]) or hand them to GitHub Actions ([`ExecutorMode::Actions`]).
+//! verified-webhook extractor that checks the signature before anything is parsed (a tenant
+//! whose queue is full is answered 429); and a bounded pool of workers that take jobs from the
+//! durable store and run them here ([`ExecutorMode::Local`]) or hand them to GitHub Actions
+//! ([`ExecutorMode::Actions`]). A worker never gets stuck on one job: a panic, a job past its
+//! deadline ([`ServeConfig::job_deadline`]) or a stored job that no longer reads ends failed with
+//! its status comment finished, and the worker goes on.
 
 use crate::client::GitHub;
 use crate::config::{ExecutorMode, ServeConfig};
 use crate::job::{Job, Work};
 use crate::metrics::Metrics;
-use crate::pipeline::{process_job, JobContext};
+use crate::pipeline::{end_abandoned, finish_comment, process_job, JobContext, INTERNAL_ERROR};
 use crate::secret::{ExposeSecret, Secret};
 use crate::signature::{verify, SIGNATURE_HEADER};
-use crate::store::{Enqueued, JobStore};
+use crate::store::{Claimed, Enqueued, JobStore, TenantLimits, Unreadable};
 use crate::trigger::{decide, Decision, DecisionConfig};
 use crate::RunExecutor;
 use anyhow::Context;
@@ -131,6 +134,15 @@ async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Resp
             st.metrics.delivery(&hook.event, "duplicate");
             (StatusCode::OK, "duplicate delivery").into_response()
         }
+        Ok(Enqueued::Full) => {
+            st.metrics.delivery(&hook.event, "queue_full");
+            tracing::warn!(repo = %job.repo(), issue = %job.number(), "the installation's queue is full; delivery refused");
+            (
+                StatusCode::TOO_MANY_REQUESTS,
+                "too many jobs are waiting for this installation; redeliver later",
+            )
+                .into_response()
+        }
         Err(e) => {
             st.metrics.delivery(&hook.event, "error");
             tracing::error!(error = %format!("{e:#}"), "cannot store the job");
@@ -236,7 +248,24 @@ pub async fn start(
     let work_dir = cfg.data_dir.join("workspaces");
     std::fs::create_dir_all(&work_dir)
         .with_context(|| format!("cannot create {}", work_dir.display()))?;
-    let store = JobStore::open(&cfg.data_dir.join("jobs.sqlite3"))?;
+    // Before any worker clones: what is there now was left by a process that died.
+    let leftovers = {
+        let dir = work_dir.clone();
+        tokio::task::spawn_blocking(move || crate::entry::leftovers::remove_leftover_clones(&dir))
+            .await
+            .unwrap_or_default()
+    };
+    if leftovers > 0 {
+        tracing::warn!(
+            removed = leftovers,
+            "clones left by an earlier stop were removed"
+        );
+    }
+    let store =
+        JobStore::open(&cfg.data_dir.join("jobs.sqlite3"))?.with_tenant_limits(TenantLimits {
+            running: u32::try_from(cfg.jobs_per_installation()).unwrap_or(u32::MAX),
+            queued: u32::try_from(cfg.max_queued_per_installation).unwrap_or(u32::MAX),
+        });
     let pruned = store
         .prune_finished(Duration::from_secs(30 * 24 * 3600))
         .await?;
@@ -283,6 +312,7 @@ pub async fn start(
     ctx.model = cfg.model.clone();
     ctx.progress_interval = cfg.progress_interval;
     ctx.max_attempts = cfg.max_attempts;
+    ctx.run_grace = cfg.run_grace;
     ctx.redactor = redactor;
     ctx.metrics = Some(metrics.clone());
     ctx.operator = crate::pipeline::OperatorSettings {
@@ -320,6 +350,7 @@ pub async fn start(
                 wake.clone(),
                 stop_rx.clone(),
                 cfg.poll_interval,
+                cfg.job_deadline(),
             ))
         })
         .collect();
@@ -382,6 +413,10 @@ enum Runner {
     Actions { workflow: String },
 }
 
+/// How long finishing the comment of a job that could not end itself may take.
+const ENDING_TIMEOUT: Duration = Duration::from_secs(60);
+
+#[allow(clippy::too_many_arguments)]
 async fn worker(
     index: usize,
     store: JobStore,
@@ -390,20 +425,30 @@ async fn worker(
     wake: Arc<Notify>,
     mut stop: watch::Receiver<bool>,
     poll: Duration,
+    deadline: Duration,
 ) {
     loop {
         if *stop.borrow_and_update() {
             return;
         }
         match store.claim_next().await {
-            Ok(Some(job)) => {
+            Ok(Some(Claimed::Unreadable(u))) => {
+                tracing::error!(worker = index, job = u.id, error = %u.error, "a stored job is unreadable; it ended failed");
+                end_unreadable(&ctx, &u).await;
+                // A job for the same issue may have been waiting on this one.
+                wake.notify_one();
+                continue;
+            }
+            Ok(Some(Claimed::Job(job))) => {
+                let job = *job;
                 tracing::info!(
                     worker = index,
                     job = job.id,
                     attempt = job.attempts,
                     "job started"
                 );
-                // Its own task, so a panic ends the job, not the worker.
+                // Its own task, so a panic ends the job, not the worker, and a job that blocks
+                // its thread still ends on its deadline here.
                 let mut task = {
                     let (ctx, runner, job) = (ctx.clone(), runner.clone(), job.clone());
                     AbortOnDrop(tokio::spawn(async move {
@@ -417,8 +462,10 @@ async fn worker(
                         }
                     }))
                 };
-                let joined = tokio::select! {
-                    r = &mut task.0 => r,
+                // `None`: still going at its deadline.
+                let ended = tokio::select! {
+                    r = &mut task.0 => Some(r),
+                    _ = tokio::time::sleep(deadline) => None,
                     _ = stop.changed() => {
                         // Stopping: cancel the run and wait until it has unwound. The job
                         // stays `running`, so the next start re-queues it.
@@ -427,11 +474,31 @@ async fn worker(
                         return;
                     }
                 };
-                let line = match joined {
-                    Ok(result) => format!("{}: {}", result.status.as_str(), result.message),
-                    Err(e) => {
-                        tracing::error!(error = %e, "the job panicked");
+                let line = match ended {
+                    Some(Ok(result)) => {
+                        format!("{}: {}", result.status.as_str(), result.message)
+                    }
+                    Some(Err(e)) => {
+                        let what = if e.is_panic() {
+                            crate::pipeline::panic_text(e.into_panic().as_ref())
+                        } else {
+                            e.to_string()
+                        };
+                        tracing::error!(worker = index, job = job.id, error = %what, "the job panicked");
+                        end_bounded(&ctx, &job, INTERNAL_ERROR).await;
                         "failed: internal error (panic)".to_string()
+                    }
+                    None => {
+                        // Cancelled at its next await; a job blocking its thread is left to
+                        // finish there, its clone removed when it does.
+                        task.0.abort();
+                        let reason = format!(
+                            "the job did not end within {}s (the largest time budget, its grace and a margin for cloning and publishing) and was stopped",
+                            deadline.as_secs()
+                        );
+                        tracing::error!(worker = index, job = job.id, "{reason}");
+                        end_bounded(&ctx, &job, &reason).await;
+                        format!("failed: {reason}")
                     }
                 };
                 if let Err(e) = store.finish(job.id, &line).await {
@@ -449,6 +516,36 @@ async fn worker(
             _ = tokio::time::sleep(poll) => {}
             _ = stop.changed() => {}
         }
+    }
+}
+
+/// Finishes the status comment of a job that could not end itself, within [`ENDING_TIMEOUT`].
+async fn end_bounded(ctx: &JobContext, job: &Job, reason: &str) {
+    if tokio::time::timeout(ENDING_TIMEOUT, end_abandoned(ctx, job, reason))
+        .await
+        .is_err()
+    {
+        tracing::warn!(job = job.id, "finishing the status comment timed out");
+    }
+}
+
+/// Finishes the status comment of a stored job that no longer reads, when the row still
+/// names its repository and its comment or run.
+async fn end_unreadable(ctx: &JobContext, u: &Unreadable) {
+    let Some(repo) = kotef_core::RepoName::parse(&u.repo) else {
+        return;
+    };
+    let reason = "kotef could not read this run's stored job (was the server upgraded or downgraded?) and ended it; see the server log. Comment `/kotef run` to start a new run.";
+    let ending = finish_comment(
+        ctx,
+        &repo,
+        kotef_core::IssueNumber(u.number),
+        u.run_id.as_deref(),
+        u.status_comment,
+        reason,
+    );
+    if tokio::time::timeout(ENDING_TIMEOUT, ending).await.is_err() {
+        tracing::warn!(job = u.id, "finishing the status comment timed out");
     }
 }
 

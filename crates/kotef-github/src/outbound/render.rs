@@ -96,6 +96,37 @@ pub fn inline(text: &str) -> String {
         .to_string()
 }
 
+/// Untrusted text (a file name, a command, a branch) as one CommonMark code span that nothing
+/// inside can end early: the fence is one backtick longer than the longest run of backticks in
+/// the text (padded with spaces when the text starts or ends with a backtick or a space), and
+/// line breaks and other control characters become spaces, so the span stays on its line. Inside
+/// a code span `<img>`, `@someone`, `#1` and `&amp;` are plain text: no markup, no mention.
+/// In a table cell, escape `|` afterwards (see [`code_in_cell`]).
+pub fn code(text: &str) -> String {
+    let text: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = text.is_empty()
+        || text.starts_with('`')
+        || text.ends_with('`')
+        || (text.starts_with(' ') && text.ends_with(' '));
+    let pad = if pad { " " } else { "" };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// [`code`] for a GitHub table cell, where a `|` would end the cell even inside a code span.
+pub fn code_in_cell(text: &str) -> String {
+    code(text).replace('|', "\\|")
+}
+
 fn fenced(lang: &str, text: &str) -> String {
     let body = text.replace("```", "ʼʼʼ");
     format!("```{lang}\n{}\n```\n", body.trim_end())
@@ -123,7 +154,7 @@ fn footer(h: &RunHeader, mention: bool) -> String {
     let model = h
         .model
         .as_deref()
-        .map(|m| format!(" · model `{}`", inline(m)))
+        .map(|m| format!(" · model {}", code(m)))
         .unwrap_or_default();
     let run = h
         .actions_run
@@ -133,11 +164,11 @@ fn footer(h: &RunHeader, mention: bool) -> String {
     let requester = if mention {
         format!("@{}", inline(&h.requested_by))
     } else {
-        format!("`{}`", inline(&h.requested_by))
+        code(&h.requested_by)
     };
     format!(
-        "\n<sub>kotef run `{}` · profile `{}`{} · requested by {requester}{}</sub>\n",
-        h.run_id,
+        "\n<sub>kotef run {} · profile `{}`{} · requested by {requester}{}</sub>\n",
+        code(&h.run_id),
         h.profile.as_str(),
         model,
         run
@@ -160,14 +191,14 @@ pub fn dispatched_comment(h: &RunHeader, workflow: &str, workflow_url: &str) -> 
     });
     out.push_str("\n### ⏳ kotef is starting on GitHub Actions\n\n");
     out.push_str(&format!(
-        "This run was handed to the workflow [`{}`]({}); this comment is updated once a runner picks it up.\n",
-        inline(workflow),
+        "This run was handed to the workflow [{}]({}); this comment is updated once a runner picks it up.\n",
+        code(workflow),
         link_target(workflow_url)
     ));
     out.push_str(&format!(
-        "\n<sub>kotef run `{}` · requested by `{}`</sub>\n",
-        h.run_id,
-        inline(&h.requested_by)
+        "\n<sub>kotef run {} · requested by {}</sub>\n",
+        code(&h.run_id),
+        code(&h.requested_by)
     ));
     out
 }
@@ -200,10 +231,10 @@ fn limits_table(l: &Limits) -> String {
 fn links_line(links: &Links) -> Option<String> {
     let mut parts = Vec::new();
     if let Some((name, url)) = &links.branch {
-        parts.push(format!("Branch [`{}`]({})", inline(name), url));
+        parts.push(format!("Branch [{}]({})", code(name), link_target(url)));
     }
     if let Some((path, url)) = &links.report {
-        parts.push(format!("Report [`{}`]({})", inline(path), url));
+        parts.push(format!("Report [{}]({})", code(path), link_target(url)));
     }
     if let Some((n, url)) = &links.pull {
         parts.push(format!("Pull request [#{n}]({url})"));
@@ -242,8 +273,8 @@ pub fn outcome_details(outcome: &RunOutcome, limits: &Limits) -> String {
     };
     let cost = outcome.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| {
         format!(
-            "n/a (no price is known for `{}`; the operator can set `price_prompt_per_mtok` and `price_completion_per_mtok`)",
-            inline(&outcome.model)
+            "n/a (no price is known for {}; the operator can set `price_prompt_per_mtok` and `price_completion_per_mtok`)",
+            code_in_cell(&outcome.model)
         )
     });
     out.push_str("| | |\n|---|---|\n");
@@ -293,7 +324,7 @@ pub fn outcome_details(outcome: &RunOutcome, limits: &Limits) -> String {
             .files_changed
             .iter()
             .take(30)
-            .map(|f| format!("`{}`", inline(f)))
+            .map(|f| code(f))
             .collect();
         let more = outcome.files_changed.len().saturating_sub(30);
         out.push_str(&format!(
@@ -324,8 +355,8 @@ pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
         Phase::Started | Phase::Progress { .. } => {
             out.push_str("### ⏳ kotef is working on this\n\n");
             out.push_str(&format!(
-                "Branch `{}`, profile `{}`. This comment is updated as the run goes.\n\n",
-                inline(&h.branch),
+                "Branch {}, profile `{}`. This comment is updated as the run goes.\n\n",
+                code(&h.branch),
                 h.profile.as_str()
             ));
             out.push_str("<details><summary>Limits</summary>\n\n");
@@ -340,9 +371,9 @@ pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
                     let start = steps.len().saturating_sub(PROGRESS_LINES);
                     for s in &steps[start..] {
                         out.push_str(&format!(
-                            "| {} | `{}` | {} | {} |\n",
+                            "| {} | {} | {} | {} |\n",
                             s.step,
-                            inline(&s.node),
+                            code_in_cell(&s.node),
                             inline(&s.decision),
                             inline(&crate::text::truncate_chars(&s.reason, 200))
                         ));
@@ -417,7 +448,7 @@ pub fn first_screen(outcome: &RunOutcome, diff_stat: Option<&str>) -> String {
             .files_changed
             .iter()
             .take(8)
-            .map(|f| format!("`{}`", inline(f)))
+            .map(|f| code(f))
             .collect();
         let more = outcome.files_changed.len().saturating_sub(8);
         out.push_str(&format!(
@@ -432,16 +463,22 @@ pub fn first_screen(outcome: &RunOutcome, diff_stat: Option<&str>) -> String {
         ));
     }
     let verified = match &outcome.verification {
-        Some(v) if v.passed => format!("`{}` ✅ passed", inline(&v.command)),
-        Some(v) => format!("`{}` ❌ failed", inline(&v.command)),
+        Some(v) if v.passed => format!("{} ✅ passed", code(&v.command)),
+        Some(v) => format!("{} ❌ failed", code(&v.command)),
         None => "not verified (no test command ran)".to_string(),
     };
     out.push_str(&format!("**Verified by:** {verified}\n"));
     if let Some(next) = next_step(outcome) {
         out.push_str(&format!("**Next step:** {next}\n"));
     }
+    if outcome.sandbox.as_deref() == Some("none") {
+        out.push_str(UNSANDBOXED);
+    }
     out
 }
+
+/// The line a run whose commands ran without a sandbox ends with.
+pub const UNSANDBOXED: &str = "\n⚠️ Commands ran without a sandbox (bubblewrap was not available, or `sandbox = \"none\"` was set): they were not cut off from the network or the rest of the machine.\n";
 
 /// At most `n` sentences of `text`.
 fn first_sentences(text: &str, n: usize) -> String {
@@ -516,6 +553,25 @@ pub fn pull_body(h: &RunHeader, outcome: &RunOutcome, links: &Links) -> String {
     out
 }
 
+/// The final state of a status comment whose job could not end itself (it panicked, outlived
+/// its deadline, or its stored form no longer reads): the marker and one short failure text.
+pub fn ended_comment(run_id: &str, number: u64, reason: &str) -> String {
+    format!(
+        "{}\n### ❌ kotef run failed\n\n{}\n",
+        marker(&MarkerData {
+            run_id: run_id.to_string(),
+            number,
+        }),
+        inline(reason)
+    )
+}
+
+/// Whether a status comment still shows a run as going (started, progress, or handed to a
+/// workflow) rather than ended.
+pub fn shows_working(body: &str) -> bool {
+    body.contains("\n### ⏳ ")
+}
+
 /// The comment answering a trigger kotef refuses.
 pub fn rejection_comment(run_id: &str, number: u64, reason: &str) -> String {
     format!(
@@ -577,6 +633,7 @@ mod tests {
             model: "scripted".into(),
             change_summary: None,
             verification: None,
+            sandbox: None,
         }
     }
 
@@ -843,6 +900,70 @@ mod tests {
         assert!(parse_marker(&text).is_some());
         insta::assert_snapshot!(text);
         assert_eq!(link_target("https://x/a b(c)<d>"), "https://x/abcd");
+    }
+
+    /// A changed file's name, as the first screen lists it.
+    fn listed(name: &str) -> String {
+        let mut o = success();
+        o.files_changed = vec![name.into()];
+        first_screen(&o, Some("1 file changed"))
+            .lines()
+            .find(|l| l.starts_with("**Diff:**"))
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    #[test]
+    fn a_backtick_in_a_file_name_stays_inside_its_code_span() {
+        insta::assert_snapshot!(listed("a`b.rs"), @"**Diff:** 1 file changed — ``a`b.rs``");
+    }
+
+    #[test]
+    fn a_file_name_starting_with_a_backtick_is_padded() {
+        insta::assert_snapshot!(listed("`x` ``y"), @"**Diff:** 1 file changed — ``` `x` ``y ```");
+    }
+
+    #[test]
+    fn a_newline_in_a_file_name_stays_on_its_line() {
+        insta::assert_snapshot!(listed("a\n\n# b.rs"), @"**Diff:** 1 file changed — `a  # b.rs`");
+    }
+
+    #[test]
+    fn a_mention_in_a_file_name_is_code() {
+        insta::assert_snapshot!(listed("@someone.rs"), @"**Diff:** 1 file changed — `@someone.rs`");
+    }
+
+    #[test]
+    fn html_in_a_file_name_is_code() {
+        insta::assert_snapshot!(listed("<img src=x>.rs"), @"**Diff:** 1 file changed — `<img src=x>.rs`");
+    }
+
+    #[test]
+    fn a_pipe_in_a_table_cell_code_span_is_escaped() {
+        assert_eq!(code_in_cell("a|b"), "`a\\|b`");
+    }
+
+    #[test]
+    fn a_run_without_a_sandbox_says_so() {
+        let mut o = success();
+        o.sandbox = Some("none".into());
+        insta::assert_snapshot!(first_screen(&o, None), @r####"
+            ### ✅ kotef run ended: done, the tests pass (`done_success`)
+
+            The planner finished and the last verification passed.
+
+            **What changed:** Fixed `add()` to return a + b. Also added a test.
+            **Verified by:** `python3 -m unittest -q` ✅ passed
+
+            ⚠️ Commands ran without a sandbox (bubblewrap was not available, or `sandbox = "none"` was set): they were not cut off from the network or the rest of the machine.
+            "####);
+    }
+
+    #[test]
+    fn a_sandboxed_run_says_nothing_about_it() {
+        let mut o = success();
+        o.sandbox = Some("bwrap".into());
+        assert!(!first_screen(&o, None).contains("sandbox"));
     }
 
     #[test]

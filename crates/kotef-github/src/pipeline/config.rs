@@ -11,6 +11,7 @@ use crate::workspace::Workspace;
 use kotef_core::config::CONFIG_FILES;
 use kotef_core::{KotefConfig, Limits, Profile, Trust};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// What a run is given, and what the operator's rules changed on the way.
 #[derive(Debug, Clone)]
@@ -80,8 +81,8 @@ pub(crate) async fn load_repo_config(
     rev: &str,
 ) -> Result<KotefConfig, String> {
     if let Some(p) = config_path.filter(|p| p.is_absolute()) {
-        return std::fs::read_to_string(p)
-            .map_err(|e| format!("cannot read {}: {e}", p.display()))
+        return read_bounded(p)
+            .await
             .and_then(|text| KotefConfig::parse(&text, p).map_err(|e| e.to_string()));
     }
     let candidates: Vec<PathBuf> = match config_path {
@@ -107,6 +108,46 @@ pub(crate) async fn load_repo_config(
         }
     }
     Ok(KotefConfig::default())
+}
+
+/// The largest config file read from disk.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// How long reading a config file from disk may take.
+const CONFIG_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Reads the config file at `path` off the async threads, bounded in time and size: only a
+/// regular file (not a FIFO or device that could block for ever), at most
+/// [`MAX_CONFIG_BYTES`], within [`CONFIG_READ_TIMEOUT`].
+async fn read_bounded(path: &Path) -> Result<String, String> {
+    let shown = path.display().to_string();
+    let path = path.to_path_buf();
+    let read = tokio::task::spawn_blocking(move || -> Result<String, String> {
+        use std::io::Read as _;
+        let meta = std::fs::metadata(&path).map_err(|e| e.to_string())?;
+        if !meta.is_file() {
+            return Err("not a regular file".into());
+        }
+        let mut text = String::new();
+        std::fs::File::open(&path)
+            .map_err(|e| e.to_string())?
+            .take(MAX_CONFIG_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(|e| e.to_string())?;
+        if text.len() as u64 > MAX_CONFIG_BYTES {
+            return Err(format!("larger than {MAX_CONFIG_BYTES} bytes"));
+        }
+        Ok(text)
+    });
+    match tokio::time::timeout(CONFIG_READ_TIMEOUT, read).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err(format!(
+            "reading it took longer than {}s",
+            CONFIG_READ_TIMEOUT.as_secs()
+        )),
+    }
+    .map_err(|e| format!("cannot read {shown}: {e}"))
 }
 
 /// The repository's instruction files (`AGENTS.md`, `.sdd/*.md`) as they are on the trusted

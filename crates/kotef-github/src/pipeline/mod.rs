@@ -8,16 +8,20 @@
 //!
 //! This module is the orchestration of one job; its parts live in `context` (the shared
 //! context and the result), `config` (the effective config), `intake` (permission, reaction,
-//! goal, branches), `sticky` (the status comment) and `publish` (commit, push, pull request).
+//! goal, branches), `sticky` (the status comment), `publish` (commit, push, pull request) and
+//! `ending` (the panic guard, and finishing the comment of a job that could not end itself).
 
 mod config;
 mod context;
+mod ending;
 mod intake;
 mod publish;
 mod sticky;
 
 pub use config::{effective_config, Effective};
 pub use context::{JobContext, JobResult, JobStatus, OperatorSettings};
+pub use ending::INTERNAL_ERROR;
+pub(crate) use ending::{end_abandoned, finish_comment, panic_text};
 pub(crate) use intake::{admit, goal_for, react};
 pub(crate) use sticky::{fail, Sticky};
 
@@ -34,8 +38,9 @@ use std::time::{Duration, Instant};
 use sticky::progress_updates;
 use tracing::Instrument;
 
-/// Runs one job to its end. Never panics on bad input; every failure after the permission
-/// check ends in a comment on the issue or PR.
+/// Runs one job to its end. Never panics: a panic anywhere in the job ends it failed with its
+/// status comment finished; every failure after the permission check ends in a comment on the
+/// issue or PR.
 pub async fn process_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> JobResult {
     let span = tracing::info_span!(
         "job",
@@ -44,7 +49,12 @@ pub async fn process_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor
         repo = %job.repo(),
         issue = %job.number(),
     );
-    traced(ctx, span, run_job(ctx, job, executor)).await
+    traced(
+        ctx,
+        span,
+        ending::guarded(ctx, job, run_job(ctx, job, executor)),
+    )
+    .await
 }
 
 /// Does a job's `work` inside its `span`, then logs how the job ended and counts it in the
@@ -268,8 +278,18 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
             ctx.run_grace.as_secs()
         )),
     };
-    // The executor has dropped its sender; wait for the last progress edit before the final one.
-    let _ = progress.await;
+    // The executor has dropped its sender; wait for the last progress edit before the final one
+    // (bounded: a sender the executor leaked must not hold the job).
+    let mut progress = progress;
+    let last_edit = ctx
+        .progress_interval
+        .saturating_add(Duration::from_secs(10));
+    if tokio::time::timeout(last_edit, &mut progress)
+        .await
+        .is_err()
+    {
+        progress.abort();
+    }
 
     // Commit and push whatever changed on every ending, then the pull request.
     let Published {

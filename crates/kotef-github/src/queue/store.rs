@@ -1,7 +1,9 @@
 //! The durable job store (embedded SQLite): an accepted delivery becomes a row before the
 //! webhook is answered, a redelivery of the same `X-GitHub-Delivery` is recognised, workers
-//! claim jobs so that one issue/PR never has two running at once, and jobs left `running` by a
-//! crash are put back in the queue on start-up.
+//! claim jobs so that one issue/PR never has two running at once and one tenant (a repository
+//! owner: one GitHub App installation) cannot hold every worker or fill the queue while others
+//! wait, a row that no longer reads as a job ends failed instead of blocking its issue, and
+//! jobs left `running` by a crash are put back in the queue on start-up.
 
 use crate::job::Job;
 use anyhow::Context;
@@ -17,6 +19,55 @@ pub enum Enqueued {
     New(i64),
     /// This delivery was seen before; nothing was added.
     Duplicate,
+    /// The tenant already has [`TenantLimits::queued`] jobs waiting; nothing was added.
+    Full,
+}
+
+/// A job taken from the queue by [`JobStore::claim_next`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Claimed {
+    /// A job to run, now `running`.
+    Job(Box<Job>),
+    /// A row that no longer reads as a job (e.g. written by another kotef version); it is
+    /// already ended failed, and its issue is free.
+    Unreadable(Unreadable),
+}
+
+/// What is known of a stored job that no longer parses: enough to finish its status comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    pub id: i64,
+    /// `owner/name` as stored.
+    pub repo: String,
+    pub number: u64,
+    /// The run id, when the payload still has one.
+    pub run_id: Option<String>,
+    /// The status comment the job continued, when the payload still names one.
+    pub status_comment: Option<u64>,
+    /// Why it does not parse.
+    pub error: String,
+}
+
+/// One tenant's share of the server: running jobs before its other jobs wait while other
+/// tenants have work, and jobs it may have waiting at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TenantLimits {
+    pub running: u32,
+    pub queued: u32,
+}
+
+impl TenantLimits {
+    /// No share: every tenant may take every worker and queue without end.
+    pub const UNLIMITED: TenantLimits = TenantLimits {
+        running: u32::MAX,
+        queued: u32::MAX,
+    };
+}
+
+/// The tenant a repository belongs to: its owner, which is one GitHub App installation (an
+/// installation covers one account's repositories).
+pub fn tenant_of(repo: &kotef_core::RepoName) -> String {
+    repo.owner.to_ascii_lowercase()
 }
 
 /// A job's state in the store.
@@ -32,6 +83,7 @@ pub struct JobRow {
 #[derive(Clone)]
 pub struct JobStore {
     conn: Arc<Mutex<Connection>>,
+    limits: TenantLimits,
 }
 
 /// Migration 1, the first schema. It keeps `IF NOT EXISTS` so that a database created before
@@ -52,9 +104,17 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, repo, number);
 ";
 
+/// Migration 2: each job's tenant (the repository's owner, lower case), for the per-tenant
+/// share of workers and queue.
+const SCHEMA_V2: &str = "
+ALTER TABLE jobs ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+UPDATE jobs SET tenant = lower(substr(repo, 1, instr(repo, '/') - 1));
+CREATE INDEX IF NOT EXISTS jobs_tenant ON jobs(state, tenant);
+";
+
 /// The store's schema migrations, oldest first; the version lives in `PRAGMA user_version`.
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(SCHEMA_V1)])
+    Migrations::new(vec![M::up(SCHEMA_V1), M::up(SCHEMA_V2)])
 }
 
 fn now() -> String {
@@ -74,7 +134,15 @@ impl JobStore {
             .context("migrating the job store schema")?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
+            limits: TenantLimits::UNLIMITED,
         })
+    }
+
+    /// This store with each tenant held to `limits` (by [`Self::enqueue`] and
+    /// [`Self::claim_next`]).
+    pub fn with_tenant_limits(mut self, limits: TenantLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     async fn with<T: Send + 'static>(
@@ -92,56 +160,100 @@ impl JobStore {
         .context("job store task failed")?
     }
 
-    /// Adds `job` unless its delivery id was seen before.
+    /// Adds `job` unless its delivery id was seen before or its tenant's queue is full.
     pub async fn enqueue(&self, job: &Job) -> anyhow::Result<Enqueued> {
         let text = serde_json::to_string(job)?;
         let delivery = job.delivery.0.clone();
         let repo = job.repo().to_string();
+        let tenant = tenant_of(job.repo());
         let number = job.number().0 as i64;
+        let max_queued = i64::from(self.limits.queued);
         self.with(move |c| {
-            let t = now();
-            let n = c.execute(
-                "INSERT OR IGNORE INTO jobs (delivery, repo, number, job, state, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5)",
-                params![delivery, repo, number, text, t],
+            let tx = c.transaction()?;
+            let seen = tx
+                .query_row(
+                    "SELECT 1 FROM jobs WHERE delivery = ?1",
+                    params![delivery],
+                    |_| Ok(()),
+                )
+                .optional()?
+                .is_some();
+            if seen {
+                return Ok(Enqueued::Duplicate);
+            }
+            let queued: i64 = tx.query_row(
+                "SELECT COUNT(*) FROM jobs WHERE state = 'queued' AND tenant = ?1",
+                params![tenant],
+                |r| r.get(0),
             )?;
-            Ok(if n == 1 {
-                Enqueued::New(c.last_insert_rowid())
-            } else {
-                Enqueued::Duplicate
-            })
+            if queued >= max_queued {
+                return Ok(Enqueued::Full);
+            }
+            tx.execute(
+                "INSERT INTO jobs (delivery, repo, number, job, state, tenant, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?6)",
+                params![delivery, repo, number, text, tenant, now()],
+            )?;
+            let id = tx.last_insert_rowid();
+            tx.commit()?;
+            Ok(Enqueued::New(id))
         })
         .await
     }
 
-    /// Takes the oldest queued job whose issue/PR has no running job, marks it running and
-    /// counts the attempt.
-    pub async fn claim_next(&self) -> anyhow::Result<Option<Job>> {
-        self.with(|c| {
+    /// Takes the oldest queued job whose issue/PR has no running job — first among tenants
+    /// below their share of running jobs, then (when only tenants at their share have work)
+    /// among all — marks it running and counts the attempt. A row that no longer reads as a
+    /// job is ended failed on the spot and handed back as [`Claimed::Unreadable`].
+    pub async fn claim_next(&self) -> anyhow::Result<Option<Claimed>> {
+        let max_running = i64::from(self.limits.running);
+        self.with(move |c| {
             let tx = c.transaction()?;
-            let row: Option<(i64, String, u32)> = tx
+            let row: Option<(i64, String, u32, String, i64)> = tx
                 .query_row(
-                    "SELECT id, job, attempts FROM jobs j WHERE state = 'queued'
+                    "SELECT id, job, attempts, repo, number FROM jobs j WHERE state = 'queued'
                      AND NOT EXISTS (SELECT 1 FROM jobs r WHERE r.state = 'running'
                                      AND r.repo = j.repo AND r.number = j.number)
-                     ORDER BY id LIMIT 1",
-                    [],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                     ORDER BY (SELECT COUNT(*) FROM jobs t WHERE t.state = 'running'
+                               AND t.tenant = j.tenant) >= ?1, id
+                     LIMIT 1",
+                    params![max_running],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
                 )
                 .optional()?;
-            let Some((id, text, attempts)) = row else {
+            let Some((id, text, attempts, repo, number)) = row else {
                 return Ok(None);
+            };
+            let mut job: Job = match serde_json::from_str(&text) {
+                Ok(job) => job,
+                Err(e) => {
+                    let error = format!("the stored job is unreadable: {e}");
+                    tx.execute(
+                        "UPDATE jobs SET state = 'done', attempts = attempts + 1, result = ?2,
+                         updated_at = ?3 WHERE id = ?1",
+                        params![id, format!("failed: {error}"), now()],
+                    )?;
+                    tx.commit()?;
+                    let loose: Option<serde_json::Value> = serde_json::from_str(&text).ok();
+                    let field = |name: &str| loose.as_ref().and_then(|v| v.get(name)).cloned();
+                    return Ok(Some(Claimed::Unreadable(Unreadable {
+                        id,
+                        repo,
+                        number: u64::try_from(number).unwrap_or_default(),
+                        run_id: field("run_id").and_then(|v| v.as_str().map(str::to_string)),
+                        status_comment: field("status_comment").and_then(|v| v.as_u64()),
+                        error,
+                    })));
+                }
             };
             tx.execute(
                 "UPDATE jobs SET state = 'running', attempts = attempts + 1, updated_at = ?2 WHERE id = ?1",
                 params![id, now()],
             )?;
             tx.commit()?;
-            let mut job: Job = serde_json::from_str(&text)
-                .with_context(|| format!("job {id} in the store is unreadable"))?;
             job.id = id;
             job.attempts = attempts + 1;
-            Ok(Some(job))
+            Ok(Some(Claimed::Job(Box::new(job))))
         })
         .await
     }
@@ -259,6 +371,172 @@ mod tests {
         crate::job::test_job(delivery, number)
     }
 
+    /// A job on issue `number` of `{owner}/r`.
+    fn job_of(owner: &str, delivery: &str, number: u64) -> Job {
+        let mut j = job(delivery, number);
+        if let crate::job::Work::Run {
+            trigger: crate::trigger::Trigger::IssueLabeled { target, .. },
+        } = &mut j.work
+        {
+            target.repo = kotef_core::RepoName::new(owner, "r");
+        }
+        j
+    }
+
+    /// The next job to run, if any.
+    async fn claim(s: &JobStore) -> Option<Job> {
+        match s.claim_next().await.unwrap() {
+            Some(Claimed::Job(j)) => Some(*j),
+            Some(Claimed::Unreadable(u)) => panic!("unexpected unreadable row {u:?}"),
+            None => None,
+        }
+    }
+
+    fn store(dir: &tempfile::TempDir) -> JobStore {
+        JobStore::open(&dir.path().join("jobs.db")).unwrap()
+    }
+
+    /// Rewrites a stored job's payload, as another kotef version might have written it.
+    async fn set_payload(s: &JobStore, id: i64, text: &str) {
+        let text = text.to_string();
+        s.with(move |c| {
+            c.execute("UPDATE jobs SET job = ?2 WHERE id = ?1", params![id, text])?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    }
+
+    fn new_id(e: Enqueued) -> i64 {
+        match e {
+            Enqueued::New(id) => id,
+            other => panic!("not queued: {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_row_that_no_longer_parses_ends_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(&dir);
+        let id = new_id(s.enqueue(&job("bad", 1)).await.unwrap());
+        set_payload(
+            &s,
+            id,
+            r#"{"run_id":"r1","status_comment":42,"work":{"work":"teleport"}}"#,
+        )
+        .await;
+        let Some(Claimed::Unreadable(u)) = s.claim_next().await.unwrap() else {
+            panic!("the row should be handed back as unreadable");
+        };
+        assert_eq!(
+            (
+                u.repo.as_str(),
+                u.number,
+                u.run_id.as_deref(),
+                u.status_comment
+            ),
+            ("o/r", 1, Some("r1"), Some(42))
+        );
+        let row = s.job_row(id).await.unwrap().unwrap();
+        assert!(
+            row.state == "done"
+                && row
+                    .result
+                    .as_deref()
+                    .unwrap_or_default()
+                    .starts_with("failed: the stored job is unreadable"),
+            "{row:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_row_that_no_longer_parses_frees_its_issue() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(&dir);
+        let id = new_id(s.enqueue(&job("bad", 1)).await.unwrap());
+        set_payload(&s, id, "not json").await;
+        s.enqueue(&job("good", 1)).await.unwrap();
+        assert!(matches!(
+            s.claim_next().await.unwrap(),
+            Some(Claimed::Unreadable(_))
+        ));
+        assert_eq!(claim(&s).await.map(|j| j.delivery.0), Some("good".into()));
+    }
+
+    #[tokio::test]
+    async fn a_tenant_at_its_share_waits_while_another_tenant_has_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(&dir).with_tenant_limits(TenantLimits {
+            running: 1,
+            queued: 100,
+        });
+        for n in 1..=10 {
+            s.enqueue(&job_of("a", &format!("a{n}"), n)).await.unwrap();
+        }
+        s.enqueue(&job_of("b", "b1", 1)).await.unwrap();
+        let mut owners = Vec::new();
+        for _ in 0..3 {
+            owners.push(claim(&s).await.unwrap().repo().owner.clone());
+        }
+        assert_eq!(owners, ["a", "b", "a"]);
+    }
+
+    #[tokio::test]
+    async fn a_lone_tenant_may_use_every_worker() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(&dir).with_tenant_limits(TenantLimits {
+            running: 1,
+            queued: 100,
+        });
+        s.enqueue(&job_of("a", "a1", 1)).await.unwrap();
+        s.enqueue(&job_of("a", "a2", 2)).await.unwrap();
+        claim(&s).await.unwrap();
+        assert!(claim(&s).await.is_some());
+    }
+
+    #[tokio::test]
+    async fn a_full_tenant_queue_refuses_more() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(&dir).with_tenant_limits(TenantLimits {
+            running: 1,
+            queued: 2,
+        });
+        s.enqueue(&job_of("a", "a1", 1)).await.unwrap();
+        s.enqueue(&job_of("a", "a2", 2)).await.unwrap();
+        assert_eq!(
+            s.enqueue(&job_of("a", "a3", 3)).await.unwrap(),
+            Enqueued::Full
+        );
+    }
+
+    #[tokio::test]
+    async fn a_full_tenant_queue_leaves_room_for_other_tenants() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(&dir).with_tenant_limits(TenantLimits {
+            running: 1,
+            queued: 1,
+        });
+        s.enqueue(&job_of("a", "a1", 1)).await.unwrap();
+        assert!(matches!(
+            s.enqueue(&job_of("B", "b1", 1)).await.unwrap(),
+            Enqueued::New(_)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_redelivery_to_a_full_queue_is_a_duplicate() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(&dir).with_tenant_limits(TenantLimits {
+            running: 1,
+            queued: 1,
+        });
+        s.enqueue(&job_of("a", "a1", 1)).await.unwrap();
+        assert_eq!(
+            s.enqueue(&job_of("a", "a1", 1)).await.unwrap(),
+            Enqueued::Duplicate
+        );
+    }
+
     #[test]
     fn migrations_are_valid() {
         migrations().validate().unwrap();
@@ -293,7 +571,7 @@ mod tests {
             .with(|c| Ok(c.pragma_query_value(None, "user_version", |r| r.get(0))?))
             .await
             .unwrap();
-        assert_eq!(version, 1);
+        assert_eq!(version, 2);
         drop(s);
         // Opening again is a no-op.
         JobStore::open(&path).unwrap();
@@ -318,15 +596,15 @@ mod tests {
         s.enqueue(&job("a", 1)).await.unwrap();
         s.enqueue(&job("b", 1)).await.unwrap();
         s.enqueue(&job("c", 2)).await.unwrap();
-        let first = s.claim_next().await.unwrap().unwrap();
+        let first = claim(&s).await.unwrap();
         assert_eq!(first.delivery.0, "a");
         assert_eq!(first.attempts, 1);
         // Issue 1 is busy, so issue 2's job comes next, then nothing.
-        let second = s.claim_next().await.unwrap().unwrap();
+        let second = claim(&s).await.unwrap();
         assert_eq!(second.delivery.0, "c");
-        assert!(s.claim_next().await.unwrap().is_none());
+        assert!(claim(&s).await.is_none());
         s.finish(first.id, "done").await.unwrap();
-        let third = s.claim_next().await.unwrap().unwrap();
+        let third = claim(&s).await.unwrap();
         assert_eq!(third.delivery.0, "b");
     }
 
@@ -337,11 +615,11 @@ mod tests {
         {
             let s = JobStore::open(&path).unwrap();
             s.enqueue(&job("a", 1)).await.unwrap();
-            s.claim_next().await.unwrap().unwrap();
+            claim(&s).await.unwrap();
         }
         let s = JobStore::open(&path).unwrap();
         assert_eq!(s.requeue_interrupted().await.unwrap(), 1);
-        let again = s.claim_next().await.unwrap().unwrap();
+        let again = claim(&s).await.unwrap();
         assert_eq!(again.attempts, 2);
         assert_eq!(s.running().await.unwrap(), 1);
         s.finish(again.id, "ok").await.unwrap();

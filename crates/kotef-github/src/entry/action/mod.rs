@@ -184,6 +184,7 @@ mod test_support {
             model: "scripted".into(),
             change_summary: None,
             verification: None,
+            sandbox: None,
         }
     }
 
