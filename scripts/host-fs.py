@@ -36,6 +36,7 @@ ALLOWED = {
     "crates/kotef-model/src/scripted.rs": "the operator's scripted-model file",
     "crates/kotef-github/src/config.rs": "the operator's server config and secret files",
     "crates/kotef-github/src/entry/server.rs": "the operator's data directory (job store, work dir, stale clones, not followed)",
+    "crates/kotef-github/src/entry/leftovers.rs": "removes stale clone directories directly in the operator's work dir, never following a link",
     "crates/kotef-github/src/entry/action/mod.rs": "the runner's event file and step-summary file (the Action's operator)",
     "crates/kotef-github/src/outbound/workspace.rs": "kotef's own git dir and empty HOME beside the work tree, checked before git runs",
     "crates/kotef-github/src/pipeline/config.rs": "an operator's absolute config path (repository config comes from git, not the tree)",
