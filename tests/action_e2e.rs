@@ -487,7 +487,14 @@ async fn a_read_only_sender_starts_nothing() {
         "{}",
         r.stdout
     );
-    assert!(w.gh.comments(REPO, n).is_empty());
+    let replies = w.gh.comments(REPO, n);
+    assert!(
+        replies.len() == 1
+            && replies[0]
+                .body
+                .starts_with(kotef_github::render::REFUSED_MARKER),
+        "one short reply saying why: {replies:?}"
+    );
     assert!(w.gh.pulls(REPO).is_empty());
     assert!(w.gh.reactions().is_empty());
     assert_eq!(r.outputs["terminal-status"], "");
@@ -653,4 +660,137 @@ async fn the_action_honours_the_repository_model_settings_as_its_operator() {
         r.stdout,
         r.stderr
     );
+}
+
+/// Every trigger the README's workflow subscribes to, through `kotef action` with the real
+/// `@octokit/webhooks-examples` payloads (their repository, numbers and sender set to this
+/// world's).
+mod octokit_triggers {
+    use super::*;
+    use serde_json::Value;
+
+    fn octokit(name: &str) -> Value {
+        let path = format!(
+            "{}/crates/kotef-github/tests/fixtures/octokit-webhooks-examples/{name}.payload.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut p: Value =
+            serde_json::from_str(&text.replace("Codertocat/Hello-World", REPO)).unwrap();
+        p["repository"]["default_branch"] = json!("main");
+        p
+    }
+
+    fn as_sender(mut p: Value, login: &str) -> Vec<u8> {
+        p["sender"]["login"] = json!(login);
+        p["sender"]["type"] = json!("User");
+        serde_json::to_vec(&p).unwrap()
+    }
+
+    /// A pull request on the branch `changes` (the payloads' head), with its number.
+    fn pull(w: &World) -> u64 {
+        git::push_branch(&w.bare, "changes", &[("notes.md", "changes\n")]);
+        w.gh.add_pull(REPO, "Update the README", "changes", REPO, "main")
+    }
+
+    fn on_pull(mut p: Value, n: u64) -> Value {
+        p["pull_request"]["number"] = json!(n);
+        p["pull_request"]["state"] = json!("open");
+        p["pull_request"]["base"]["ref"] = json!("main");
+        p
+    }
+
+    fn hello_on(w: &World, branch: &str) -> Option<String> {
+        kotef_testkit::git_output(&w.bare, &["show", &format!("{branch}:hello.txt")])
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_review_comment_with_kotef_run_runs_on_the_pull_request() {
+        let w = world().await;
+        let n = pull(&w);
+        let mut p = on_pull(octokit("pull_request_review_comment.created"), n);
+        p["comment"]["body"] = json!("/kotef run add hello.txt");
+        let ws = checkout(&w);
+        let r = run_action(
+            &w,
+            "pull_request_review_comment",
+            &as_sender(p, "alice"),
+            &ws,
+            &success_model(),
+            &[],
+        )
+        .await;
+        assert_eq!(
+            r.outputs["terminal-status"], "done_success",
+            "{}\n{}",
+            r.stdout, r.stderr
+        );
+        assert_eq!(hello_on(&w, "changes").as_deref(), Some("hello\n"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_submitted_review_with_kotef_run_runs_on_the_pull_request() {
+        let w = world().await;
+        let n = pull(&w);
+        let mut p = on_pull(octokit("pull_request_review.submitted"), n);
+        p["review"]["body"] = json!("Looks close.\n\n/kotef run add hello.txt");
+        let ws = checkout(&w);
+        let r = run_action(
+            &w,
+            "pull_request_review",
+            &as_sender(p, "alice"),
+            &ws,
+            &success_model(),
+            &[],
+        )
+        .await;
+        assert_eq!(
+            r.outputs["terminal-status"], "done_success",
+            "{}\n{}",
+            r.stdout, r.stderr
+        );
+        assert_eq!(hello_on(&w, "changes").as_deref(), Some("hello\n"));
+    }
+
+    fn assigned(w: &World, assignee: &str) -> (u64, Vec<u8>) {
+        let n =
+            w.gh.add_issue(REPO, "Add a greeting", "Please add hello.txt saying hello.");
+        let mut p = octokit("issues.assigned");
+        p["issue"]["number"] = json!(n);
+        p["issue"]["state"] = json!("open");
+        p["issue"]["title"] = json!("Add a greeting");
+        p["issue"]["body"] = json!("Please add hello.txt saying hello.");
+        p["issue"]["pull_request"] = Value::Null;
+        p["assignee"]["login"] = json!(assignee);
+        (n, as_sender(p, "alice"))
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_assignment_to_the_assignee_trigger_runs_the_issue() {
+        let w = world().await;
+        let (n, payload) = assigned(&w, "kotef-machine");
+        let ws = checkout(&w);
+        let env = [("KOTEF_ASSIGNEE_TRIGGER", "@kotef-machine")];
+        let r = run_action(&w, "issues", &payload, &ws, &success_model(), &env).await;
+        assert_eq!(
+            r.outputs["terminal-status"], "done_success",
+            "{}\n{}",
+            r.stdout, r.stderr
+        );
+        assert_eq!(
+            hello_on(&w, &format!("kotef/issue-{n}")).as_deref(),
+            Some("hello\n")
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_assignment_to_someone_else_starts_nothing() {
+        let w = world().await;
+        let (n, payload) = assigned(&w, "bob");
+        let ws = checkout(&w);
+        let env = [("KOTEF_ASSIGNEE_TRIGGER", "kotef-machine")];
+        let r = run_action(&w, "issues", &payload, &ws, &success_model(), &env).await;
+        assert_eq!(r.outputs["terminal-status"], "", "{}", r.stdout);
+        assert!(w.gh.comments(REPO, n).is_empty());
+    }
 }

@@ -85,9 +85,13 @@ async fn read_only_senders_and_forks_are_handled_on_the_server() {
     assert_eq!(h.send("pull_request", "fork-1", &fork).await.status(), 202);
     assert!(h.wait_jobs_done().await);
     assert!(h.gh.dispatches().is_empty());
+    let replies = h.gh.comments(REPO, n);
     assert!(
-        h.gh.comments(REPO, n).is_empty(),
-        "no comment for a read-only sender"
+        replies.len() == 1
+            && replies[0]
+                .body
+                .starts_with(kotef_github::render::REFUSED_MARKER),
+        "one refusal reply for a read-only sender: {replies:?}"
     );
     let rejected = h.gh.with_state(|s| {
         s.comments

@@ -183,7 +183,11 @@ async fn a_label_by_a_read_only_user_starts_no_run() {
     );
     assert!(h.wait_jobs_done().await);
     assert_eq!(exec.calls(), 0);
-    assert!(h.gh.kotef_comments(REPO, n).is_empty());
+    let replies = h.gh.kotef_comments(REPO, n);
+    assert_eq!(replies.len(), 1, "one reply saying why");
+    assert!(replies[0]
+        .body
+        .starts_with(kotef_github::render::REFUSED_MARKER));
     assert!(kotef_testkit::git_output(
         &h.bare,
         &["rev-parse", "--verify", &format!("kotef/issue-{n}")]
@@ -280,4 +284,23 @@ async fn health_and_metrics() {
     assert!(text.contains("kotef_queue_depth 0"));
     assert!(text.contains("kotef_run_duration_seconds_count 1"));
     assert!(text.contains("kotef_tokens_total{kind=\"prompt\"} 1000"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_refused_trigger_within_the_hour_gets_no_second_reply() {
+    let (h, exec) = harness().await;
+    let (n, _) = h.label_issue("ro-a", "rita").await;
+    assert!(h.wait_jobs_done().await);
+    let again = kotef_testkit::issues_labeled(
+        REPO,
+        n,
+        "Add a greeting",
+        "Please add hello.txt",
+        "kotef",
+        "rita",
+    );
+    assert_eq!(h.send("issues", "ro-b", &again).await.status(), 202);
+    assert!(h.wait_jobs_done().await);
+    assert_eq!(exec.calls(), 0);
+    assert_eq!(h.gh.kotef_comments(REPO, n).len(), 1);
 }

@@ -573,6 +573,33 @@ pub fn shows_working(body: &str) -> bool {
 }
 
 /// The comment answering a trigger kotef refuses.
+/// The marker line of a reply to a trigger refused for permission (see [`refusal_comment`]).
+pub const REFUSED_MARKER: &str = "<!-- kotef:refused -->";
+
+/// How long one refusal reply on an issue answers every refused trigger there.
+pub const REFUSAL_QUIET: chrono::Duration = chrono::Duration::hours(1);
+
+/// The short reply to a trigger refused because its sender may not start runs: what happened
+/// and what to do, without a mention (a refusal must not become a way to ping people).
+pub fn refusal_comment(login: &str, permission: &str) -> String {
+    format!(
+        "{REFUSED_MARKER}\nkotef did not start: starting a run needs **write**, **maintain** or **admin** permission on this repository, and {} has **{}**. Ask a maintainer to add the trigger label or comment `/kotef run`.\n",
+        code(login),
+        inline(permission)
+    )
+}
+
+/// Whether a refusal reply was posted on the issue within [`REFUSAL_QUIET`] of `now` (then
+/// another refused trigger gets none).
+pub fn refused_recently(
+    comments: &[(String, chrono::DateTime<chrono::Utc>)],
+    now: chrono::DateTime<chrono::Utc>,
+) -> bool {
+    comments
+        .iter()
+        .any(|(body, at)| body.starts_with(REFUSED_MARKER) && now - *at < REFUSAL_QUIET)
+}
+
 pub fn rejection_comment(run_id: &str, number: u64, reason: &str) -> String {
     format!(
         "{}\n### 🚫 kotef will not run here\n\n{}\n",
@@ -588,6 +615,34 @@ pub fn rejection_comment(run_id: &str, number: u64, reason: &str) -> String {
 mod tests {
     use super::*;
     use kotef_core::{LoopCounters, RunId, RunSummary, StopRule, TerminalStatus};
+
+    #[test]
+    fn a_refusal_says_why_and_what_to_do_without_a_mention() {
+        insta::assert_snapshot!(refusal_comment("rita", "read"), @r"
+        <!-- kotef:refused -->
+        kotef did not start: starting a run needs **write**, **maintain** or **admin** permission on this repository, and `rita` has **read**. Ask a maintainer to add the trigger label or comment `/kotef run`.
+        ");
+    }
+
+    #[test]
+    fn a_refusal_within_the_hour_silences_the_next() {
+        let now = chrono::Utc::now();
+        let recent = vec![(
+            refusal_comment("rita", "read"),
+            now - chrono::Duration::minutes(59),
+        )];
+        assert!(refused_recently(&recent, now));
+    }
+
+    #[test]
+    fn a_refusal_older_than_an_hour_does_not() {
+        let now = chrono::Utc::now();
+        let old = vec![(
+            refusal_comment("rita", "read"),
+            now - chrono::Duration::minutes(61),
+        )];
+        assert!(!refused_recently(&old, now));
+    }
 
     fn header() -> RunHeader {
         RunHeader {

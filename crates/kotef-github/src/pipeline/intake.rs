@@ -39,10 +39,13 @@ pub(crate) async fn admit<'j>(ctx: &JobContext, job: &'j Job) -> Result<&'j Trig
     match ctx.github.permission(repo, sender).await {
         Ok(p) if p.may_run() => {}
         Ok(p) => {
+            let why =
+                format!("`{sender}` has {p:?} permission; write, maintain or admin is needed");
+            let replied = reply_to_refusal(ctx, repo, number, sender, &format!("{p:?}")).await;
             return Err(JobResult::simple(
                 JobStatus::Ignored,
-                format!("`{sender}` has {p:?} permission; write, maintain or admin is needed"),
-            ))
+                format!("{why} ({replied})"),
+            ));
         }
         Err(e) => {
             return Err(JobResult::simple(
@@ -77,6 +80,40 @@ pub(crate) async fn admit<'j>(ctx: &JobContext, job: &'j Job) -> Result<&'j Trig
             })
         }
         Work::Run { trigger } => Ok(trigger),
+    }
+}
+
+/// One short reply on the issue saying why a trigger was refused, unless one was posted there
+/// within the last hour (a refusal is visible, never a flood). Returns what happened, for the
+/// job's result.
+async fn reply_to_refusal(
+    ctx: &JobContext,
+    repo: &RepoName,
+    number: IssueNumber,
+    sender: &str,
+    permission: &str,
+) -> &'static str {
+    let comments = match ctx.github.list_comments(repo, number).await {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot read the comments to rate-limit a refusal reply");
+            return "no reply: the comments could not be read";
+        }
+    };
+    let seen: Vec<_> = comments
+        .into_iter()
+        .map(|c| (c.body.unwrap_or_default(), c.created_at))
+        .collect();
+    if render::refused_recently(&seen, chrono::Utc::now()) {
+        return "a refusal was answered here within the hour";
+    }
+    let body = render::refusal_comment(sender, &permission.to_ascii_lowercase());
+    match ctx.github.create_comment(repo, number, &body).await {
+        Ok(_) => "replied on the issue",
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot post the refusal reply");
+            "the refusal reply failed"
+        }
     }
 }
 
