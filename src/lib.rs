@@ -12,5 +12,6 @@ pub mod graph;
 pub mod run;
 pub mod scenario;
 pub mod sdd;
+pub mod setup;
 
 pub use kotef_core as core;

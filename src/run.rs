@@ -247,13 +247,35 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
              the operator must install the `bubblewrap` package, or start `kotef serve` with --allow-unsandboxed"
         );
     }
-    let runner = CommandRunner::new(RunnerConfig {
+    let runner_config = RunnerConfig {
         timeout: Duration::from_secs(limits.command_timeout_s),
         sandbox,
         hidden_paths: setup.hidden_paths.clone(),
         read_only_paths: setup.read_only_paths.clone(),
         ..RunnerConfig::default()
-    });
+    };
+    // The repository's `setup` before anything else: its failure costs no model call.
+    if let Some(command) = setup
+        .config
+        .setup
+        .as_deref()
+        .filter(|c| !c.trim().is_empty())
+    {
+        let timeout = setup
+            .config
+            .setup_timeout_s
+            .unwrap_or(crate::setup::DEFAULT_SETUP_TIMEOUT_S)
+            .min(limits.time_budget_s);
+        crate::setup::run(
+            command,
+            &root,
+            &runner_config,
+            Duration::from_secs(timeout),
+            &setup.redactor,
+        )
+        .await?;
+    }
+    let runner = CommandRunner::new(runner_config);
     let sandbox_name = runner.sandbox_in_force().to_string();
     let tools = ToolBox::new(workdir, runner, profile);
     let configured = setup

@@ -228,6 +228,14 @@ pub struct KotefConfig {
     /// Instructions for the agent from the repository (its conventions, where things live),
     /// given to the planner and coder with the goal.
     pub instructions: Option<String>,
+    /// A command that prepares the work tree once before the agent starts (installs the test
+    /// dependencies into a venv, `node_modules`, `vendor/`). It runs with the network on but
+    /// outside the agent's command policy, in the run's sandbox when there is one, never with
+    /// kotef's secrets, with [`Self::setup_timeout_s`] and an output cap; when it fails the
+    /// run ends before any model call. Repository-owned.
+    pub setup: Option<String>,
+    /// Seconds `setup` may take (default 600, never more than the run's time budget).
+    pub setup_timeout_s: Option<u64>,
     /// Overrides of the profile's limits.
     #[serde(default)]
     pub limits: LimitsOverride,

@@ -36,6 +36,9 @@ pub struct RunnerConfig {
     /// Paths commands must not read in the sandbox (the operator's data directory, secret
     /// files): directories appear empty, files empty.
     pub hidden_paths: Vec<std::path::PathBuf>,
+    /// Keep the network inside the sandbox (the repository's `setup` command only; the
+    /// agent's commands never get it).
+    pub network: bool,
     /// Paths commands may read but not write in the sandbox (the work tree's git directory),
     /// bound read-only over the writable workspace.
     pub read_only_paths: Vec<std::path::PathBuf>,
@@ -49,6 +52,7 @@ impl Default for RunnerConfig {
             sandbox: SandboxMode::Auto,
             extra_env: Vec::new(),
             hidden_paths: Vec::new(),
+            network: false,
             read_only_paths: Vec::new(),
         }
     }
@@ -202,13 +206,16 @@ impl CommandRunner {
                             return r;
                         }
                     };
-                    let args = bwrap_args_hiding(
+                    let mut args = bwrap_args_hiding(
                         &cwd,
                         tmp.path(),
                         &self.cfg.hidden_paths,
                         &self.cfg.read_only_paths,
                         command,
                     );
+                    if self.cfg.network {
+                        args.retain(|a| a != "--unshare-net");
+                    }
                     (bwrap, args, Some(tmp))
                 }
                 None => (

@@ -1,0 +1,130 @@
+//! The repository's `setup` command (`kotef.toml`): run once in the work tree before the
+//! graph, so the tests find their dependencies. It gets the network (package registries) but
+//! not the agent's command policy, runs in the run's sandbox when there is one (so on a server
+//! it can write only the work tree and its own `/tmp`), with a scrubbed environment, a timeout
+//! and an output cap. A failure ends the run before any model call with [`SetupFailed`],
+//! which quotes the end of the output.
+
+use kotef_core::Redactor;
+use kotef_tools::{CommandResult, CommandRunner, RunnerConfig};
+use std::path::Path;
+use std::time::Duration;
+
+/// Seconds `setup` may take when `setup_timeout_s` is not set.
+pub const DEFAULT_SETUP_TIMEOUT_S: u64 = 600;
+/// Lines of output a failure quotes.
+const QUOTED_LINES: usize = 20;
+
+/// `setup` did not succeed; the message names the command, how it ended and its last lines.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the repository's setup command `{command}` {ended}{output}")]
+pub struct SetupFailed {
+    pub command: String,
+    pub ended: String,
+    /// The end of its output (redacted), on its own lines; empty when it printed nothing.
+    pub output: String,
+}
+
+/// How a failed `setup` ended, in words (pure).
+pub fn failure(result: &CommandResult, timeout: Duration, redactor: &Redactor) -> SetupFailed {
+    let ended = if let Some(e) = &result.spawn_error {
+        format!("could not start: {e}")
+    } else if result.timed_out {
+        format!("did not finish within {}s", timeout.as_secs())
+    } else {
+        match result.exit_code {
+            Some(code) => format!("failed (exit {code})"),
+            None => "was killed".to_string(),
+        }
+    };
+    let text = format!("{}\n{}", result.stdout, result.stderr);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = lines[lines.len().saturating_sub(QUOTED_LINES)..].join("\n");
+    SetupFailed {
+        command: result.command.clone(),
+        ended,
+        output: if tail.is_empty() {
+            String::new()
+        } else {
+            format!(":\n{}", redactor.redact(&tail))
+        },
+    }
+}
+
+/// Runs `command` in `root` with `base`'s sandbox, hidden and read-only paths, plus the
+/// network and `timeout`. Inside the sandbox `HOME` is its fresh `/tmp`, so package managers
+/// have somewhere to keep their caches; what must last goes into the work tree.
+pub async fn run(
+    command: &str,
+    root: &Path,
+    base: &RunnerConfig,
+    timeout: Duration,
+    redactor: &Redactor,
+) -> Result<(), SetupFailed> {
+    let mut cfg = RunnerConfig {
+        timeout,
+        network: true,
+        ..base.clone()
+    };
+    if CommandRunner::new(cfg.clone()).sandbox_in_force() == "bwrap" {
+        cfg.extra_env.push(("HOME".into(), "/tmp".into()));
+        cfg.extra_env
+            .push(("npm_config_cache".into(), "/tmp/.npm".into()));
+    }
+    let result = CommandRunner::new(cfg).run(command, root).await;
+    if result.success() {
+        Ok(())
+    } else {
+        Err(failure(&result, timeout, redactor))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(exit: Option<i32>, stderr: &str) -> CommandResult {
+        CommandResult {
+            command: "pip install -r requirements.txt".into(),
+            exit_code: exit,
+            stdout: String::new(),
+            stderr: stderr.into(),
+            timed_out: false,
+            truncated: false,
+            duration_ms: 5,
+            spawn_error: None,
+        }
+    }
+
+    #[test]
+    fn a_failure_quotes_the_command_its_exit_and_its_last_lines() {
+        let r = result(
+            Some(1),
+            "Collecting nope\nERROR: No matching distribution found for nope\n",
+        );
+        let e = failure(&r, Duration::from_secs(600), &Redactor::new());
+        insta::assert_snapshot!(e.to_string(), @r"
+        the repository's setup command `pip install -r requirements.txt` failed (exit 1):
+        Collecting nope
+        ERROR: No matching distribution found for nope
+        ");
+    }
+
+    #[test]
+    fn a_timeout_says_how_long_it_had() {
+        let mut r = result(None, "");
+        r.timed_out = true;
+        let e = failure(&r, Duration::from_secs(30), &Redactor::new());
+        assert_eq!(e.ended, "did not finish within 30s");
+    }
+
+    #[test]
+    fn a_secret_in_the_output_is_redacted() {
+        let mut red = Redactor::new();
+        red.add("sk-live-abcdef0123456789");
+        let r = result(Some(1), "token sk-live-abcdef0123456789 refused");
+        assert!(!failure(&r, Duration::from_secs(1), &red)
+            .to_string()
+            .contains("sk-live"));
+    }
+}

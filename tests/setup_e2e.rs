@@ -1,0 +1,138 @@
+//! The repository's `setup` command through the real `kotef run`: it installs what the tests
+//! need (a local package into `node_modules`, offline) before the agent starts, and a failing
+//! `setup` ends the run with its output quoted and no model call.
+
+mod support;
+
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use support::recording_model::RecordingModel;
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// A Node project whose test needs the package `greet`, vendored in `vendor/greet` and not
+/// installed; `kotef.toml` holds `setup`.
+fn repo(setup: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("vendor/greet/package.json", r#"{"name": "greet", "version": "1.0.0", "main": "index.js"}"#),
+        ("vendor/greet/index.js", "exports.hello = () => 'hello';\n"),
+        (
+            "package.json",
+            r#"{"name": "app", "version": "1.0.0", "private": true, "dependencies": {"greet": "file:vendor/greet"}}"#,
+        ),
+        (".gitignore", "node_modules/\n"),
+        (
+            "test.js",
+            "const assert = require('assert');\nassert.strictEqual(require('greet').hello(), 'hello');\n",
+        ),
+    ];
+    for (p, text) in files {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let config = format!("setup = {setup:?}\ntest_command = \"node test.js\"\n");
+    std::fs::write(dir.path().join("kotef.toml"), config).unwrap();
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "start"]);
+    dir
+}
+
+struct Ran {
+    code: i32,
+    summary: Value,
+    stderr: String,
+}
+
+async fn kotef_run(model: &RecordingModel, repo: &Path) -> Ran {
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
+        .args(["run", "--json", "--model", "openai:fake-model", "--repo"])
+        .arg(repo)
+        .args(["--goal", "Make the tests pass"])
+        .env("OPENAI_BASE_URL", model.base_url())
+        .env("OPENAI_API_KEY", "sk-setup-test-0123456789")
+        .env_remove("KOTEF_MODEL")
+        .kill_on_drop(true)
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        summary: serde_json::from_str(stdout.trim()).unwrap_or(Value::Null),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn npm_present() -> bool {
+    Command::new("npm")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn setup_installs_what_the_tests_need_before_the_agent_runs() {
+    if !npm_present() {
+        eprintln!("skipped: npm is not installed");
+        return;
+    }
+    let model = RecordingModel::start(json!({"next": "done", "reason": "the tests pass"})).await;
+    let dir = repo("npm install --offline --no-audit --no-fund --install-links");
+    let ran = kotef_run(&model, dir.path()).await;
+    assert_eq!(
+        ran.summary["terminal_status"], "done_success",
+        "{}",
+        ran.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_setup_the_same_tests_fail() {
+    if !npm_present() {
+        eprintln!("skipped: npm is not installed");
+        return;
+    }
+    let model = RecordingModel::start(json!({"next": "done", "reason": "stop"})).await;
+    let dir = repo("true");
+    let ran = kotef_run(&model, dir.path()).await;
+    assert_ne!(
+        ran.summary["terminal_status"], "done_success",
+        "{}",
+        ran.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_setup_ends_the_run_before_any_model_call() {
+    let model = RecordingModel::start(json!({"next": "done", "reason": "stop"})).await;
+    let dir = repo("echo 'npm ERR! 404 no such package' >&2; exit 3");
+    let ran = kotef_run(&model, dir.path()).await;
+    assert_eq!(ran.code, 1, "an error before the graph: {}", ran.stderr);
+    assert!(
+        ran.stderr.contains("setup command") && ran.stderr.contains("npm ERR! 404 no such package"),
+        "{}",
+        ran.stderr
+    );
+    assert!(model.requests().is_empty(), "no model call");
+}
