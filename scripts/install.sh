@@ -5,7 +5,7 @@
 #   curl -fsSL https://raw.githubusercontent.com/kotef/kotef/main/scripts/install.sh | sh
 #
 # Settings (environment):
-#   KOTEF_VERSION         the release tag, e.g. v0.1.0 (default: latest)
+#   KOTEF_VERSION         the release tag, e.g. v1.0.0 (default: latest)
 #   KOTEF_REPO            the GitHub repository publishing releases (default: kotef/kotef)
 #   KOTEF_DOWNLOAD_BASE   where releases live, as BASE/TAG/ASSET
 #                         (default: https://github.com/$KOTEF_REPO/releases/download)
