@@ -26,7 +26,7 @@ impl GraphExecutor {
     fn var(&self, name: &str) -> Option<String> {
         match &self.env {
             Some(map) => map.get(name).cloned(),
-            None => std::env::var(name).ok(),
+            None => kotef_core::process::var(name),
         }
     }
 

@@ -93,6 +93,7 @@ mod tests {
             truncated: false,
             duration_ms: 5,
             spawn_error: None,
+            limit: None,
         }
     }
 

@@ -11,6 +11,8 @@
 //! | 4 | `.sdd/runs` and `.sdd/issues.md` are links out of the workspace | `report_and_issues_entry_stay_in_the_workspace_when_sdd_paths_are_links` |
 //! | 5 | the test command leaves a FIFO in the work tree | `a_fifo_in_the_work_tree_does_not_hang_the_run` |
 //! | 6 | a file the task names is a link to `/dev/zero` | `a_named_link_to_dev_zero_keeps_memory_under_the_cap` |
+//! | — | a fork bomb in the tests | `a_fork_bomb_in_the_tests_ends_the_run_naming_the_process_limit` |
+//! | — | a 10 GB write in the tests | `a_10_gb_write_in_the_tests_ends_the_run_naming_the_file_size_limit` |
 //!
 //! Rows 2 and 7 (git on the host, private repositories) are in
 //! `crates/kotef-github/tests/hostile_git.rs`; row 8 (no sandbox) in
@@ -303,4 +305,56 @@ async fn an_undo_replaces_a_swapped_in_link_instead_of_writing_through_it() {
     let report = std::fs::read_to_string(report).unwrap_or_default();
     assert!(report.contains("undone"), "the undo ran: {report}");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched\n");
+}
+
+/// Processes whose command line holds `marker`.
+fn running(marker: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker))
+        })
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fork_bomb_in_the_tests_ends_the_run_naming_the_process_limit() {
+    let model = RecordingModel::scripted(give_up(), Vec::new()).await;
+    let dir = repo(&[("README.md", "# x\n")], &[]);
+    let bomb = "bomb_w9r(){ bomb_w9r | bomb_w9r; }; bomb_w9r";
+    let ran = kotef_run(&model, dir.path(), "Make the check pass", bomb).await;
+    assert_eq!(
+        ran.summary["terminal_status"], "aborted_constraint",
+        "{}",
+        ran.stdout
+    );
+    let reason = ran.summary["stop_reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("processes"), "{reason}");
+    assert_eq!(running("bomb_w9r"), 0, "the bomb outlived its run");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_10_gb_write_in_the_tests_ends_the_run_naming_the_file_size_limit() {
+    let model = RecordingModel::scripted(give_up(), Vec::new()).await;
+    let dir = repo(&[("README.md", "# x\n"), (".gitignore", "big\n")], &[]);
+    let ran = kotef_run(
+        &model,
+        dir.path(),
+        "Make the check pass",
+        "head -c 10G /dev/zero > big",
+    )
+    .await;
+    assert_eq!(
+        ran.summary["terminal_status"], "aborted_constraint",
+        "{}",
+        ran.stdout
+    );
+    let reason = ran.summary["stop_reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("file larger than"), "{reason}");
+    let size = std::fs::metadata(dir.path().join("big"))
+        .map(|m| m.len())
+        .unwrap_or(0);
+    assert!(size <= 1 << 30, "{size} bytes written");
 }

@@ -385,6 +385,15 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                     }
                     format!("run_command `{command}` → denied: {reason}")
                 }
+                ToolEffect::CommandRan(r) if r.limit.is_some() => {
+                    let why = r.limit_message().unwrap_or_default();
+                    let f = rules::resource_limit(&r.command, &why);
+                    state.stop(f.rule, f.reason);
+                    format!(
+                        "run_command `{}` → stopped: {why}",
+                        context::clip(&r.command, 80)
+                    )
+                }
                 ToolEffect::CommandRan(r) => format!(
                     "run_command `{}` → exit {:?}{}",
                     context::clip(&r.command, 80),

@@ -830,6 +830,16 @@ pub fn command_denied(
     })
 }
 
+/// A command (the tests, or one the agent ran) that ran into a resource limit for one command
+/// (processes, memory, file size, disk) ends the run: no fix should need a fork bomb or
+/// gigabytes of output, and the next command would do the same.
+pub fn resource_limit(command: &str, why: &str) -> Fired {
+    Fired {
+        rule: StopRule::Constraint,
+        reason: format!("The command `{command}` hit a resource limit: {why}."),
+    }
+}
+
 // ---- inside one coder step ---------------------------------------------------------------
 
 /// What the budget review decided.

@@ -77,6 +77,7 @@ fn missing_command() -> CommandResult {
         truncated: false,
         duration_ms: 0,
         spawn_error: Some("no test command configured or detected".into()),
+        limit: None,
     }
 }
 
@@ -166,6 +167,11 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             runner.run(&cmd, ctx.tools.workdir().root()).await
         }
     };
+    if let Some(why) = result.limit_message() {
+        let f = super::rules::resource_limit(&result.command, &why);
+        state.stop(f.rule, f.reason);
+        return StepResult::stopped(state, false);
+    }
     let (test_before, verified_before) = (
         state.test.clone(),
         state.hashes_at_last_verification.clone(),

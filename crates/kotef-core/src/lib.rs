@@ -6,6 +6,7 @@
 pub mod config;
 pub mod ids;
 pub mod outcome;
+pub mod process;
 pub mod redact;
 pub mod retry;
 pub mod settings;

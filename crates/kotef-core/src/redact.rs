@@ -30,6 +30,10 @@ impl Redactor {
                 r.add(v);
             }
         }
+        // The ones `process::harden` moved out of the environment.
+        for (_, v) in crate::process::kept_secrets() {
+            r.add(v);
+        }
         r
     }
 

@@ -502,6 +502,7 @@ mod tests {
             truncated: false,
             duration_ms: 1,
             spawn_error: None,
+            limit: None,
         };
         assert!(
             summarize_failure(&r).contains("Expected values to be strictly equal: 0 !== 5"),
@@ -567,6 +568,7 @@ mod tests {
             truncated: false,
             duration_ms: 10,
             spawn_error: None,
+            limit: None,
         }
     }
 

@@ -11,6 +11,7 @@ pub mod env;
 mod error;
 pub mod file_tools;
 pub mod lenient;
+pub mod limits;
 pub mod outside;
 pub mod policy;
 pub mod runner;
@@ -28,6 +29,7 @@ pub use classify::{
 pub use detect::detect_test_command;
 pub use env::{scrub_env, ENV_ALLOWLIST};
 pub use error::ToolError;
+pub use limits::{CommandLimits, LimitHit};
 pub use outside::outside_cause;
 pub use policy::{check_command, PolicyDecision};
 pub use runner::{CommandResult, CommandRunner, RunnerConfig};

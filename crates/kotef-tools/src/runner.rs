@@ -4,6 +4,7 @@
 //! background grandchild holding a pipe can never hang a run.
 
 use crate::env::scrub_env;
+use crate::limits::CommandLimits;
 use crate::sandbox::{bwrap_args_hiding, bwrap_status};
 use kotef_core::SandboxMode;
 use serde::{Deserialize, Serialize};
@@ -15,6 +16,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 
+/// How often a running command is checked against its limits.
+const LIMIT_SAMPLE: Duration = Duration::from_millis(200);
 /// After a timeout kill, how long to wait for the child to be reaped.
 const KILL_GRACE: Duration = Duration::from_secs(5);
 /// After the command ended, how long its output pipes may stay open (held by a process that
@@ -36,6 +39,8 @@ pub struct RunnerConfig {
     /// Paths commands must not read in the sandbox (the operator's data directory, secret
     /// files): directories appear empty, files empty.
     pub hidden_paths: Vec<std::path::PathBuf>,
+    /// Memory, processes, file size and disk for one command (see [`crate::limits`]).
+    pub limits: CommandLimits,
     /// Keep the network inside the sandbox (the repository's `setup` command only; the
     /// agent's commands never get it).
     pub network: bool,
@@ -54,6 +59,7 @@ impl Default for RunnerConfig {
             hidden_paths: Vec::new(),
             network: false,
             read_only_paths: Vec::new(),
+            limits: CommandLimits::default(),
         }
     }
 }
@@ -74,12 +80,30 @@ pub struct CommandResult {
     pub duration_ms: u64,
     /// Why the command could not run at all (missing directory, sandbox required but missing).
     pub spawn_error: Option<String>,
+    /// The resource limit that stopped it (`processes`, `memory`, `file_size`, `disk`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
 }
 
 impl CommandResult {
+    /// Why a resource limit stopped the command, in words (`None` when none did).
+    pub fn limit_message(&self) -> Option<String> {
+        self.limit.as_ref()?;
+        let note = self
+            .stderr
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix("[killed: ")?.strip_suffix(']'))
+            .unwrap_or("it was stopped by a resource limit");
+        Some(note.to_string())
+    }
+
     /// Exit code 0, no timeout, no spawn error.
     pub fn success(&self) -> bool {
-        self.exit_code == Some(0) && !self.timed_out && self.spawn_error.is_none()
+        self.exit_code == Some(0)
+            && !self.timed_out
+            && self.spawn_error.is_none()
+            && self.limit.is_none()
     }
 
     fn new(command: &str) -> Self {
@@ -92,6 +116,7 @@ impl CommandResult {
             truncated: false,
             duration_ms: 0,
             spawn_error: None,
+            limit: None,
         }
     }
 }
@@ -225,6 +250,15 @@ impl CommandRunner {
                 ),
             };
 
+        // Processes and memory in a cgroup when kotef may make one, else rlimits; file size
+        // always (see `crate::limits`).
+        let limits = self.cfg.limits;
+        let cgroup = crate::limits::Group::create(&limits);
+        let procs = cgroup
+            .as_ref()
+            .map(crate::limits::Group::procs_files)
+            .unwrap_or_default();
+        let in_cgroup = cgroup.is_some();
         let mut cmd = tokio::process::Command::new(&program);
         cmd.args(&args)
             .current_dir(&cwd)
@@ -235,6 +269,21 @@ impl CommandRunner {
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .process_group(0);
+        // SAFETY: `in_child` makes only async-signal-safe calls (open, write, close,
+        // setrlimit) on data prepared before the fork.
+        unsafe {
+            cmd.pre_exec(move || crate::limits::in_child(&procs, &limits, in_cgroup));
+        }
+        let watch = crate::limits::Watch {
+            group: cgroup.as_ref(),
+            dirs: std::iter::once(cwd.clone())
+                .chain(_tmp.as_ref().map(|t| t.path().to_path_buf()))
+                .collect(),
+            free_at_start: crate::limits::free_bytes(&cwd),
+            disk_bytes: limits.disk_bytes,
+            started: std::time::SystemTime::now(),
+            last_walk: std::cell::Cell::new(None),
+        };
         let mut child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => {
@@ -255,17 +304,53 @@ impl CommandRunner {
             .take()
             .map(|s| tokio::spawn(pump(s, err_buf.clone())));
 
-        match tokio::time::timeout(self.cfg.timeout, child.wait()).await {
-            Ok(Ok(status)) => r.exit_code = status.code(),
-            Ok(Err(e)) => r.spawn_error = Some(format!("waiting for the command failed: {e}")),
-            Err(_) => {
-                r.timed_out = true;
-                group.kill();
-                let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
+        let deadline = tokio::time::sleep(self.cfg.timeout);
+        tokio::pin!(deadline);
+        let mut ticks = tokio::time::interval(LIMIT_SAMPLE);
+        let mut hit = None;
+        loop {
+            tokio::select! {
+                status = child.wait() => {
+                    match status {
+                        Ok(status) => {
+                            use std::os::unix::process::ExitStatusExt;
+                            r.exit_code = status.code();
+                            hit = crate::limits::hit_from_exit(status.code(), status.signal());
+                        }
+                        Err(e) => r.spawn_error = Some(format!("waiting for the command failed: {e}")),
+                    }
+                    break;
+                }
+                _ = &mut deadline => {
+                    r.timed_out = true;
+                    group.kill();
+                    let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
+                    break;
+                }
+                _ = ticks.tick() => {
+                    if let Some(h) = watch.check() {
+                        hit = Some(h);
+                        group.kill();
+                        if let Some(g) = &cgroup {
+                            g.kill_all();
+                        }
+                        let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
+                        r.exit_code = None;
+                        break;
+                    }
+                }
             }
+        }
+        // A limit the command ran into just before it ended (a fork bomb that gave up).
+        if hit.is_none() {
+            hit = watch.check();
         }
         // Background processes left in the group are not part of the result.
         group.kill();
+        drop(watch);
+        if let Some(g) = cgroup {
+            let _ = tokio::task::spawn_blocking(move || drop(g)).await;
+        }
 
         let tasks: Vec<_> = out_task.into_iter().chain(err_task).collect();
         let aborts: Vec<_> = tasks.iter().map(|t| t.abort_handle()).collect();
@@ -285,6 +370,11 @@ impl CommandRunner {
             r.stderr.push_str(
                 "\n[output reading stopped: a background process kept the output pipe open]\n",
             );
+        }
+        if let Some(h) = hit {
+            r.limit = Some(h.as_str().to_string());
+            r.stderr
+                .push_str(&format!("\n[killed: {}]\n", h.message(&self.cfg.limits)));
         }
         if r.timed_out {
             let note = format!(

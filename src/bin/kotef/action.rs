@@ -128,7 +128,7 @@ pub async fn cmd_action(args: ActionArgs) -> i32 {
         action::report_error(env, &message);
         1
     };
-    let env = match ActionEnv::from_lookup(|k| std::env::var(k).ok()) {
+    let env = match ActionEnv::from_lookup(kotef_core::process::var) {
         Ok(e) => e,
         Err(e) => return fail(None, e),
     };

@@ -257,7 +257,7 @@ async fn cmd_run(args: RunArgs) -> anyhow::Result<i32> {
         args.goal.clone(),
         config,
         args.model.as_deref(),
-        &|k| std::env::var(k).ok(),
+        &kotef_core::process::var,
     )?
     .profile(profile)
     .limits(args.limits.to_override())

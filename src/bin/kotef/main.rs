@@ -8,8 +8,9 @@ mod serve;
 
 use clap::Parser as _;
 
-#[tokio::main]
-async fn main() {
+fn main() {
+    // Before anything else: no same-user process may read this one's memory or environment.
+    kotef_core::process::set_non_dumpable();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
@@ -19,6 +20,18 @@ async fn main() {
         )
         .init();
     let cli = cli::Cli::parse();
-    let code = cli::main_with(cli).await;
+    // The command line has read what it needs; secrets leave the environment while the
+    // process still has one thread (later reads go through `kotef_core::process::var`).
+    kotef_core::process::harden();
+    let code = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(cli::main_with(cli)),
+        Err(e) => {
+            eprintln!("kotef: cannot start the async runtime: {e}");
+            1
+        }
+    };
     std::process::exit(code);
 }

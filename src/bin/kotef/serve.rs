@@ -148,7 +148,7 @@ fn read_secret_file(path: &Path, what: &str) -> anyhow::Result<String> {
 impl ServeArgs {
     /// The validated config, taking `GITHUB_TOKEN` from the process environment as fallback.
     pub fn into_config(self) -> anyhow::Result<ServeConfig> {
-        self.into_config_with(|k| std::env::var(k).ok())
+        self.into_config_with(kotef_core::process::var)
     }
 
     /// As [`Self::into_config`], reading fallback variables through `env`.

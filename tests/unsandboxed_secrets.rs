@@ -1,0 +1,117 @@
+//! Row 8 of the hostile-repository table (SECURITY.md): without a sandbox (`sandbox = "none"`,
+//! the Action's fallback, `--allow-unsandboxed`), a test command runs as kotef's own user and
+//! can walk up to the kotef process. Through the real `kotef run`: the model key kotef was
+//! started with is not in its `/proc/<pid>/environ` (kotef zeroes and removes secrets once
+//! read), and a same-user process cannot open that file at all (kotef is non-dumpable).
+
+mod support;
+
+use serde_json::json;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use support::recording_model::RecordingModel;
+
+const KEY: &str = "sk-row8-0123456789abcdefSECRET";
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// A repository whose test command copies its parent's (kotef's) environment into the work
+/// tree and records whether it could read it.
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = "cat /proc/$PPID/environ > parent.env 2>/dev/null; echo $? > parent.code; false";
+    let config = format!("sandbox = \"none\"\ntest_command = {probe:?}\n");
+    std::fs::write(dir.path().join("kotef.toml"), config).unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "parent.*\n").unwrap();
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "start"]);
+    dir
+}
+
+/// `kotef run` with the model key in its environment, optionally as another user (`prefix`
+/// is a command such as `setpriv --reuid …` that then runs the binary).
+async fn kotef_run(model: &RecordingModel, repo: &Path, prefix: &[&str]) -> String {
+    let bin = env!("CARGO_BIN_EXE_kotef");
+    let mut argv: Vec<&str> = prefix.to_vec();
+    argv.push(bin);
+    let mut cmd = tokio::process::Command::new(argv[0]);
+    cmd.args(&argv[1..])
+        .args(["run", "--json", "--model", "openai:fake-model", "--repo"])
+        .arg(repo)
+        .args(["--goal", "Make the check pass"])
+        .env("OPENAI_BASE_URL", model.base_url())
+        .env("OPENAI_API_KEY", KEY)
+        .env("HOME", repo)
+        .env_remove("KOTEF_MODEL")
+        .kill_on_drop(true);
+    let out = cmd.output().await.unwrap();
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_key_is_not_in_kotefs_environment_as_its_commands_see_it() {
+    let model = RecordingModel::start(json!({"next": "done", "reason": "stop"})).await;
+    let dir = repo();
+    let stderr = kotef_run(&model, dir.path(), &[]).await;
+    let seen = std::fs::read(dir.path().join("parent.env"))
+        .unwrap_or_else(|e| panic!("the probe did not run ({e}): {stderr}"));
+    assert!(
+        !String::from_utf8_lossy(&seen).contains(KEY),
+        "the key was readable in /proc/<kotef>/environ"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_same_user_command_cannot_open_kotefs_environment() {
+    // The check needs an unprivileged user: root may read any process's /proc files.
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let setpriv = Command::new("setpriv").arg("--version").output().is_ok();
+    if !(is_root && setpriv) {
+        eprintln!("skipped: needs root and setpriv to run kotef as an unprivileged user");
+        return;
+    }
+    let model = RecordingModel::start(json!({"next": "done", "reason": "stop"})).await;
+    let dir = repo();
+    // The work tree belongs to the unprivileged user that runs kotef and its commands.
+    assert!(Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(dir.path())
+        .status()
+        .unwrap()
+        .success());
+    let nobody = [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+    ];
+    let stderr = kotef_run(&model, dir.path(), &nobody).await;
+    let code = std::fs::read_to_string(dir.path().join("parent.code"))
+        .unwrap_or_else(|e| panic!("the probe did not run ({e}): {stderr}"));
+    assert_ne!(
+        code.trim(),
+        "0",
+        "a same-user command read /proc/<kotef>/environ"
+    );
+}
