@@ -71,6 +71,13 @@ pub fn annotations(
             {
                 v.push(command("warning", "kotef: failing check", f));
             }
+            if o.sandbox.as_deref() == Some("none") {
+                v.push(command(
+                    "warning",
+                    "kotef: no sandbox",
+                    "The agent's commands ran WITHOUT a sandbox (bubblewrap was not available, or sandbox = \"none\"): they could read and write anything the runner's user can. Install bubblewrap (the action's install-bubblewrap input) to contain them.",
+                ));
+            }
             v
         }
         (JobStatus::Ignored, _) => vec![command(
@@ -96,6 +103,19 @@ mod tests {
     use super::super::test_support::finished;
     use super::*;
     use kotef_core::StopRule;
+    #[test]
+    fn an_unsandboxed_run_warns_in_the_log() {
+        let mut r = finished(TerminalStatus::DoneSuccess, None);
+        if let Some(o) = r.outcome.as_mut() {
+            o.sandbox = Some("none".into());
+        }
+        let a = annotations(Some(&r), None, &FailOn::default());
+        assert!(
+            a.iter().any(|l| l.starts_with("::warning title=kotef%3A no sandbox::")),
+            "{a:?}"
+        );
+    }
+
     #[test]
     fn annotations_are_escaped_and_levelled() {
         let fail_on = FailOn::default();
