@@ -131,7 +131,15 @@ pub struct ServeArgs {
     pub max_cost_usd: Option<f64>,
     /// Run agent commands without bubblewrap when no working sandbox exists (by default such
     /// a server refuses to run them).
-    #[arg(long, env = "KOTEF_ALLOW_UNSANDBOXED")]
+    /// `KOTEF_ALLOW_UNSANDBOXED` takes `1/0/true/false/yes/no/on/off` in any case.
+    #[arg(
+        long,
+        env = "KOTEF_ALLOW_UNSANDBOXED",
+        num_args = 0..=1,
+        default_missing_value = "true",
+        default_value = "false",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
     pub allow_unsandboxed: bool,
     /// A TOML file with the operator's `[model]` settings (base_url, prices, timeout_s,
     /// max_retries, ...); repositories cannot set these on a server.
@@ -254,6 +262,29 @@ mod tests {
         let mut v = vec!["kotef"];
         v.extend_from_slice(args);
         Cli::try_parse_from(v).unwrap().serve
+    }
+
+    #[test]
+    fn allow_unsandboxed_takes_booleans_as_people_write_them() {
+        for (word, want) in [
+            ("1", true),
+            ("0", false),
+            ("true", true),
+            ("FALSE", false),
+            ("yes", true),
+            ("No", false),
+            ("on", true),
+            ("OFF", false),
+        ] {
+            let arg = format!("--allow-unsandboxed={word}");
+            assert_eq!(parse(&[arg.as_str()]).allow_unsandboxed, want, "{word}");
+        }
+    }
+
+    #[test]
+    fn allow_unsandboxed_alone_means_true_and_absent_false() {
+        assert!(parse(&["--allow-unsandboxed"]).allow_unsandboxed);
+        assert!(!parse(&[]).allow_unsandboxed);
     }
 
     #[test]

@@ -111,7 +111,8 @@ mod tests {
         }
         let a = annotations(Some(&r), None, &FailOn::default());
         assert!(
-            a.iter().any(|l| l.starts_with("::warning title=kotef%3A no sandbox::")),
+            a.iter()
+                .any(|l| l.starts_with("::warning title=kotef%3A no sandbox::")),
             "{a:?}"
         );
     }
