@@ -44,7 +44,8 @@ pub fn resolve_model(
 }
 
 /// Longest repository `instructions` passed to the agent, in characters.
-const MAX_INSTRUCTIONS_CHARS: usize = 12_000;
+/// (The instruction files' budget plus the config's own `instructions`.)
+const MAX_INSTRUCTIONS_CHARS: usize = kotef_core::config::INSTRUCTION_BUDGET_CHARS + 4_000;
 
 /// The goal with the repository's `instructions` (capped) appended.
 fn goal_with_instructions(goal: &str, instructions: Option<&str>) -> String {
@@ -324,6 +325,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         cost_usd,
         sandbox: sandbox_name,
         settings_notes: setup.settings_notes.clone(),
+        instruction_files: setup.config.instruction_files.clone(),
     };
     let redactor = setup.redactor.clone();
     let written = report::write(&tree, &state, &meta, &|t| redactor.redact(t))

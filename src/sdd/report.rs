@@ -22,6 +22,8 @@ pub struct ReportMeta {
     /// What the operator's rules changed in the repository's config (ignored fields, lowered
     /// limits), one sentence each.
     pub settings_notes: Vec<String>,
+    /// How much of each repository instruction file reached the agent.
+    pub instruction_files: Vec<kotef_core::config::InstructionUse>,
 }
 
 /// The JSON twin: the contract summary's fields plus timeline and calls.
@@ -46,6 +48,9 @@ pub struct ReportJson<'a> {
     pub mermaid: String,
     /// What the operator's rules changed in the repository's config.
     pub settings_notes: &'a [String],
+    /// How much of each repository instruction file reached the agent (added in 1.0).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub instruction_files: &'a [kotef_core::config::InstructionUse],
 }
 
 /// File stem `<UTC timestamp>-<run id>`.
@@ -114,6 +119,23 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
         meta.started_at.format("%Y-%m-%d %H:%M:%S UTC"),
         meta.duration_ms as f64 / 1000.0
     );
+    if !meta.instruction_files.is_empty() {
+        let _ = writeln!(
+            s,
+            "## Instruction files\n\n{} characters per file at most, {} in all.\n",
+            kotef_core::config::MAX_INSTRUCTION_FILE_CHARS,
+            kotef_core::config::INSTRUCTION_BUDGET_CHARS
+        );
+        for u in &meta.instruction_files {
+            let how = match u.used {
+                0 => "left out: the budget was used up".to_string(),
+                n if n < u.chars => format!("cut to {n} of {} characters", u.chars),
+                n => format!("{n} characters"),
+            };
+            let _ = writeln!(s, "- `{}`: {how}", u.path);
+        }
+        s.push('\n');
+    }
     if !meta.settings_notes.is_empty() {
         let _ = writeln!(s, "## Settings the operator decided\n");
         for n in &meta.settings_notes {
@@ -368,6 +390,7 @@ pub fn render_json(
         files_changed: state.files_changed(),
         mermaid: mermaid.to_string(),
         settings_notes: &meta.settings_notes,
+        instruction_files: &meta.instruction_files,
     };
     serde_json::to_value(json).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
 }

@@ -236,6 +236,10 @@ pub struct KotefConfig {
     pub setup: Option<String>,
     /// Seconds `setup` may take (default 600, never more than the run's time budget).
     pub setup_timeout_s: Option<u64>,
+    /// How much of each instruction file reached the agent (set by
+    /// [`Self::add_instruction_files`]; not a config field).
+    #[serde(skip)]
+    pub instruction_files: Vec<InstructionUse>,
     /// Overrides of the profile's limits.
     #[serde(default)]
     pub limits: LimitsOverride,
@@ -255,37 +259,67 @@ pub enum ConfigError {
 
 /// Files whose text is given to the planner and coder as the repository's instructions, read
 /// from the trusted branch.
-pub const INSTRUCTION_FILES: [&str; 4] = [
+pub const INSTRUCTION_FILES: [&str; 7] = [
     "AGENTS.md",
+    "CLAUDE.md",
+    ".github/copilot-instructions.md",
+    "GEMINI.md",
     ".sdd/project.md",
     ".sdd/architect.md",
     ".sdd/best_practices.md",
 ];
 
 /// Longest text taken from one instruction file, in characters.
-pub const MAX_INSTRUCTION_FILE_CHARS: usize = 3_000;
+pub const MAX_INSTRUCTION_FILE_CHARS: usize = 12_000;
+/// Characters all instruction files together may bring; files past it are cut or left out,
+/// in [`INSTRUCTION_FILES`] order.
+pub const INSTRUCTION_BUDGET_CHARS: usize = 24_000;
 
-/// The instruction files' texts as one block (`### PATH` then the text, each capped), or
-/// `None` when there are none.
-pub fn render_instruction_files(files: &[(&str, String)]) -> Option<String> {
-    let parts: Vec<String> = files
-        .iter()
-        .filter(|(_, t)| !t.trim().is_empty())
-        .map(|(p, t)| {
-            let mut text: String = t.trim().chars().take(MAX_INSTRUCTION_FILE_CHARS).collect();
-            if t.trim().chars().count() > MAX_INSTRUCTION_FILE_CHARS {
-                text.push_str("\n[… cut]");
-            }
-            format!("### {p}\n{text}")
-        })
-        .collect();
-    (!parts.is_empty()).then(|| parts.join("\n\n"))
+/// How much of one instruction file reached the agent (shown in the run report).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstructionUse {
+    pub path: String,
+    /// Characters the file has (trimmed).
+    pub chars: usize,
+    /// Characters given to the agent: all of them, fewer (cut), or 0 (left out for the budget).
+    pub used: usize,
+}
+
+/// The instruction files' texts as one block (`### PATH` then the text, each capped, all
+/// within [`INSTRUCTION_BUDGET_CHARS`]) or `None` when there are none, and how much of each
+/// was used.
+pub fn render_instruction_files(files: &[(&str, String)]) -> (Option<String>, Vec<InstructionUse>) {
+    let mut left = INSTRUCTION_BUDGET_CHARS;
+    let mut parts = Vec::new();
+    let mut uses = Vec::new();
+    for (p, t) in files.iter().filter(|(_, t)| !t.trim().is_empty()) {
+        let t = t.trim();
+        let chars = t.chars().count();
+        let used = chars.min(MAX_INSTRUCTION_FILE_CHARS).min(left);
+        left -= used;
+        uses.push(InstructionUse {
+            path: p.to_string(),
+            chars,
+            used,
+        });
+        if used == 0 {
+            continue;
+        }
+        let mut text: String = t.chars().take(used).collect();
+        if used < chars {
+            text.push_str("\n[… cut]");
+        }
+        parts.push(format!("### {p}\n{text}"));
+    }
+    ((!parts.is_empty()).then(|| parts.join("\n\n")), uses)
 }
 
 impl KotefConfig {
     /// Adds the instruction files' block to `instructions`.
     pub fn add_instruction_files(&mut self, files: &[(&str, String)]) {
-        if let Some(block) = render_instruction_files(files) {
+        let (block, uses) = render_instruction_files(files);
+        self.instruction_files = uses;
+        if let Some(block) = block {
             self.instructions = Some(match self.instructions.take() {
                 Some(own) if !own.trim().is_empty() => format!("{own}\n\n{block}"),
                 _ => block,
@@ -411,6 +445,43 @@ mod tests {
         assert_eq!(c.trigger_label.as_deref(), Some("bot"));
         assert!(p.unwrap().ends_with(".github/kotef.toml"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_other_bots_instruction_files_are_read_too() {
+        for name in ["CLAUDE.md", ".github/copilot-instructions.md", "GEMINI.md"] {
+            assert!(INSTRUCTION_FILES.contains(&name), "{name}");
+        }
+    }
+
+    #[test]
+    fn one_file_is_cut_at_its_cap() {
+        let long = "x".repeat(MAX_INSTRUCTION_FILE_CHARS + 10);
+        let (_, uses) = render_instruction_files(&[("CLAUDE.md", long)]);
+        assert_eq!(uses[0].used, MAX_INSTRUCTION_FILE_CHARS);
+    }
+
+    #[test]
+    fn files_past_the_budget_are_cut_then_left_out() {
+        let big = "y".repeat(MAX_INSTRUCTION_FILE_CHARS);
+        let files = [
+            ("AGENTS.md", big.clone()),
+            ("CLAUDE.md", "z".repeat(MAX_INSTRUCTION_FILE_CHARS - 100)),
+            ("GEMINI.md", big.clone()),
+            (".sdd/project.md", "late".to_string()),
+        ];
+        let (block, uses) = render_instruction_files(&files);
+        let used: Vec<usize> = uses.iter().map(|u| u.used).collect();
+        assert_eq!(
+            used,
+            vec![
+                MAX_INSTRUCTION_FILE_CHARS,
+                MAX_INSTRUCTION_FILE_CHARS - 100,
+                100,
+                0
+            ]
+        );
+        assert!(block.unwrap().chars().count() <= INSTRUCTION_BUDGET_CHARS + 200);
     }
 
     #[test]
