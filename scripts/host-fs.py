@@ -41,7 +41,7 @@ ALLOWED = {
     "crates/kotef-github/src/outbound/workspace.rs": "kotef's own git dir and empty HOME beside the work tree, checked before git runs",
     "crates/kotef-github/src/pipeline/config.rs": "an operator's absolute config path (repository config comes from git, not the tree)",
     "src/scenario.rs": "builds a fresh workspace from the user's scenario before anything runs in it",
-    "src/bin/kotef/cli.rs": "the user's --config file and --keep directory (the repository is read through Tree)",
+    "src/bin/kotef/cli.rs": "the user's --config file, --keep directory and the transcript given to `kotef report` (the repository is read through Tree)",
     "src/bin/kotef/serve.rs": "the operator's model-config file",
     "src/bin/kotef/main.rs": "the operator's own files",
     "src/bin/kotef/action.rs": "the runner's files (the Action's operator)",

@@ -291,6 +291,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         },
     };
 
+    let transcript_rel = crate::sdd::transcript::rel_path(&report::stem(started_at, &setup.run_id));
     let goal = goal_with_instructions(&setup.goal, setup.config.instructions.as_deref());
     let mut state = RunState::new(&goal, profile, graph::workspace_hashes(&root));
     state.test_command = test_command;
@@ -308,6 +309,11 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         progress: setup.progress.clone(),
         cost: setup.cost.clone(),
         issue_writer: issue_writer(&tree, &setup.run_id, &setup.redactor),
+        events: crate::sdd::transcript::writer(
+            tree.clone(),
+            transcript_rel.clone(),
+            setup.redactor.clone(),
+        ),
         verify_first: setup.resolve_verify_first(),
     };
     let state = graph::run_graph(&ctx, state).await;
@@ -330,7 +336,13 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
     let redactor = setup.redactor.clone();
     let written = report::write(&tree, &state, &meta, &|t| redactor.redact(t))
         .with_context(|| format!("cannot write the run report under {}", root.display()))?;
-    let summary = report::summary(&state, &written.markdown, &written.issues_md);
+    let mut summary = report::summary(&state, &written.markdown, &written.issues_md);
+    if matches!(
+        tree.kind(&transcript_rel),
+        Ok(kotef_tools::Kind::File { .. })
+    ) {
+        summary.transcript_path = Some(root.join(&transcript_rel).display().to_string());
+    }
     let rel = |p: &std::path::Path| {
         p.strip_prefix(&root)
             .map(|r| r.display().to_string())

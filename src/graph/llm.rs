@@ -3,6 +3,7 @@
 //! provider retries included) to `RunState` as one call with its attempts and waits, and asks
 //! the rules whether a failure ends the run.
 
+use super::events::RunEvent;
 use super::rules::{self, Fired};
 use super::state::{CallRecord, RunState};
 use super::GraphContext;
@@ -29,6 +30,13 @@ pub async fn call(
         state.stop(rule, reason);
         return Err(CallFailure::Stopped);
     }
+    let step = state.total_steps + 1;
+    ctx.record(RunEvent::ModelRequest {
+        step,
+        node: node.as_str().to_string(),
+        messages: request.messages.clone(),
+        tools: request.tools.iter().map(|t| t.name.clone()).collect(),
+    });
     let started = std::time::Instant::now();
     let result = tokio::time::timeout(ctx.time_left(), ctx.model.complete(&request)).await;
     let mut record = CallRecord {
@@ -60,6 +68,15 @@ pub async fn call(
             record.prompt_tokens += reply.usage.prompt_tokens;
             record.completion_tokens += reply.usage.completion_tokens;
             record.calls_from_text = reply.calls_from_text;
+            ctx.record(RunEvent::ModelReply {
+                step,
+                node: node.as_str().to_string(),
+                content: reply.content.clone(),
+                tool_calls: reply.tool_calls.clone(),
+                finish_reason: reply.finish_reason.clone(),
+                usage: reply.usage,
+                latency_ms: record.latency_ms,
+            });
             state.record_call(record);
             // `KOTEF_LOG=kotef=debug` shows what the model said (redacted), for diagnosing a
             // real model's run from its log.
@@ -81,6 +98,11 @@ pub async fn call(
             record.prompt_tokens += request.estimated_prompt_tokens();
             record.failed = true;
             record.last_error = Some(err_text.clone());
+            ctx.record(RunEvent::ModelError {
+                step,
+                node: node.as_str().to_string(),
+                error: err_text.clone(),
+            });
             state.record_call(record);
             tracing::warn!(node = node.as_str(), error = %err_text, "model call failed");
             if let Some(f) = rules::model_failure(&err, &err_text, state.consecutive_model_failures)

@@ -5,6 +5,7 @@
 
 pub mod coder;
 pub mod context;
+pub mod events;
 pub mod llm;
 pub mod planner;
 pub mod researcher;
@@ -45,6 +46,8 @@ pub struct GraphContext {
     pub issue_writer: IssueWriter,
     /// Start with the verifier when a test command is known (see `rules::opening_task`).
     pub verify_first: bool,
+    /// Where the run's events go (the run wires in the transcript; see [`events`]).
+    pub events: events::EventSink,
 }
 
 /// Estimated USD cost of (prompt tokens, completion tokens), when prices are known.
@@ -54,6 +57,11 @@ pub type CostFn = Arc<dyn Fn(u64, u64) -> Option<f64> + Send + Sync>;
 pub type IssueWriter = Arc<dyn Fn(&RunState) -> Result<(), String> + Send + Sync>;
 
 impl GraphContext {
+    /// Records one event of the run (for the transcript).
+    pub fn record(&self, event: events::RunEvent) {
+        (self.events)(&event);
+    }
+
     /// What the run has used so far, for the budget rules.
     pub fn spent(&self, state: &RunState) -> rules::Spent {
         rules::Spent {

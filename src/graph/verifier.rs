@@ -167,6 +167,14 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             runner.run(&cmd, ctx.tools.workdir().root()).await
         }
     };
+    ctx.record(super::events::RunEvent::Verification {
+        step: step_no,
+        command: result.command.clone(),
+        passed: result.success(),
+        exit_code: result.exit_code,
+        timed_out: result.timed_out,
+        output: super::events::clip_output(&format!("{}{}", result.stdout, result.stderr)),
+    });
     if let Some(why) = result.limit_message() {
         let f = super::rules::resource_limit(&result.command, &why);
         state.stop(f.rule, f.reason);

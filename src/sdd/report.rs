@@ -55,11 +55,12 @@ pub struct ReportJson<'a> {
 
 /// File stem `<UTC timestamp>-<run id>`.
 pub fn report_stem(meta: &ReportMeta) -> String {
-    format!(
-        "{}-{}",
-        meta.started_at.format("%Y%m%dT%H%M%SZ"),
-        meta.run_id
-    )
+    stem(meta.started_at, &meta.run_id)
+}
+
+/// File stem `<UTC timestamp>-<run id>` of a run started at `started_at`.
+pub fn stem(started_at: DateTime<Utc>, run_id: &RunId) -> String {
+    format!("{}-{}", started_at.format("%Y%m%dT%H%M%SZ"), run_id)
 }
 
 /// The contract summary of a finished state.
@@ -77,6 +78,7 @@ pub fn summary(state: &RunState, report_path: &Path, issues_md_path: &Path) -> R
         fix_attempts: state.failures.attempts,
         report_path: report_path.display().to_string(),
         issues_md_path: issues_md_path.display().to_string(),
+        transcript_path: None,
     }
 }
 

@@ -43,6 +43,10 @@ pub struct RunSummary {
     pub fix_attempts: u32,
     pub report_path: String,
     pub issues_md_path: String,
+    /// The run's transcript (`.sdd/runs/<id>.transcript.jsonl`), when one was written. An
+    /// optional field kotef adds to the contract's summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript_path: Option<String>,
 }
 
 #[cfg(test)]
@@ -63,6 +67,7 @@ mod tests {
             fix_attempts: 0,
             report_path: "/r.md".into(),
             issues_md_path: "/i.md".into(),
+            transcript_path: None,
         };
         let v = serde_json::to_value(&s).unwrap();
         assert_eq!(v["terminal_status"], "aborted_stuck");

@@ -103,6 +103,7 @@ pub fn sample_outcome(
             fix_attempts: 0,
             report_path: report.into(),
             issues_md_path: ".sdd/issues.md".into(),
+            transcript_path: None,
         },
         cost_usd: Some(0.0042),
         duration_ms: 1234,

@@ -38,6 +38,20 @@ pub enum Command {
     Serve(Box<crate::serve::ServeArgs>),
     /// Run as a GitHub Action step (reads the GITHUB_* environment).
     Action(crate::action::ActionArgs),
+    /// Turn a run's transcript (`.sdd/runs/<id>.transcript.jsonl`) into a page.
+    Report(ReportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The transcript file.
+    pub transcript: PathBuf,
+    /// Write a one-page HTML view (self-contained: open it in a browser).
+    #[arg(long)]
+    pub html: bool,
+    /// Where the page goes (default: the transcript's name with `.html`).
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
 }
 
 /// Limits given as flags (names as in the contract and the config file).
@@ -172,6 +186,16 @@ pub async fn main_with(cli: Cli) -> i32 {
             }
         },
         Command::Action(args) => crate::action::cmd_action(args).await,
+        Command::Report(args) => match cmd_report(&args) {
+            Ok(path) => {
+                println!("{}", path.display());
+                0
+            }
+            Err(e) => {
+                eprintln!("kotef: {e:#}");
+                1
+            }
+        },
         Command::Example(args) => {
             cmd_scenario(
                 Path::new("examples/hello-fix.json"),
@@ -182,6 +206,36 @@ pub async fn main_with(cli: Cli) -> i32 {
             .await
         }
     }
+}
+
+/// Bytes of a transcript `kotef report` reads at most (a transcript is capped at 8 MiB).
+const REPORT_INPUT_CAP: u64 = 16 * 1024 * 1024;
+
+fn cmd_report(args: &ReportArgs) -> anyhow::Result<PathBuf> {
+    if !args.html {
+        bail!("say what to make: --html");
+    }
+    use std::io::Read as _;
+    let mut text = String::new();
+    std::fs::File::open(&args.transcript)
+        .with_context(|| format!("cannot open {}", args.transcript.display()))?
+        .take(REPORT_INPUT_CAP)
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {}", args.transcript.display()))?;
+    let out = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.transcript.with_extension("html"));
+    let title = format!(
+        "kotef transcript: {}",
+        args.transcript
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
+    std::fs::write(&out, kotef::sdd::transcript_html::render(&text, &title))
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    Ok(out)
 }
 
 async fn cmd_serve(args: Box<crate::serve::ServeArgs>) -> anyhow::Result<()> {

@@ -677,6 +677,7 @@ mod tests {
                 fix_attempts: 0,
                 report_path: ".sdd/runs/x.md".into(),
                 issues_md_path: ".sdd/issues.md".into(),
+                transcript_path: None,
             },
             cost_usd: Some(0.0123),
             duration_ms: 65_000,

@@ -173,6 +173,7 @@ mod test_support {
                 fix_attempts: 0,
                 report_path: "/w/.sdd/runs/r1.md".into(),
                 issues_md_path: "/w/.sdd/issues.md".into(),
+                transcript_path: None,
             },
             cost_usd: None,
             duration_ms: 5,

@@ -1,0 +1,76 @@
+//! What happened in a run, event by event, for the transcript: each model request and reply,
+//! each tool call with its (capped) output, each verification. The graph emits [`RunEvent`]s
+//! through [`super::GraphContext::record`]; how they are written (redacted JSON lines under
+//! `.sdd/runs/`) is the report side's business (`crate::sdd::transcript`).
+
+use kotef_model::{Message, ToolCall, Usage};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// Characters of one tool or command output kept in the transcript.
+pub const OUTPUT_CHARS: usize = 16_000;
+
+/// One event of a run.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RunEvent {
+    ModelRequest {
+        step: u32,
+        node: String,
+        messages: Vec<Message>,
+        tools: Vec<String>,
+    },
+    ModelReply {
+        step: u32,
+        node: String,
+        content: String,
+        tool_calls: Vec<ToolCall>,
+        finish_reason: Option<String>,
+        usage: Usage,
+        latency_ms: u64,
+    },
+    ModelError {
+        step: u32,
+        node: String,
+        error: String,
+    },
+    ToolCall {
+        step: u32,
+        node: String,
+        name: String,
+        arguments: serde_json::Value,
+        output: String,
+        is_error: bool,
+    },
+    Verification {
+        step: u32,
+        command: String,
+        passed: bool,
+        exit_code: Option<i32>,
+        timed_out: bool,
+        output: String,
+    },
+}
+
+/// Where events go (the run wires in the transcript writer; tests may collect them).
+pub type EventSink = Arc<dyn Fn(&RunEvent) + Send + Sync>;
+
+/// A sink that drops everything.
+pub fn no_events() -> EventSink {
+    Arc::new(|_| {})
+}
+
+/// `text` cut to [`OUTPUT_CHARS`] characters (its start and end kept).
+pub fn clip_output(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= OUTPUT_CHARS {
+        return text.to_string();
+    }
+    let half = OUTPUT_CHARS / 2;
+    let head: String = text.chars().take(half).collect();
+    let tail: String = text.chars().skip(n - half).collect();
+    format!(
+        "{head}\n[... {} characters cut ...]\n{tail}",
+        n - OUTPUT_CHARS
+    )
+}

@@ -1,0 +1,221 @@
+//! The run's transcript through the real binary: `kotef example` writes
+//! `.sdd/runs/<id>.transcript.jsonl` (every model request and reply, tool call and
+//! verification, secrets redacted), `kotef report --html` turns it into a page, and headless
+//! Chromium renders that page (its DOM holds the run, and no script came from the transcript).
+
+mod support;
+
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+struct Made {
+    transcript: String,
+    html: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// One example run with its transcript and page, shared by the facts below.
+fn made() -> &'static Made {
+    static MADE: OnceLock<Made> = OnceLock::new();
+    MADE.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let keep = dir.path().join("ws");
+        let out = Command::new(env!("CARGO_BIN_EXE_kotef"))
+            .args(["example", "--keep"])
+            .arg(&keep)
+            .env_remove("KOTEF_MODEL")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let runs = keep.join(".sdd/runs");
+        let path = std::fs::read_dir(&runs)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with(".transcript.jsonl"))
+            .expect("a transcript beside the report");
+        let html = dir.path().join("run.html");
+        let out = Command::new(env!("CARGO_BIN_EXE_kotef"))
+            .args(["report", "--html"])
+            .arg(&path)
+            .arg("-o")
+            .arg(&html)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Made {
+            transcript: std::fs::read_to_string(&path).unwrap(),
+            html,
+            _dir: dir,
+        }
+    })
+}
+
+fn types(t: &str) -> Vec<String> {
+    t.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["type"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn the_transcript_holds_model_calls_tool_calls_and_verifications() {
+    let t = types(&made().transcript);
+    for want in ["model_request", "model_reply", "tool_call", "verification"] {
+        assert!(t.iter().any(|x| x == want), "no {want} in {t:?}");
+    }
+}
+
+#[test]
+fn every_model_reply_follows_its_request() {
+    let t = types(&made().transcript);
+    let requests = t.iter().filter(|x| *x == "model_request").count();
+    let replies = t
+        .iter()
+        .filter(|x| *x == "model_reply" || *x == "model_error")
+        .count();
+    assert_eq!(requests, replies);
+}
+
+#[test]
+fn the_page_shows_the_run() {
+    let page = std::fs::read_to_string(&made().html).unwrap();
+    assert!(
+        page.contains("model calls") && page.contains("calc.py"),
+        "{page}"
+    );
+}
+
+fn chromium() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+}
+
+fn headless(browser: &str, args: &[&str], page: &Path) -> std::process::Output {
+    let home = tempfile::tempdir().unwrap();
+    Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+        ])
+        .args(args)
+        .arg(format!("file://{}", page.display()))
+        .env("HOME", home.path())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn headless_chromium_renders_the_page_with_no_script_from_the_transcript() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: no chromium on PATH (CI installs it)");
+        return;
+    };
+    let m = made();
+    let out = headless(browser, &["--dump-dom"], &m.html);
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        dom.contains("verification") && dom.contains("calc.py"),
+        "{dom}"
+    );
+    assert!(
+        !dom.contains("<script"),
+        "a script element in the rendered page"
+    );
+}
+
+#[test]
+fn headless_chromium_takes_a_screenshot_of_the_page() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: no chromium on PATH (CI installs it)");
+        return;
+    };
+    let m = made();
+    let shot = m.html.with_extension("png");
+    let arg = format!("--screenshot={}", shot.display());
+    let _ = headless(browser, &[&arg, "--window-size=1200,1600"], &m.html);
+    let png = std::fs::read(&shot).unwrap_or_default();
+    assert!(png.starts_with(b"\x89PNG"), "no PNG written");
+    if let Ok(dest) = std::env::var("KOTEF_TRANSCRIPT_SCREENSHOT") {
+        std::fs::write(dest, &png).unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_in_a_tool_output_or_a_message_is_redacted_in_the_transcript() {
+    const KEY: &str = "sk-transcript-0123456789abcdef";
+    let dir = tempfile::tempdir().unwrap();
+    // The repository holds the operator's key (a leaked .env), and the coder reads it.
+    std::fs::write(dir.path().join("leak.env"), format!("KEY={KEY}\n")).unwrap();
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["add", "-A"][..],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "-m",
+            "s",
+        ][..],
+    ] {
+        assert!(Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .status()
+            .unwrap()
+            .success());
+    }
+    let read = json!({"name": "read_file", "arguments": {"path": "leak.env"}});
+    let model = support::recording_model::RecordingModel::scripted(
+        json!({"next": "done", "reason": "stop"}),
+        vec![read],
+    )
+    .await;
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
+        .args([
+            "run",
+            "--json",
+            "--model",
+            "openai:fake",
+            "--test-command",
+            "false",
+            "--repo",
+        ])
+        .arg(dir.path())
+        .args(["--goal", &format!("Fix leak.env (the key is {KEY})")])
+        .env("OPENAI_BASE_URL", model.base_url())
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("KOTEF_MODEL")
+        .output()
+        .await
+        .unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+    let path = summary["transcript_path"]
+        .as_str()
+        .expect("a transcript path in the summary");
+    let t = std::fs::read_to_string(path).unwrap();
+    assert!(t.contains("leak.env") && t.contains("[REDACTED]"), "{t}");
+    assert!(!t.contains(KEY));
+}
