@@ -4,14 +4,17 @@
 //! runs against it with its environment inputs. It downloads with curl, so a machine without
 //! curl fails these tests (with a message saying so) instead of skipping them.
 
+mod support;
+
 use axum::extract::{Path as UrlPath, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
+use support::release::{asset_name, packed_release, repo_root};
 
 /// The tag the test release is published under.
 const VERSION: &str = "v0.0.0-test";
@@ -23,22 +26,6 @@ const NO_FALLBACK: &str = "echo 'the build fallback ran' >&2; exit 97";
 const STUB_FALLBACK: &str = "printf '#!/bin/sh\\necho kotef 0.0.0-stub\\n' \
     >\"$KOTEF_INSTALL_DIR/kotef\" && chmod +x \"$KOTEF_INSTALL_DIR/kotef\"";
 
-fn repo_root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The asset name the installer picks on this machine (its `detect_target`).
-fn asset_name() -> String {
-    let target = match (std::env::consts::OS, std::env::consts::ARCH) {
-        ("linux", "x86_64") => "x86_64-unknown-linux-musl",
-        ("linux", "aarch64") => "aarch64-unknown-linux-musl",
-        ("macos", "x86_64") => "x86_64-apple-darwin",
-        ("macos", "aarch64") => "aarch64-apple-darwin",
-        (os, arch) => panic!("kotef publishes no release for {os} {arch}"),
-    };
-    format!("kotef-{target}.tar.gz")
-}
-
 fn require_curl() {
     let found = Command::new("curl")
         .arg("--version")
@@ -48,37 +35,6 @@ fn require_curl() {
         found,
         "curl is not installed: scripts/install.sh downloads with curl, so these tests need it"
     );
-}
-
-fn run_script(script: &str, args: &[&Path]) {
-    let out = Command::new("sh")
-        .arg(repo_root().join(script))
-        .args(args)
-        .output()
-        .expect("sh runs");
-    assert!(
-        out.status.success(),
-        "{script} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// The real `kotef` binary packed once per test run, as the release packs it.
-fn packed_release() -> &'static Path {
-    static PACKED: OnceLock<PathBuf> = OnceLock::new();
-    PACKED.get_or_init(|| {
-        let dist = Path::new(env!("CARGO_TARGET_TMPDIR")).join("install-release");
-        let _ = std::fs::remove_dir_all(&dist);
-        std::fs::create_dir_all(&dist).unwrap();
-        let target = asset_name()
-            .trim_start_matches("kotef-")
-            .trim_end_matches(".tar.gz")
-            .to_string();
-        let binary = Path::new(env!("CARGO_BIN_EXE_kotef"));
-        run_script("scripts/package.sh", &[Path::new(&target), binary, &dist]);
-        run_script("scripts/package.sh", &[Path::new("--checksums"), &dist]);
-        dist
-    })
 }
 
 /// A release directory (`<root>/<tag>/<asset>`) served over loopback HTTP; 404 for anything

@@ -5,3 +5,4 @@
 #![allow(dead_code)]
 
 pub mod recording_model;
+pub mod release;
