@@ -151,10 +151,35 @@ def run_kotef(task, repo, args):
         row["model_calls"] = summary.get("model_calls")
         row["tokens"] = (summary.get("prompt_tokens") or 0) + (summary.get("completion_tokens") or 0)
         row["reason"] = summary.get("stop_reason")
+        row.update(server_timings(summary.get("report_path")))
     except (ValueError, IndexError):
         row["reason"] = (err or "").strip().splitlines()[-1:] or [""]
         row["reason"] = row["reason"][0]
     return row
+
+
+def server_timings(report_md):
+    """The server's own figures summed over the run's calls (llama.cpp's `timings`, kept per
+    call in the report's JSON twin): uncached and cached prompt tokens, prompt and
+    generation seconds, and the median call's latency."""
+    if not report_md:
+        return {}
+    try:
+        report = json.loads(Path(report_md).with_suffix(".json").read_text())
+    except (OSError, ValueError):
+        return {}
+    calls = report.get("calls") or []
+    timed = [c["timings"] for c in calls if c.get("timings")]
+    lat = sorted(c.get("latency_ms") or 0 for c in calls)
+    out = {"median_call_s": lat[len(lat) // 2] / 1000 if lat else None}
+    if timed:
+        out.update(
+            uncached_prompt_tokens=sum(t.get("prompt_uncached", 0) for t in timed),
+            cached_prompt_tokens=sum(t.get("prompt_cached", 0) for t in timed),
+            prompt_s=round(sum(t.get("prompt_ms", 0) for t in timed) / 1000, 1),
+            generation_s=round(sum(t.get("generation_ms", 0) for t in timed) / 1000, 1),
+        )
+    return out
 
 
 def mini_python():
@@ -195,11 +220,15 @@ def fmt(v):
 
 def print_table(agent, rows):
     print(f"\n## {agent}\n")
-    print("| task | kind | solved | ending | model calls | tokens | wall s |")
-    print("|---|---|---|---|---|---|---|")
+    print("| task | kind | solved | ending | model calls | tokens | uncached prompt tokens "
+          "| prompt s | generation s | median call s | wall s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['task']} | {r['kind']} | {'yes' if r['solved'] else 'no'} | {r['ending']} "
-              f"| {fmt(r['model_calls'])} | {fmt(r['tokens'])} | {fmt(r['wall_s'])} |")
+              f"| {fmt(r['model_calls'])} | {fmt(r['tokens'])} "
+              f"| {fmt(r.get('uncached_prompt_tokens'))} | {fmt(r.get('prompt_s'))} "
+              f"| {fmt(r.get('generation_s'))} | {fmt(r.get('median_call_s'))} "
+              f"| {fmt(r['wall_s'])} |")
     fix = [r for r in rows if r["kind"] != "impossible"]
     solved = [r for r in fix if r["solved"]]
     tokens = sum(r["tokens"] or 0 for r in rows)
@@ -208,6 +237,14 @@ def print_table(agent, rows):
     per_solved = f"{tokens / len(solved):.0f}" if solved else "-"
     calls_per_solved = f"{calls / len(solved):.1f}" if solved else "-"
     impossible = [r for r in rows if r["kind"] == "impossible"]
+    uncached = sum(r.get("uncached_prompt_tokens") or 0 for r in rows)
+    cached = sum(r.get("cached_prompt_tokens") or 0 for r in rows)
+    p_s = sum(r.get("prompt_s") or 0 for r in rows)
+    g_s = sum(r.get("generation_s") or 0 for r in rows)
+    if uncached or cached:
+        print(f"\nserver timings: {uncached} uncached of {uncached + cached} prompt tokens "
+              f"({100 * uncached / max(uncached + cached, 1):.0f} %), prompt {p_s:.0f} s, "
+              f"generation {g_s:.0f} s ({100 * g_s / max(p_s + g_s, 1):.0f} % of model time)")
     print(f"\ntotal: solved {len(solved)}/{len(fix)}, model calls {calls} "
           f"({calls_per_solved} per solved task), tokens {tokens} "
           f"({per_solved} per solved task), wall {wall:.0f} s")

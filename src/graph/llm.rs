@@ -68,6 +68,7 @@ pub async fn call(
             record.prompt_tokens += reply.usage.prompt_tokens;
             record.completion_tokens += reply.usage.completion_tokens;
             record.calls_from_text = reply.calls_from_text;
+            record.timings = reply.timings;
             ctx.record(RunEvent::ModelReply {
                 step,
                 node: node.as_str().to_string(),

@@ -117,6 +117,10 @@ pub struct CallRecord {
     /// The reply's tool calls were written as text and parsed from it (small local models).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub calls_from_text: bool,
+    /// The server's own timing (prompt tokens it processed and reused, prompt and generation
+    /// milliseconds), when it reports one (llama.cpp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timings: Option<kotef_model::ServerTimings>,
 }
 
 fn is_zero(n: &u32) -> bool {

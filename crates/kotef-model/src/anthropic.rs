@@ -325,6 +325,7 @@ pub(crate) fn parse_reply(body: &[u8], request: &ModelRequest) -> Result<Parsed,
                 .and_then(Value::as_str)
                 .map(str::to_string),
             calls_from_text: false,
+            timings: None,
         },
         usage_reported,
     })

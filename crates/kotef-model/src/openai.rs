@@ -343,6 +343,7 @@ pub(crate) fn parse_reply(body: &[u8], request: &ModelRequest) -> Result<Parsed,
             usage,
             finish_reason,
             calls_from_text,
+            timings: crate::types::ServerTimings::from_llama(&v),
         },
         usage_reported,
     })

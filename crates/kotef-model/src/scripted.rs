@@ -162,6 +162,7 @@ impl Model for ScriptedModel {
                 },
                 finish_reason: Some("stop".into()),
                 calls_from_text: false,
+                timings: None,
             });
         };
         if let Some(e) = turn.error {
@@ -205,6 +206,7 @@ impl Model for ScriptedModel {
                 completion_tokens,
             },
             calls_from_text: false,
+            timings: None,
         })
     }
 }

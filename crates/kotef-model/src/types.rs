@@ -129,6 +129,38 @@ pub struct ModelReply {
     /// them as text instead of using the tool-calling interface (see [`crate::textcalls`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub calls_from_text: bool,
+    /// The server's own timing of the call, when it reports one (llama.cpp's `timings`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timings: Option<ServerTimings>,
+}
+
+/// How the server spent a call, from its own figures (llama.cpp's `timings`): the prompt
+/// tokens it had to process (not reused from its prompt cache), the ones it reused, and the
+/// milliseconds for the prompt and for generation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerTimings {
+    pub prompt_uncached: u64,
+    pub prompt_cached: u64,
+    pub prompt_ms: f64,
+    pub generated: u64,
+    pub generation_ms: f64,
+}
+
+impl ServerTimings {
+    /// llama.cpp's `timings` object (`prompt_n`, `cache_n`, `prompt_ms`, `predicted_n`,
+    /// `predicted_ms`); `None` when the reply has none.
+    pub fn from_llama(v: &serde_json::Value) -> Option<Self> {
+        let t = v.get("timings")?.as_object()?;
+        let n = |k: &str| t.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
+        let ms = |k: &str| t.get(k).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
+        Some(Self {
+            prompt_uncached: n("prompt_n"),
+            prompt_cached: n("cache_n"),
+            prompt_ms: ms("prompt_ms"),
+            generated: n("predicted_n"),
+            generation_ms: ms("predicted_ms"),
+        })
+    }
 }
 
 impl ModelReply {
@@ -242,6 +274,26 @@ pub struct CallRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn llama_timings_say_what_the_prompt_cache_saved() {
+        let v = serde_json::json!({"timings": {"cache_n": 900, "prompt_n": 120, "prompt_ms": 1500.5,
+            "predicted_n": 40, "predicted_ms": 2600.0}});
+        let t = ServerTimings::from_llama(&v).unwrap();
+        assert_eq!(
+            (t.prompt_uncached, t.prompt_cached, t.generated),
+            (120, 900, 40)
+        );
+        assert_eq!((t.prompt_ms, t.generation_ms), (1500.5, 2600.0));
+    }
+
+    #[test]
+    fn a_reply_without_timings_has_none() {
+        assert_eq!(
+            ServerTimings::from_llama(&serde_json::json!({"usage": {}})),
+            None
+        );
+    }
 
     #[test]
     fn token_estimate_is_ceil_of_quarter_chars() {
