@@ -4,7 +4,7 @@
 //!
 //! - [`harden`] marks the process non-dumpable (`PR_SET_DUMPABLE` 0: another process of the
 //!   same user can neither ptrace it nor open its `/proc/<pid>/{environ,mem}`), then moves
-//!   every secret-looking variable ([`crate::redact::is_secret_var`]) out of the environment:
+//!   every secret-looking variable ([`is_secret_var`]) out of the environment:
 //!   its value is kept in this module, overwritten with zeros in the environment block the
 //!   kernel shows as `/proc/<pid>/environ` (which even root could read), and removed.
 //! - [`var`] is how kotef reads a variable afterwards: the environment, else the kept secret.
@@ -26,7 +26,7 @@ pub fn harden() {
         let (Some(name), Some(value)) = (name.to_str(), value.to_str()) else {
             continue;
         };
-        if !crate::redact::is_secret_var(name) {
+        if !is_secret_var(name) {
             continue;
         }
         kept.insert(name.to_string(), value.to_string());
@@ -60,6 +60,22 @@ fn zero_in_place(name: &str) {
             std::ptr::write_bytes(p, 0, len);
         }
     }
+}
+
+/// Whether an environment variable name holds a secret by its name.
+pub fn is_secret_var(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    [
+        "TOKEN",
+        "SECRET",
+        "KEY",
+        "PASSWORD",
+        "PASSWD",
+        "CREDENTIAL",
+        "PRIVATE",
+    ]
+    .iter()
+    .any(|w| upper.contains(w))
 }
 
 /// A variable of the environment, or the secret [`harden`] moved out of it.

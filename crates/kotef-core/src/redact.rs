@@ -48,21 +48,7 @@ impl Redactor {
     }
 }
 
-/// Whether an environment variable name holds a secret by its name.
-pub fn is_secret_var(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    [
-        "TOKEN",
-        "SECRET",
-        "KEY",
-        "PASSWORD",
-        "PASSWD",
-        "CREDENTIAL",
-        "PRIVATE",
-    ]
-    .iter()
-    .any(|w| upper.contains(w))
-}
+pub use crate::process::is_secret_var;
 
 #[cfg(test)]
 mod tests {
