@@ -14,6 +14,7 @@ pub mod http;
 mod jsonrepair;
 pub mod openai;
 pub mod retry;
+pub mod salvage;
 pub mod scripted;
 pub mod select;
 pub mod textcalls;

@@ -320,13 +320,23 @@ pub(crate) fn parse_reply(body: &[u8], request: &ModelRequest) -> Result<Parsed,
         tool_calls = parse_text_tool_calls(&content, &offered);
         calls_from_text = !tool_calls.is_empty();
     }
-    if request.json_reply {
-        content = strip_code_fences(&content);
-    }
     let finish_reason = choice
         .get("finish_reason")
         .and_then(Value::as_str)
         .map(str::to_string);
+    // A reply cut off at the cap may still hold a whole tool call before a runaway tail.
+    if tool_calls.is_empty()
+        && !request.tools.is_empty()
+        && matches!(finish_reason.as_deref(), Some("length" | "max_tokens"))
+    {
+        if let Some(call) = crate::salvage::salvage_call(&content, &request.tools) {
+            tool_calls.push(call);
+            calls_from_text = true;
+        }
+    }
+    if request.json_reply {
+        content = strip_code_fences(&content);
+    }
     let usage = v.get("usage");
     let figure = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_u64);
     let (usage, usage_reported) = complete_usage(

@@ -1,7 +1,8 @@
 //! A request the server calls malformed is never sent: tool-call arguments in the history are
 //! always a JSON object, also when the model wrote a string; and a server error that says the
 //! request could not be parsed is not retried as an outage. The fake answers exactly as
-//! llama.cpp's server did to the history kotef used to send.
+//! llama.cpp's server did to the history kotef used to send. And a right edit followed by a
+//! runaway to the token cap is kept, not thrown away with the cut-off JSON.
 
 mod common;
 
@@ -76,4 +77,28 @@ async fn a_request_the_server_calls_malformed_ends_with_the_servers_words() {
         matches!(&e, ModelError::Rejected { status: 500, message } if message.contains("Failed to parse tool call arguments")),
         "{e:?}"
     );
+}
+
+#[tokio::test]
+async fn a_right_edit_cut_off_by_a_runaway_reply_is_kept() {
+    // The first reply held exactly the right change, then `\n` to the token cap.
+    let content = format!(
+        r#"{{"name": "edit_file", "arguments": {{"path": "gcd.py", "old": "return gcd(a, a % b)", "new": "return gcd(b, a % b){}"#,
+        "\\n".repeat(500)
+    );
+    let body = common::openai_ok(
+        json!({"role": "assistant", "content": content}),
+        "length",
+        Some((900, 1024)),
+    );
+    let mock = Mock::start(vec![Reply::json(200, body)]).await;
+    let mut req = history_with_string_arguments();
+    req.tools = vec![kotef_model::ToolSchema {
+        name: "edit_file".into(),
+        description: "Replace text".into(),
+        parameters: json!({"type": "object", "required": ["path", "old", "new"]}),
+    }];
+    let reply = model(&mock).complete(&req).await.unwrap();
+    assert_eq!(reply.tool_calls.len(), 1, "{reply:?}");
+    assert_eq!(reply.tool_calls[0].arguments["new"], "return gcd(b, a % b)");
 }
