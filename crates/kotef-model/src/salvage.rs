@@ -31,7 +31,7 @@ pub fn salvage_call(content: &str, tools: &[ToolSchema]) -> Option<ToolCall> {
     let empty = |p: &String| {
         args.get(p)
             .and_then(Value::as_str)
-            .map_or(true, str::is_empty)
+            .is_none_or(str::is_empty)
     };
     if partial.as_ref().is_some_and(empty) {
         return None;
@@ -87,7 +87,7 @@ fn read_fields(body: &str) -> Option<(Map<String, Value>, Option<String>)> {
         let (key, after) = string_literal(rest)?;
         let key = key?;
         let after = after.trim_start().strip_prefix(':')?.trim_start();
-        if after.starts_with('"') {
+        if let Some(unquoted) = after.strip_prefix('"') {
             let (value, tail) = string_literal(after)?;
             match value {
                 Some(v) => {
@@ -95,7 +95,7 @@ fn read_fields(body: &str) -> Option<(Map<String, Value>, Option<String>)> {
                     rest = tail;
                 }
                 None => {
-                    let v = runaway_prefix(&after[1..])?;
+                    let v = runaway_prefix(unquoted)?;
                     out.insert(key.clone(), Value::String(v));
                     return Some((out, Some(key)));
                 }
