@@ -22,49 +22,15 @@ mod support;
 
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use support::recording_model::RecordingModel;
 
 const KEY: &str = "sk-hostile-0123456789abcdef";
 /// Data segment a run may use (`RLIMIT_DATA`): reading `/dev/zero` whole would pass it.
 const MEMORY_CAP: u64 = 1024 * 1024 * 1024;
 
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git {args:?}");
-}
-
 /// A committed repository with `files` and `links` (name → target).
 fn repo(files: &[(&str, &str)], links: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (p, text) in files {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    for (p, target) in links {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::os::unix::fs::symlink(target, path).unwrap();
-    }
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    git(dir.path(), &["add", "-A"]);
-    git(dir.path(), &["commit", "-q", "-m", "start"]);
-    dir
+    kotef_testkit::committed_repo(files, links)
 }
 
 struct Ran {

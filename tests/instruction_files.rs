@@ -5,28 +5,7 @@
 mod support;
 
 use serde_json::{json, Value};
-use std::path::Path;
-use std::process::{Command, Stdio};
 use support::recording_model::RecordingModel;
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git {args:?}");
-}
 
 struct Ran {
     model: RecordingModel,
@@ -34,7 +13,6 @@ struct Ran {
 }
 
 async fn run() -> Ran {
-    let dir = tempfile::tempdir().unwrap();
     let long = format!("CLAUDE-RULE {}", "c".repeat(15_000));
     let files = [
         ("AGENTS.md", "AGENTS-RULE: tests live in tests/".to_string()),
@@ -45,14 +23,8 @@ async fn run() -> Ran {
         ),
         ("GEMINI.md", "GEMINI-RULE: keep it short".to_string()),
     ];
-    for (p, text) in &files {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    git(dir.path(), &["add", "-A"]);
-    git(dir.path(), &["commit", "-q", "-m", "start"]);
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    let dir = kotef_testkit::committed_repo(&files, &[]);
     let model = RecordingModel::start(json!({"next": "done", "reason": "nothing to do"})).await;
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
         .args([

@@ -6,32 +6,13 @@ mod support;
 
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use support::recording_model::RecordingModel;
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git {args:?}");
-}
 
 /// A Node project whose test needs the package `greet`, vendored in `vendor/greet` and not
 /// installed; `kotef.toml` holds `setup`.
 fn repo(setup: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    let config = format!("setup = {setup:?}\ntest_command = \"node test.js\"\n");
     let files = [
         ("vendor/greet/package.json", r#"{"name": "greet", "version": "1.0.0", "main": "index.js"}"#),
         ("vendor/greet/index.js", "exports.hello = () => 'hello';\n"),
@@ -44,18 +25,9 @@ fn repo(setup: &str) -> tempfile::TempDir {
             "test.js",
             "const assert = require('assert');\nassert.strictEqual(require('greet').hello(), 'hello');\n",
         ),
+        ("kotef.toml", config.as_str()),
     ];
-    for (p, text) in files {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    let config = format!("setup = {setup:?}\ntest_command = \"node test.js\"\n");
-    std::fs::write(dir.path().join("kotef.toml"), config).unwrap();
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    git(dir.path(), &["add", "-A"]);
-    git(dir.path(), &["commit", "-q", "-m", "start"]);
-    dir
+    kotef_testkit::committed_repo(&files, &[])
 }
 
 struct Ran {

@@ -8,42 +8,20 @@ mod support;
 
 use serde_json::json;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use support::recording_model::RecordingModel;
 
 const KEY: &str = "sk-row8-0123456789abcdefSECRET";
 
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git {args:?}");
-}
-
 /// A repository whose test command copies its parent's (kotef's) environment into the work
 /// tree and records whether it could read it.
 fn repo() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
     let probe = "cat /proc/$PPID/environ > parent.env 2>/dev/null; echo $? > parent.code; false";
     let config = format!("sandbox = \"none\"\ntest_command = {probe:?}\n");
-    std::fs::write(dir.path().join("kotef.toml"), config).unwrap();
-    std::fs::write(dir.path().join(".gitignore"), "parent.*\n").unwrap();
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    git(dir.path(), &["add", "-A"]);
-    git(dir.path(), &["commit", "-q", "-m", "start"]);
-    dir
+    kotef_testkit::committed_repo(
+        &[("kotef.toml", &config), (".gitignore", "parent.*\n")],
+        &[],
+    )
 }
 
 /// `kotef run` with the model key in its environment, optionally as another user (`prefix`

@@ -332,14 +332,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                 state.stop(f.rule, f.reason);
                 break;
             };
-            ctx.record(super::events::RunEvent::ToolCall {
-                step: state.total_steps + 1,
-                node: NodeName::Coder.as_str().to_string(),
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-                output: super::events::clip_output(&out.content),
-                is_error: out.is_error,
-            });
+            ctx.record_tool(state.total_steps + 1, NodeName::Coder, call, &out);
             state.count_tool(&call.name);
             let brief = context::clip(&call.arguments.to_string(), 100);
             let mut done_refused: Option<String> = None;

@@ -62,6 +62,24 @@ impl GraphContext {
         (self.events)(&event);
     }
 
+    /// Records a tool call of `node` in `step` and what it returned.
+    pub fn record_tool(
+        &self,
+        step: u32,
+        node: NodeName,
+        call: &kotef_model::ToolCall,
+        out: &kotef_tools::ToolOutcome,
+    ) {
+        self.record(events::RunEvent::ToolCall {
+            step,
+            node: node.as_str().to_string(),
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+            output: events::clip_output(&out.content),
+            is_error: out.is_error,
+        });
+    }
+
     /// What the run has used so far, for the budget rules.
     pub fn spent(&self, state: &RunState) -> rules::Spent {
         rules::Spent {

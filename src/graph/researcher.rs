@@ -108,14 +108,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         current.push(assistant);
         for call in &reply.tool_calls {
             let out = ctx.tools.call(call, ToolSet::ReadOnly).await;
-            ctx.record(super::events::RunEvent::ToolCall {
-                step: state.total_steps + 1,
-                node: NodeName::Researcher.as_str().to_string(),
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-                output: super::events::clip_output(&out.content),
-                is_error: out.is_error,
-            });
+            ctx.record_tool(state.total_steps + 1, NodeName::Researcher, call, &out);
             state.count_tool(&call.name);
             notes.push(format!(
                 "{} {} → {}",

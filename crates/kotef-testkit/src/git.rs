@@ -25,6 +25,33 @@ pub fn git(dir: &FsPath, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// A work tree on `main` with `files` and symlinks `links` (name → target) in one commit: the
+/// repository a `kotef run` test works in.
+pub fn committed_repo(files: &[(&str, &str)], links: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (p, text) in files {
+        let path = dir.path().join(p);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(path, text).expect("write file");
+    }
+    for (p, target) in links {
+        let path = dir.path().join(p);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::os::unix::fs::symlink(target, path).expect("symlink");
+    }
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &["-c", "commit.gpgsign=false", "commit", "-q", "-m", "start"],
+    );
+    dir
+}
+
 /// Pushes `branch` of `bare` (new from its `main`, or `main` itself) with `files` added or changed.
 pub fn push_branch(bare: &FsPath, branch: &str, files: &[(&str, &str)]) {
     let work = tempfile::tempdir().expect("work dir");

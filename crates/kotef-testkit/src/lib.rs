@@ -37,7 +37,7 @@ pub mod smart_http;
 pub mod state;
 
 pub use executor::{sample_outcome, FakeBehavior, FakeExecutor};
-pub use git::{file_base_url, git, git_output, init_bare_repo, push_branch};
+pub use git::{committed_repo, file_base_url, git, git_output, init_bare_repo, push_branch};
 pub use github::FakeGitHub;
 pub use payloads::*;
 pub use recorded::recorded;
