@@ -2,7 +2,8 @@
 //! the Action's fallback, `--allow-unsandboxed`), a test command runs as kotef's own user and
 //! can walk up to the kotef process. Through the real `kotef run`: the model key kotef was
 //! started with is not in its `/proc/<pid>/environ` (kotef zeroes and removes secrets once
-//! read), and a same-user process cannot open that file at all (kotef is non-dumpable).
+//! read), a same-user process cannot open that file at all (kotef is non-dumpable), and
+//! neither can a command of root (it starts with an empty capability bounding set).
 
 mod support;
 
@@ -91,5 +92,27 @@ async fn a_same_user_command_cannot_open_kotefs_environment() {
         code.trim(),
         "0",
         "a same-user command read /proc/<kotef>/environ"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unsandboxed_command_of_root_cannot_open_kotefs_environment() {
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !is_root {
+        eprintln!("skipped: this checks what a command of root may read");
+        return;
+    }
+    let model = RecordingModel::start(json!({"next": "done", "reason": "stop"})).await;
+    let dir = repo();
+    let stderr = kotef_run(&model, dir.path(), &[]).await;
+    let code = std::fs::read_to_string(dir.path().join("parent.code"))
+        .unwrap_or_else(|e| panic!("the probe did not run ({e}): {stderr}"));
+    assert_ne!(
+        code.trim(),
+        "0",
+        "root's command read /proc/<kotef>/environ"
     );
 }

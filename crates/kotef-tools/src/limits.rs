@@ -213,12 +213,16 @@ impl Drop for Group {
 
 use std::os::unix::ffi::OsStringExt;
 
-/// What the child does between fork and exec: enter `procs` (its cgroups) and set the rlimits
-/// (`RLIMIT_NPROC`/`RLIMIT_DATA` only when there is no cgroup). Only async-signal-safe calls.
+/// What the child does between fork and exec: enter `procs` (its cgroups), set the rlimits
+/// (`RLIMIT_NPROC`/`RLIMIT_DATA` only when there is no cgroup), and with `drop_caps` empty its
+/// capability bounding set, so a command that runs as root without a sandbox execs with no
+/// capabilities (it cannot read kotef's memory or `/proc/<pid>/environ`, which kotef's
+/// non-dumpable mark reserves to privileged processes). Only async-signal-safe calls.
 pub(crate) fn in_child(
     procs: &[CString],
     limits: &CommandLimits,
     cgroup: bool,
+    drop_caps: bool,
 ) -> std::io::Result<()> {
     let set = |resource, value: u64| {
         let lim = libc::rlimit {
@@ -250,6 +254,14 @@ pub(crate) fn in_child(
     if !cgroup {
         set(libc::RLIMIT_NPROC, limits.processes)?;
         set(libc::RLIMIT_DATA, limits.memory_bytes)?;
+    }
+    if drop_caps {
+        for cap in 0..64 {
+            // SAFETY: prctl with integer arguments; EINVAL past the last capability is fine.
+            unsafe {
+                libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+            }
+        }
     }
     Ok(())
 }

@@ -219,6 +219,7 @@ impl CommandRunner {
                 }
             },
         };
+        let use_bwrap_is_none = use_bwrap.is_none();
         // The fresh temp dir lives until the command has finished.
         let (program, args, _tmp): (PathBuf, Vec<String>, Option<tempfile::TempDir>) =
             match use_bwrap {
@@ -259,6 +260,8 @@ impl CommandRunner {
             .map(crate::limits::Group::procs_files)
             .unwrap_or_default();
         let in_cgroup = cgroup.is_some();
+        // SAFETY: geteuid has no preconditions.
+        let drop_caps = use_bwrap_is_none && unsafe { libc::geteuid() } == 0;
         let mut cmd = tokio::process::Command::new(&program);
         cmd.args(&args)
             .current_dir(&cwd)
@@ -272,7 +275,7 @@ impl CommandRunner {
         // SAFETY: `in_child` makes only async-signal-safe calls (open, write, close,
         // setrlimit) on data prepared before the fork.
         unsafe {
-            cmd.pre_exec(move || crate::limits::in_child(&procs, &limits, in_cgroup));
+            cmd.pre_exec(move || crate::limits::in_child(&procs, &limits, in_cgroup, drop_caps));
         }
         let watch = crate::limits::Watch {
             group: cgroup.as_ref(),

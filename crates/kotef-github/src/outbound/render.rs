@@ -54,6 +54,8 @@ pub struct Links {
     pub branch: Option<(String, String)>,
     /// Report path and its web URL.
     pub report: Option<(String, String)>,
+    /// The run's transcript (`.transcript.jsonl`) and its web URL.
+    pub transcript: Option<(String, String)>,
     /// Pull request number and its web URL.
     pub pull: Option<(u64, String)>,
 }
@@ -235,6 +237,9 @@ fn links_line(links: &Links) -> Option<String> {
     }
     if let Some((path, url)) = &links.report {
         parts.push(format!("Report [{}]({})", code(path), link_target(url)));
+    }
+    if let Some((_, url)) = &links.transcript {
+        parts.push(format!("[Transcript]({})", link_target(url)));
     }
     if let Some((n, url)) = &links.pull {
         parts.push(format!("Pull request [#{n}]({url})"));
@@ -704,7 +709,24 @@ mod tests {
                 "https://github.com/o/r/blob/kotef/issue-7/.sdd/runs/x.md".into(),
             )),
             pull: Some((8, "https://github.com/o/r/pull/8".into())),
+            transcript: None,
         }
+    }
+
+    #[test]
+    fn the_transcript_is_linked_beside_the_report() {
+        let l = Links {
+            transcript: Some((
+                ".sdd/runs/x.transcript.jsonl".into(),
+                "https://github.com/o/r/blob/kotef/issue-7/.sdd/runs/x.transcript.jsonl".into(),
+            )),
+            ..links()
+        };
+        let line = links_line(&l).unwrap_or_default();
+        assert!(
+            line.contains(" · [Transcript](https://github.com/o/r/blob/kotef/issue-7/.sdd/runs/x.transcript.jsonl)"),
+            "{line}"
+        );
     }
 
     #[test]

@@ -72,6 +72,15 @@ impl Publish<'_> {
                         format!("{web}/blob/{b}/{}", o.report_rel_path),
                     ));
                 }
+                // The transcript sits beside the report (`<stem>.transcript.jsonl`).
+                let transcript = o
+                    .report_rel_path
+                    .strip_suffix(".md")
+                    .filter(|_| o.summary.transcript_path.is_some())
+                    .map(|stem| format!("{stem}.transcript.jsonl"));
+                if let Some(t) = transcript {
+                    links.transcript = Some((t.clone(), format!("{web}/blob/{b}/{t}")));
+                }
             }
         }
 
