@@ -85,6 +85,7 @@ fn main() {
             tools: if with_tools { r.tools.clone() } else { vec![] },
             json_reply: false,
             temperature: None,
+            max_tokens: None,
         }
         .estimated_prompt_tokens()
     };

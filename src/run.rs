@@ -205,6 +205,17 @@ impl RunSetup {
             .unwrap_or(self.model_name != "scripted")
     }
 
+    /// Whether the coder writes its changes as fenced edit blocks in a repair loop: the
+    /// config's `edit_format`, with `auto` meaning the model prefers text edits (a
+    /// self-hosted OpenAI-compatible server).
+    pub fn resolve_edit_blocks(&self) -> bool {
+        match self.config.edit_format.unwrap_or_default() {
+            kotef_core::EditFormat::Blocks => true,
+            kotef_core::EditFormat::Tools => false,
+            kotef_core::EditFormat::Auto => self.model.prefers_text_edits(),
+        }
+    }
+
     /// The profile and limits in force: profile defaults < config file < overrides.
     pub fn resolve_limits(&self) -> (Profile, Limits) {
         let profile = self.profile.or(self.config.profile).unwrap_or_default();
@@ -315,6 +326,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
             setup.redactor.clone(),
         ),
         verify_first: setup.resolve_verify_first(),
+        edit_blocks: setup.resolve_edit_blocks(),
     };
     let state = graph::run_graph(&ctx, state).await;
 

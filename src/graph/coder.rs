@@ -102,6 +102,41 @@ fn named_file(tree: &Tree, path: String) -> Option<(String, String)> {
     }
 }
 
+/// The files a task is about, as they are now (path, text): those the task, the goal and the
+/// failing verification name, then the code a named test imports; at most `max`.
+pub fn task_files(
+    ctx: &GraphContext,
+    state: &RunState,
+    task: &str,
+    max: usize,
+) -> Vec<(String, String)> {
+    let failure = state
+        .test
+        .as_ref()
+        .filter(|t| !t.passed)
+        .map(|t| t.summary.as_str());
+    // The task's files first, then the goal's.
+    let asked = format!("{task}\n{}", state.goal);
+    let tree = ctx.tools.workdir().tree().clone();
+    let read = |p: String| named_file(&tree, p);
+    let mut named: Vec<(String, String)> =
+        context::coder_files(&asked, failure, state.file_hashes.keys())
+            .into_iter()
+            .filter_map(read)
+            .collect();
+    // A named test brings the code it imports, which is usually what needs the fix.
+    let imports: Vec<String> = named
+        .iter()
+        .flat_map(|(p, text)| context::imported_files(p, text, state.file_hashes.keys()))
+        .collect();
+    for f in imports {
+        if named.len() < max && !named.iter().any(|(p, _)| *p == f) {
+            named.extend(read(f));
+        }
+    }
+    named
+}
+
 /// Whether a reply stopped at the `max_tokens` cap (OpenAI's `length`, Anthropic's
 /// `max_tokens`) rather than by itself.
 pub fn cut_off(finish_reason: Option<&str>) -> bool {
@@ -124,6 +159,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         .as_ref()
         .and_then(|d| d.task.clone())
         .unwrap_or_else(|| state.goal.clone());
+    if ctx.edit_blocks && super::repair::applies(state) {
+        return super::repair::step(ctx, state, &task).await;
+    }
     let root = ctx.tools.workdir().root().to_path_buf();
     let before = state.file_hashes.clone();
     state.undo.clear();
@@ -200,30 +238,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         );
         // The files the task names, as they are now: the coder edits real text, and they
         // count as read for the read-before-write rule.
-        let failure = state
-            .test
-            .as_ref()
-            .filter(|t| !t.passed)
-            .map(|t| t.summary.as_str());
-        // The task's files first, then the goal's.
-        let asked = format!("{task}\n{}", state.goal);
-        let tree = ctx.tools.workdir().tree().clone();
-        let read = |p: String| named_file(&tree, p);
-        let mut named: Vec<(String, String)> =
-            context::coder_files(&asked, failure, state.file_hashes.keys())
-                .into_iter()
-                .filter_map(read)
-                .collect();
-        // A named test brings the code it imports, which is usually what needs the fix.
-        let imports: Vec<String> = named
-            .iter()
-            .flat_map(|(p, text)| context::imported_files(p, text, state.file_hashes.keys()))
-            .collect();
-        for f in imports {
-            if named.len() <= context::NAMED_FILES && !named.iter().any(|(p, _)| *p == f) {
-                named.extend(read(f));
-            }
-        }
+        let named = task_files(ctx, state, &task, context::NAMED_FILES + 1);
         for (p, _) in &named {
             ctx.tools.mark_read(p);
         }
@@ -263,6 +278,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             tools: tools.clone(),
             json_reply: false,
             temperature: std::mem::take(&mut resample).then_some(RESAMPLE_TEMPERATURE),
+            max_tokens: None,
         };
         turns_since_review += 1;
         calls += 1;

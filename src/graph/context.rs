@@ -246,11 +246,17 @@ pub fn protected_tests<'a>(
         .collect()
 }
 
-/// Whether a goal asks for tests to pass ("pass", "passes", "passing", "green").
+/// Whether a goal asks for tests to pass ("pass", "passes", "passing", "green") or reports
+/// that they fail ("the tests in test_x.py fail"): either way the tests are the verdict.
 fn asks_to_pass(goal: &str) -> bool {
     goal.to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
-        .any(|w| matches!(w, "pass" | "passes" | "passing" | "green"))
+        .any(|w| {
+            matches!(
+                w,
+                "pass" | "passes" | "passing" | "green" | "fail" | "fails" | "failing"
+            )
+        })
 }
 
 /// The files the coder is shown: those its task names, then those the failing verification
@@ -442,6 +448,19 @@ mod named_tests {
             protected_tests(
                 Some("python3 -m unittest -q test_version"),
                 "Make both tests in test_version.py pass.",
+                &files
+            ),
+            ["test_version.py"]
+        );
+    }
+
+    #[test]
+    fn a_goal_reporting_that_the_named_tests_fail_keeps_them_protected() {
+        let files: Vec<String> = ["test_version.py", "version.py"].map(String::from).to_vec();
+        assert_eq!(
+            protected_tests(
+                Some("python3 -m unittest -q test_version"),
+                "Fix version.py: the tests in test_version.py fail.",
                 &files
             ),
             ["test_version.py"]

@@ -8,6 +8,7 @@ pub mod context;
 pub mod events;
 pub mod llm;
 pub mod planner;
+pub mod repair;
 pub mod researcher;
 pub mod rules;
 pub mod snitch;
@@ -46,6 +47,9 @@ pub struct GraphContext {
     pub issue_writer: IssueWriter,
     /// Start with the verifier when a test command is known (see `rules::opening_task`).
     pub verify_first: bool,
+    /// While the tests fail, the coder works as a generate-and-validate repair loop with
+    /// fenced edit blocks (see [`repair`]) instead of the JSON tool loop.
+    pub edit_blocks: bool,
     /// Where the run's events go (the run wires in the transcript; see [`events`]).
     pub events: events::EventSink,
 }

@@ -95,6 +95,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             tools: Vec::new(),
             json_reply: true,
             temperature: None,
+            max_tokens: None,
         };
         match llm::call(ctx, state, NodeName::Planner, request).await {
             Err(CallFailure::Stopped) => return StepResult::stopped(state, false),

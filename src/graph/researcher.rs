@@ -79,6 +79,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             tools: tools.clone(),
             json_reply: false,
             temperature: None,
+            max_tokens: None,
         };
         let reply = match llm::call(ctx, state, NodeName::Researcher, request).await {
             Err(CallFailure::Stopped) => return StepResult::stopped(state, false),

@@ -16,6 +16,38 @@ pub enum Profile {
     Yolo,
 }
 
+/// How the coder writes code changes. `blocks`: a generate-and-validate repair loop whose
+/// replies carry fenced search/replace or whole-function blocks (code never inside JSON);
+/// `tools`: the JSON tool loop (`edit_file`, `write_file`, ...); `auto` (default): blocks for
+/// a self-hosted OpenAI-compatible server's model while the tests fail, tools otherwise.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditFormat {
+    #[default]
+    Auto,
+    Tools,
+    Blocks,
+}
+
+impl EditFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Tools => "tools",
+            Self::Blocks => "blocks",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "auto" => Some(Self::Auto),
+            "tools" => Some(Self::Tools),
+            "blocks" => Some(Self::Blocks),
+            _ => None,
+        }
+    }
+}
+
 impl Profile {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -225,6 +257,9 @@ pub struct KotefConfig {
     /// model, whose turns are written for a planner-first run). When it fails, the coder gets
     /// the failure as its task with no planner call; when it passes, the planner decides.
     pub verify_first: Option<bool>,
+    /// `auto` (default), `tools` or `blocks`: how the coder writes code changes (see
+    /// [`EditFormat`]).
+    pub edit_format: Option<EditFormat>,
     /// Instructions for the agent from the repository (its conventions, where things live),
     /// given to the planner and coder with the goal.
     pub instructions: Option<String>,

@@ -13,7 +13,9 @@ pub mod settings;
 pub mod status;
 pub mod summary;
 
-pub use config::{ConfigError, KotefConfig, Limits, LimitsOverride, Profile, SandboxMode};
+pub use config::{
+    ConfigError, EditFormat, KotefConfig, Limits, LimitsOverride, Profile, SandboxMode,
+};
 pub use ids::{DeliveryId, IssueNumber, RepoName, RunId};
 pub use outcome::{RunOutcome, RunRequest, StepProgress, Verification};
 pub use redact::Redactor;

@@ -99,7 +99,10 @@ impl Model for AnthropicModel {
 
     async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
         let temperature = request.temperature.or(self.temperature);
-        let body = request_body(&self.model, request, self.max_tokens, temperature);
+        let max_tokens = request
+            .max_tokens
+            .map_or(self.max_tokens, |m| m.min(self.max_tokens));
+        let body = request_body(&self.model, request, max_tokens, temperature);
         let bytes = serde_json::to_vec(&body)
             .map_err(|e| ModelError::Config(format!("cannot encode the request: {e}")))?;
         let build = || {
@@ -355,6 +358,7 @@ mod tests {
             }],
             json_reply,
             temperature: None,
+            max_tokens: None,
         }
     }
 

@@ -118,6 +118,10 @@ impl OpenAiModel {
 
 #[async_trait::async_trait]
 impl Model for OpenAiModel {
+    fn prefers_text_edits(&self) -> bool {
+        !self.endpoint.starts_with(OPENAI_DEFAULT_BASE_URL)
+    }
+
     fn name(&self) -> String {
         format!("openai:{}", self.model)
     }
@@ -206,7 +210,11 @@ pub fn request_body(model: &str, request: &ModelRequest, opts: &BodyOptions) -> 
     if request.json_reply && opts.json_mode {
         body.insert("response_format".into(), json!({"type": "json_object"}));
     }
-    if let Some(n) = opts.max_tokens {
+    let cap = match (opts.max_tokens, request.max_tokens) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    if let Some(n) = cap {
         body.insert("max_tokens".into(), json!(n));
     }
     if let Some(t) = request.temperature.or(opts.temperature) {
@@ -417,6 +425,7 @@ mod tests {
             }],
             json_reply,
             temperature: None,
+            max_tokens: None,
         }
     }
 

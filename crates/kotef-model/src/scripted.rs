@@ -224,6 +224,7 @@ mod tests {
             tools: vec![],
             json_reply: false,
             temperature: None,
+            max_tokens: None,
         }
     }
 

@@ -89,6 +89,9 @@ pub struct ModelRequest {
     /// raises it for the call after a repeated failing call, so a small model at a low
     /// temperature does not send the same reply again.
     pub temperature: Option<f64>,
+    /// A lower cap on this reply's completion tokens than the configured one (the repair
+    /// loop's short replies): the smaller of the two is sent.
+    pub max_tokens: Option<u32>,
 }
 
 impl ModelRequest {
@@ -246,6 +249,15 @@ pub trait Model: Send + Sync {
     fn take_call_records(&self) -> Vec<CallRecord> {
         Vec::new()
     }
+
+    /// Whether code should reach this model's replies as text (fenced edit blocks) rather
+    /// than inside JSON tool arguments: true for a self-hosted OpenAI-compatible server
+    /// (llama.cpp, Ollama, vLLM), which usually serves a small model that escapes code in
+    /// JSON badly; false for the hosted APIs and the scripted model. Decides the `auto` edit
+    /// format.
+    fn prefers_text_edits(&self) -> bool {
+        false
+    }
 }
 
 /// One HTTP attempt of a real provider: what it was charged and how long it took.
@@ -307,6 +319,7 @@ mod tests {
             tools: vec![],
             json_reply: true,
             temperature: None,
+            max_tokens: None,
         };
         assert_eq!(req.estimated_prompt_tokens(), 2);
     }

@@ -41,6 +41,7 @@ fn history_with_string_arguments() -> ModelRequest {
         tools: vec![],
         json_reply: false,
         temperature: None,
+        max_tokens: None,
     }
 }
 

@@ -38,6 +38,7 @@ fn coder_request() -> ModelRequest {
         tools: coder_tools(),
         json_reply: false,
         temperature: None,
+        max_tokens: None,
     }
 }
 
@@ -349,6 +350,7 @@ async fn body_of(cfg: ModelConfig, request: kotef_model::ModelRequest) -> Value 
 async fn a_request_temperature_wins_over_the_configured_one() {
     let request = kotef_model::ModelRequest {
         temperature: Some(0.8),
+        max_tokens: None,
         ..json_request()
     };
     assert_eq!(

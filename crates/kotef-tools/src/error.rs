@@ -54,6 +54,9 @@ pub enum ToolError {
     /// `edit_file` / `write_file` on an existing file that was not read in this run.
     #[error("`{tool}` refused: `{path}` exists and has not been read in this run. Call read_file with {{\"path\": \"{path}\"}} first, then copy the exact text to change from what it shows")]
     NotReadYet { tool: &'static str, path: String },
+    /// An edit block (see [`crate::blocks`]) that cannot be placed; the message says why.
+    #[error("{0}")]
+    Block(String),
     /// A symlink or special file met on the host side (see [`crate::Tree`]).
     #[error(transparent)]
     Tree(crate::TreeError),

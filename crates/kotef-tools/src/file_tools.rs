@@ -220,6 +220,7 @@ pub fn search(wd: &WorkDir, pattern: &str, path: Option<&str>) -> Result<String,
 }
 
 /// The outcome of a write: `None` when the content was already there.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Written {
     pub path: String,
     pub bytes: usize,

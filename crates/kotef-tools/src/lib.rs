@@ -4,6 +4,7 @@
 //! ([`classify_failure`], [`summarize_failure`], [`error_signature`]), test-command detection
 //! and repository snapshots.
 
+pub mod blocks;
 pub mod classify;
 pub mod closest;
 pub mod detect;
@@ -22,6 +23,9 @@ pub mod toolbox;
 pub mod tree;
 pub mod workdir;
 
+pub use blocks::{
+    apply_edit_blocks, parse_edit_blocks, parse_edit_blocks_ignoring, Change, EditBlock,
+};
 pub use classify::{
     classify_failure, error_signature, failure_severity, normalize_line, summarize_failure,
     FailureKind,

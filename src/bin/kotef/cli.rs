@@ -7,7 +7,9 @@ use anyhow::{bail, Context as _};
 use clap::{Args, Parser, Subcommand};
 use kotef::run::{self, RunSetup};
 use kotef::scenario;
-use kotef_core::{KotefConfig, LimitsOverride, Profile, Redactor, RunOutcome, StepProgress};
+use kotef_core::{
+    EditFormat, KotefConfig, LimitsOverride, Profile, Redactor, RunOutcome, StepProgress,
+};
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -135,6 +137,10 @@ pub struct RunArgs {
     /// The verifier's command (default: the config's, else detected).
     #[arg(long)]
     pub test_command: Option<String>,
+    /// How the coder writes code changes: `auto`, `tools` or `blocks` (default: the config's,
+    /// else auto).
+    #[arg(long)]
+    pub edit_format: Option<String>,
     /// A config file to use instead of the repository's.
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -306,6 +312,12 @@ async fn cmd_run(args: RunArgs) -> anyhow::Result<i32> {
         ),
         None => None,
     };
+    if let Some(f) = &args.edit_format {
+        config.edit_format = Some(
+            EditFormat::parse(f)
+                .with_context(|| format!("--edit-format {f:?}: expected auto, tools or blocks"))?,
+        );
+    }
     let setup = RunSetup::for_model_spec(
         args.repo.clone(),
         args.goal.clone(),

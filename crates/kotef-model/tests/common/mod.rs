@@ -193,6 +193,7 @@ pub fn tool_request() -> ModelRequest {
         }],
         json_reply: false,
         temperature: None,
+        max_tokens: None,
     }
 }
 
@@ -207,6 +208,7 @@ pub fn json_request() -> ModelRequest {
         tools: vec![],
         json_reply: true,
         temperature: None,
+        max_tokens: None,
     }
 }
 

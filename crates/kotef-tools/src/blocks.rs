@@ -1,0 +1,762 @@
+//! Code edits a model writes as plain text, so code never travels inside a JSON string: a
+//! small model cannot escape a docstring or a regex in JSON, but it copies code into a fenced
+//! block well. Two forms are read, leniently:
+//!
+//! - search/replace blocks (the form aider made common), with the file's path on the line
+//!   before the opening marker:
+//!
+//!   ```text
+//!   gcd.py
+//!   <<<<<<< SEARCH
+//!       return gcd(a, b % a)
+//!   =======
+//!       return gcd(b, a % b)
+//!   >>>>>>> REPLACE
+//!   ```
+//!
+//! - a fenced code block holding whole definitions (one function, a class) or a whole file:
+//!   each definition replaces the one of the same name in the file; a block that names a file
+//!   that does not exist yet creates it.
+//!
+//! Parsing is pure; a block cut off before its closing marker is dropped, the complete ones
+//! before it kept (a reply cut off at the token cap loses only its unfinished part). Applying
+//! goes through [`crate::file_tools`], so the lenient matching, the closest-lines hint and the
+//! kept definitions of `edit_file` and `write_file` hold here too.
+
+use crate::file_tools::{edit_file, write_file, Written};
+use crate::workdir::WorkDir;
+use crate::ToolError;
+
+/// One edit read from a reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditBlock {
+    /// The file the model named, if it named one.
+    pub path: Option<String>,
+    pub change: Change,
+}
+
+/// What an [`EditBlock`] does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// Replace `search` (found once, leniently) by `replace`; an empty `search` creates a file.
+    Replace { search: String, replace: String },
+    /// Whole definitions, or a whole file.
+    Code { text: String },
+}
+
+fn marker(line: &str, ch: char, word: &str) -> bool {
+    let t = line.trim();
+    let n = t.chars().take_while(|c| *c == ch).count();
+    (5..=9).contains(&n) && t[n..].trim().eq_ignore_ascii_case(word)
+}
+
+/// A bare word on a line of its own, as small models write the markers (`SEARCH`,
+/// `**REPLACE:**`, `### SEARCH`), or the marker itself.
+fn word_line(line: &str, ch: char, word: &str) -> bool {
+    let t = line
+        .trim()
+        .trim_matches(|c: char| matches!(c, '*' | '#' | ':' | '`' | ' ' | '<' | '>'));
+    marker(line, ch, word) || t.eq_ignore_ascii_case(word)
+}
+
+/// The body of the fenced block opening at or after `from` (blank lines skipped): its lines
+/// and the index after its closing fence; `None` when no fence opens there or it never closes.
+fn fenced_at<'a>(lines: &[&'a str], from: usize) -> Option<(Vec<&'a str>, usize)> {
+    let open = (from..lines.len()).find(|&i| !lines[i].trim().is_empty())?;
+    if !is_fence(lines[open]) {
+        return None;
+    }
+    let close = (open + 1..lines.len()).find(|&i| is_fence(lines[i]))?;
+    Some((lines[open + 1..close].to_vec(), close + 1))
+}
+
+/// A search/replace pair written as two fenced blocks, each after its word:
+/// `SEARCH` then a fence, `REPLACE` then a fence. `(search, replace, next line)`.
+fn fenced_pair<'a>(lines: &[&'a str], at: usize) -> Option<(Vec<&'a str>, Vec<&'a str>, usize)> {
+    let (search, after) = fenced_at(lines, at + 1)?;
+    let word = (after..lines.len()).find(|&i| !lines[i].trim().is_empty())?;
+    if !(word_line(lines[word], '>', "REPLACE") || marker(lines[word], '=', "")) {
+        return None;
+    }
+    let (replace, next) = fenced_at(lines, word + 1)?;
+    Some((search, replace, next))
+}
+
+fn is_fence(line: &str) -> bool {
+    line.trim_start().starts_with("```")
+}
+
+/// A path written on a line of its own (`gcd.py`, `` `src/lib.rs` ``, `**a.py**`, `File: a.py`,
+/// `# a.py`), or `None` when the line is not one.
+pub fn path_on_line(line: &str) -> Option<String> {
+    let mut t = line.trim();
+    for prefix in ["File:", "file:", "Path:", "path:", "#", "//"] {
+        if let Some(rest) = t.strip_prefix(prefix) {
+            t = rest.trim();
+        }
+    }
+    let t = t.trim_matches(|c| matches!(c, '`' | '*' | '"' | '\'' | ':' | ' '));
+    let t = t.strip_prefix("./").unwrap_or(t);
+    let plausible = !t.is_empty()
+        && t.len() <= 200
+        && !t.contains(char::is_whitespace)
+        && t.contains('.')
+        && !t.starts_with('.')
+        && !t.ends_with('.')
+        && t.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'));
+    plausible.then(|| t.to_string())
+}
+
+/// The path a fence's info string names (```` ```python gcd.py ````, ```` ```gcd.py ````,
+/// ```` ```python path=gcd.py ````).
+fn fence_path(fence: &str) -> Option<String> {
+    let info = fence.trim_start().trim_start_matches('`');
+    info.split_whitespace()
+        .map(|w| w.trim_start_matches("path=").trim_start_matches("file="))
+        .find_map(path_on_line)
+}
+
+/// The edits in `reply`, in order. Empty when it holds none.
+pub fn parse_edit_blocks(reply: &str) -> Vec<EditBlock> {
+    parse_edit_blocks_ignoring(reply, &[])
+}
+
+/// A section's lines as the code they stand for: the lines of `ignore` (the prompt's own
+/// placeholder text, which a small model copies back) left out, the blank lines around it
+/// trimmed, and a fence around all of it (a model fencing the code inside the markers) taken
+/// off.
+fn clean_section<'a>(lines: &[&'a str], ignore: &[&str]) -> Vec<&'a str> {
+    let kept: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| {
+            !ignore
+                .iter()
+                .any(|i| !i.trim().is_empty() && l.trim() == i.trim())
+        })
+        .collect();
+    let first = kept.iter().position(|l| !l.trim().is_empty());
+    let last = kept.iter().rposition(|l| !l.trim().is_empty());
+    let (Some(mut a), Some(mut b)) = (first, last) else {
+        return Vec::new();
+    };
+    if b > a && is_fence(kept[a]) && is_fence(kept[b]) {
+        a += 1;
+        b -= 1;
+    }
+    kept[a..=b].to_vec()
+}
+
+/// As [`parse_edit_blocks`], leaving out of every section the lines of `ignore`.
+pub fn parse_edit_blocks_ignoring(reply: &str, ignore: &[&str]) -> Vec<EditBlock> {
+    let lines: Vec<&str> = reply.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    // The nearest path seen on a line of its own (or a fence's info string).
+    let mut last_path: Option<String> = None;
+    let mut fence_open: Option<usize> = None;
+    while i < lines.len() {
+        let line = lines[i];
+        if word_line(line, '<', "SEARCH") {
+            if let Some((search, replace, next)) = fenced_pair(&lines, i) {
+                out.push(EditBlock {
+                    path: last_path.clone(),
+                    change: Change::Replace {
+                        search: joined(&search),
+                        replace: joined(&replace),
+                    },
+                });
+                i = next;
+                continue;
+            }
+            let mut j = i + 1;
+            let mut search = Vec::new();
+            while j < lines.len() && !marker(lines[j], '=', "") {
+                search.push(lines[j]);
+                j += 1;
+            }
+            let mut k = j + 1;
+            let mut replace = Vec::new();
+            while k < lines.len() && !word_line(lines[k], '>', "REPLACE") {
+                replace.push(lines[k]);
+                k += 1;
+            }
+            if k >= lines.len() {
+                break; // cut off: the complete blocks before it stand
+            }
+            out.push(EditBlock {
+                path: last_path.clone(),
+                change: Change::Replace {
+                    search: joined(&clean_section(&search, ignore)),
+                    replace: joined(&clean_section(&replace, ignore)),
+                },
+            });
+            i = k + 1;
+            continue;
+        }
+        if is_fence(line) {
+            match fence_open.take() {
+                None => {
+                    fence_open = Some(i);
+                    if let Some(p) = fence_path(line) {
+                        last_path = Some(p);
+                    }
+                }
+                Some(start) => {
+                    let body = &lines[start + 1..i];
+                    let has_markers = body.iter().any(|l| word_line(l, '<', "SEARCH"));
+                    let code: Vec<&str> = body
+                        .iter()
+                        .copied()
+                        .filter(|l| !l.trim().is_empty())
+                        .collect();
+                    // A fence around nothing but a path names the file of what follows.
+                    if let [only] = code.as_slice() {
+                        if let Some(p) = path_on_line(only) {
+                            last_path = Some(p);
+                            i += 1;
+                            continue;
+                        }
+                    }
+                    if !has_markers && !code.is_empty() {
+                        out.push(EditBlock {
+                            path: last_path.clone(),
+                            change: Change::Code { text: joined(body) },
+                        });
+                    }
+                }
+            }
+            i += 1;
+            continue;
+        }
+        let before_marker = lines
+            .get(i + 1)
+            .is_some_and(|n| word_line(n, '<', "SEARCH"));
+        if fence_open.is_none() || before_marker {
+            if let Some(p) = path_on_line(line) {
+                last_path = Some(p);
+            }
+        }
+        i += 1;
+    }
+    // Search/replace blocks inside a fence were taken already; the fence itself is not code.
+    out
+}
+
+fn joined(lines: &[&str]) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut s = lines.join("\n");
+    s.push('\n');
+    s
+}
+
+/// A top-level-in-the-block definition: its name, its indent, and its lines `[start, end)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Definition {
+    name: String,
+    indent: usize,
+    start: usize,
+    end: usize,
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// The name a definition line defines (`def f(`, `async def f(`, `class C`, `fn f`,
+/// `function f`), if it is one.
+fn defined_name(line: &str) -> Option<String> {
+    let t = line.trim_start();
+    let t = t
+        .strip_prefix("pub(crate) ")
+        .or_else(|| t.strip_prefix("pub "))
+        .or_else(|| t.strip_prefix("export "))
+        .unwrap_or(t);
+    let t = t.strip_prefix("async ").unwrap_or(t);
+    let rest = ["def ", "class ", "fn ", "function "]
+        .iter()
+        .find_map(|k| t.strip_prefix(k))?;
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// Where a definition starting at `start` ends: for a brace language the line that closes
+/// its first brace, otherwise (Python) before the next non-blank line indented no deeper.
+fn definition_end(lines: &[&str], start: usize) -> usize {
+    let indent = indent_of(lines[start]);
+    let first = lines[start];
+    let braces = first.contains('{') || lines.get(start + 1).is_some_and(|l| l.trim() == "{");
+    if braces && !first.trim_end().ends_with(':') {
+        let mut depth = 0i64;
+        let mut opened = false;
+        for (i, l) in lines.iter().enumerate().skip(start) {
+            for c in l.chars() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            if opened && depth <= 0 {
+                return i + 1;
+            }
+        }
+        return lines.len();
+    }
+    let mut end = start + 1;
+    let mut last_code = start + 1;
+    while end < lines.len() {
+        let l = lines[end];
+        if !l.trim().is_empty() {
+            if indent_of(l) <= indent && !l.trim_start().starts_with(')') {
+                break;
+            }
+            last_code = end + 1;
+        }
+        end += 1;
+    }
+    last_code
+}
+
+/// The outermost definitions of `lines` (decorators included).
+fn definitions(lines: &[&str]) -> Vec<Definition> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    let base = lines
+        .iter()
+        .filter(|l| defined_name(l).is_some())
+        .map(|l| indent_of(l))
+        .min();
+    let Some(base) = base else {
+        return out;
+    };
+    while i < lines.len() {
+        let l = lines[i];
+        match defined_name(l) {
+            Some(name) if indent_of(l) == base => {
+                let mut start = i;
+                while start > 0 && lines[start - 1].trim_start().starts_with('@') {
+                    start -= 1;
+                }
+                let end = definition_end(lines, i).max(i + 1);
+                out.push(Definition {
+                    name,
+                    indent: base,
+                    start,
+                    end,
+                });
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// `file` with each definition of `code` put in place of the file's definition of the same
+/// name (re-indented to where it goes); `None` when no definition of `code` is in `file`.
+pub fn replace_definitions(file: &str, code: &str) -> Option<String> {
+    let code_lines: Vec<&str> = code.lines().collect();
+    let defs = definitions(&code_lines);
+    if defs.is_empty() {
+        return None;
+    }
+    let mut text = file.to_string();
+    let mut placed = 0;
+    for d in defs {
+        let lines: Vec<&str> = text.lines().collect();
+        let target = lines
+            .iter()
+            .enumerate()
+            .find_map(|(i, l)| (defined_name(l).as_deref() == Some(d.name.as_str())).then_some(i));
+        let Some(at) = target else {
+            continue;
+        };
+        let mut start = at;
+        while start > 0 && lines[start - 1].trim_start().starts_with('@') {
+            start -= 1;
+        }
+        let end = definition_end(&lines, at).max(at + 1);
+        let to = indent_of(lines[at]);
+        let replacement: Vec<String> = code_lines[d.start..d.end]
+            .iter()
+            .map(|l| reindent(l, d.indent, to))
+            .collect();
+        let mut next: Vec<String> = lines[..start].iter().map(|s| s.to_string()).collect();
+        next.extend(replacement);
+        next.extend(lines[end..].iter().map(|s| s.to_string()));
+        let mut joined = next.join("\n");
+        if text.ends_with('\n') {
+            joined.push('\n');
+        }
+        text = joined;
+        placed += 1;
+    }
+    (placed > 0).then_some(text)
+}
+
+fn reindent(line: &str, from: usize, to: usize) -> String {
+    if line.trim().is_empty() {
+        return String::new();
+    }
+    let have = indent_of(line);
+    let keep = have.saturating_sub(from);
+    format!("{}{}", " ".repeat(to + keep), line.trim_start())
+}
+
+/// What applying one block did.
+#[derive(Debug)]
+pub struct Applied {
+    pub block: usize,
+    pub result: Result<Written, ToolError>,
+}
+
+/// The file a block is for: the path it names (matched against `known` by its last
+/// components when the model shortened it), else the only file of `known` whose text holds
+/// the search text or one of the block's definitions.
+fn target(
+    block: &EditBlock,
+    known: &[(String, String)],
+    protected: &[String],
+    wd: &WorkDir,
+) -> Result<String, ToolError> {
+    if let Some(p) = &block.path {
+        if let Some((k, _)) = known
+            .iter()
+            .find(|(k, _)| k == p || k.ends_with(&format!("/{p}")))
+        {
+            return Ok(k.clone());
+        }
+        if wd.resolve(p, true).is_ok() {
+            return Ok(p.clone());
+        }
+    }
+    let holds = |text: &str| match &block.change {
+        Change::Replace { search, .. } => {
+            let s = search.trim();
+            !s.is_empty() && (text.contains(s) || text.contains(search.as_str()))
+        }
+        Change::Code { text: code } => {
+            let lines: Vec<&str> = code.lines().collect();
+            definitions(&lines).iter().any(|d| {
+                text.lines()
+                    .any(|l| defined_name(l).as_deref() == Some(d.name.as_str()))
+            })
+        }
+    };
+    let editable: Vec<&(String, String)> = known
+        .iter()
+        .filter(|(k, _)| !protected.contains(k))
+        .collect();
+    let found: Vec<&String> = editable
+        .iter()
+        .filter(|(_, t)| holds(t))
+        .map(|(k, _)| k)
+        .collect();
+    match (found.as_slice(), editable.as_slice()) {
+        ([one], _) => Ok((*one).clone()),
+        ([], [(only, _)]) => Ok(only.clone()),
+        _ => Err(ToolError::Block(
+            "name the file on the line before the block (its path as shown)".into(),
+        )),
+    }
+}
+
+/// Applies `blocks` in order to the work tree; `known` are the files the model was shown
+/// (path, text), used to find the file of a block that names none; a block for one of the
+/// `protected` files (the tests) is refused.
+pub fn apply_edit_blocks(
+    wd: &WorkDir,
+    blocks: &[EditBlock],
+    known: &[(String, String)],
+    protected: &[String],
+) -> Vec<Applied> {
+    blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| Applied {
+            block: i,
+            result: apply_one(wd, b, known, protected),
+        })
+        .collect()
+}
+
+fn apply_one(
+    wd: &WorkDir,
+    block: &EditBlock,
+    known: &[(String, String)],
+    protected: &[String],
+) -> Result<Written, ToolError> {
+    let path = target(block, known, protected, wd)?;
+    if protected.contains(&path) {
+        return Err(ToolError::Block(format!(
+            "`{path}` is a test: it says what the code must do, so it is not changed; change the code it tests"
+        )));
+    }
+    let current = || -> Result<Option<String>, ToolError> {
+        let tree = wd.tree();
+        match tree.kind(&path) {
+            Ok(crate::Kind::Missing) => Ok(None),
+            _ => tree
+                .read_text(&path, crate::file_tools::WRITE_LIMIT_BYTES as u64)
+                .map(Some)
+                .map_err(ToolError::from),
+        }
+    };
+    match &block.change {
+        Change::Replace { search, replace } if search.trim().is_empty() => match current()? {
+            None => write_file(wd, &path, replace),
+            Some(_) => Err(ToolError::Block(format!(
+                "the SEARCH part for `{path}` is empty: copy the lines to change from the file"
+            ))),
+        },
+        Change::Replace { search, replace } => edit_file(wd, &path, search, replace),
+        Change::Code { text } => match current()? {
+            None => write_file(wd, &path, text),
+            Some(file) => match replace_definitions(&file, text) {
+                Some(updated) => write_file(wd, &path, &updated),
+                None if looks_like_whole_file(&file, text) => write_file(wd, &path, text),
+                None => Err(ToolError::Block(format!(
+                    "the code block names no function or class of `{path}`: write a SEARCH/REPLACE block instead"
+                ))),
+            },
+        },
+    }
+}
+
+/// Whether `code` reads as a new version of the whole of `file`: it shares the file's first
+/// non-blank line or most of its lines.
+fn looks_like_whole_file(file: &str, code: &str) -> bool {
+    let first = |s: &str| {
+        s.lines()
+            .find(|l| !l.trim().is_empty())
+            .map(str::trim)
+            .map(String::from)
+    };
+    if first(file).is_some() && first(file) == first(code) {
+        return true;
+    }
+    let lines: Vec<&str> = file.lines().filter(|l| !l.trim().is_empty()).collect();
+    let shared = lines.iter().filter(|l| code.contains(l.trim())).count();
+    !lines.is_empty() && shared * 2 >= lines.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn replace(path: Option<&str>, search: &str, replace: &str) -> EditBlock {
+        EditBlock {
+            path: path.map(String::from),
+            change: Change::Replace {
+                search: search.into(),
+                replace: replace.into(),
+            },
+        }
+    }
+
+    #[test]
+    fn a_search_replace_block_is_read_with_the_path_before_it() {
+        let reply = "The bug is the order.\n\ngcd.py\n```python\n<<<<<<< SEARCH\n    return gcd(a, b % a)\n=======\n    return gcd(b, a % b)\n>>>>>>> REPLACE\n```\n";
+        assert_eq!(
+            parse_edit_blocks(reply),
+            vec![replace(
+                Some("gcd.py"),
+                "    return gcd(a, b % a)\n",
+                "    return gcd(b, a % b)\n"
+            )]
+        );
+    }
+
+    #[test]
+    fn a_block_cut_off_before_its_end_is_dropped_and_the_complete_ones_kept() {
+        let reply = "a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n\na.py\n<<<<<<< SEARCH\ny = 1\n=======\ny = 2\n\n\n\n\n";
+        assert_eq!(
+            parse_edit_blocks(reply),
+            vec![replace(Some("a.py"), "x = 1\n", "x = 2\n")]
+        );
+    }
+
+    #[test]
+    fn a_fenced_function_is_a_code_block_named_by_its_fence() {
+        let reply = "```python gcd.py\ndef gcd(a, b):\n    return a\n```\n";
+        assert_eq!(
+            parse_edit_blocks(reply),
+            vec![EditBlock {
+                path: Some("gcd.py".into()),
+                change: Change::Code {
+                    text: "def gcd(a, b):\n    return a\n".into()
+                }
+            }]
+        );
+    }
+
+    #[test]
+    fn search_and_replace_may_come_as_two_fenced_blocks_after_their_words() {
+        let reply = "The loop is wrong.\n\nSEARCH\n```\nfor i in reversed(range(n)):\n```\n\nREPLACE\n```\nfor i in range(1, n):\n```\n";
+        assert_eq!(
+            parse_edit_blocks(reply),
+            vec![replace(
+                None,
+                "for i in reversed(range(n)):\n",
+                "for i in range(1, n):\n"
+            )]
+        );
+    }
+
+    #[test]
+    fn a_bare_search_word_opens_a_block_that_the_markers_close() {
+        let reply = "a.py\nSEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n";
+        assert_eq!(
+            parse_edit_blocks(reply),
+            vec![replace(Some("a.py"), "x = 1\n", "x = 2\n")]
+        );
+    }
+
+    #[test]
+    fn copied_placeholders_and_fences_inside_the_markers_are_left_out() {
+        let reply = "the path of the file\n```\na.py\n```\n\n<<<<<<< SEARCH\nthe lines to change\n```\nx = 1\n```\n\n=======\nthe new lines\n```\nx = 2\n```\n>>>>>>> REPLACE\n";
+        assert_eq!(
+            parse_edit_blocks_ignoring(
+                reply,
+                &[
+                    "the path of the file",
+                    "the lines to change",
+                    "the new lines"
+                ]
+            ),
+            vec![replace(Some("a.py"), "x = 1\n", "x = 2\n")]
+        );
+    }
+
+    #[test]
+    fn prose_is_not_a_path() {
+        assert_eq!(
+            [
+                "Here is the fix.",
+                "`src/lib.rs`",
+                "**gcd.py**",
+                "File: a/b.py",
+                "e.g."
+            ]
+            .map(path_on_line),
+            [
+                None,
+                Some("src/lib.rs".into()),
+                Some("gcd.py".into()),
+                Some("a/b.py".into()),
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn a_python_function_replaces_the_one_of_the_same_name() {
+        let file = "import math\n\n\ndef f(x):\n    \"\"\"Doc.\"\"\"\n    return x\n\n\ndef g(y):\n    return y\n";
+        let code = "def f(x):\n    \"\"\"Doc.\"\"\"\n    return x + 1\n";
+        assert_eq!(
+            replace_definitions(file, code).unwrap(),
+            "import math\n\n\ndef f(x):\n    \"\"\"Doc.\"\"\"\n    return x + 1\n\n\ndef g(y):\n    return y\n"
+        );
+    }
+
+    #[test]
+    fn a_method_is_reindented_to_its_class() {
+        let file =
+            "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n";
+        let code = "def f(self):\n    return 3\n";
+        assert_eq!(
+            replace_definitions(file, code).unwrap(),
+            "class A:\n    def f(self):\n        return 3\n\n    def g(self):\n        return 2\n"
+        );
+    }
+
+    #[test]
+    fn a_rust_function_is_replaced_to_its_closing_brace() {
+        let file = "pub fn a() -> u32 {\n    1\n}\n\npub fn b() -> u32 {\n    2\n}\n";
+        let code = "pub fn a() -> u32 {\n    if true { 5 } else { 6 }\n}\n";
+        assert_eq!(
+            replace_definitions(file, code).unwrap(),
+            "pub fn a() -> u32 {\n    if true { 5 } else { 6 }\n}\n\npub fn b() -> u32 {\n    2\n}\n"
+        );
+    }
+
+    #[test]
+    fn code_naming_no_definition_of_the_file_places_nothing() {
+        assert_eq!(replace_definitions("def f():\n    pass\n", "x = 1\n"), None);
+    }
+
+    fn workdir(files: &[(&str, &str)]) -> (tempfile::TempDir, WorkDir) {
+        let dir = tempfile::tempdir().unwrap();
+        for (p, t) in files {
+            std::fs::write(dir.path().join(p), t).unwrap();
+        }
+        let wd = WorkDir::new(dir.path()).unwrap();
+        (dir, wd)
+    }
+
+    #[test]
+    fn a_block_without_a_path_goes_to_the_one_shown_file_that_holds_its_search_text() {
+        let (dir, wd) = workdir(&[("a.py", "x = 1\n"), ("b.py", "y = 1\n")]);
+        let known = vec![
+            ("a.py".to_string(), "x = 1\n".to_string()),
+            ("b.py".to_string(), "y = 1\n".to_string()),
+        ];
+        let applied = apply_edit_blocks(&wd, &[replace(None, "y = 1\n", "y = 2\n")], &known, &[]);
+        assert!(applied[0].result.is_ok(), "{applied:?}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("b.py")).unwrap(),
+            "y = 2\n"
+        );
+    }
+
+    #[test]
+    fn a_block_for_a_protected_test_is_refused() {
+        let (dir, wd) = workdir(&[("test_a.py", "assert f() == 1\n")]);
+        let applied = apply_edit_blocks(
+            &wd,
+            &[replace(
+                Some("test_a.py"),
+                "assert f() == 1\n",
+                "assert True\n",
+            )],
+            &[],
+            &["test_a.py".to_string()],
+        );
+        assert!(applied[0].result.is_err());
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("test_a.py")).unwrap(),
+            "assert f() == 1\n"
+        );
+    }
+
+    #[test]
+    fn a_search_text_that_is_not_in_the_file_is_refused_with_its_closest_lines() {
+        let (_dir, wd) = workdir(&[("a.py", "def f(x):\n    return x * 2\n")]);
+        let known = vec![(
+            "a.py".to_string(),
+            "def f(x):\n    return x * 2\n".to_string(),
+        )];
+        let applied = apply_edit_blocks(
+            &wd,
+            &[replace(
+                Some("a.py"),
+                "    return x * 3\n",
+                "    return x\n",
+            )],
+            &known,
+            &[],
+        );
+        let err = applied[0].result.as_ref().unwrap_err().to_string();
+        assert!(err.contains("return x * 2"), "{err}");
+    }
+}

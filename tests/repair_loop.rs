@@ -1,0 +1,226 @@
+//! The repair loop from outside: `kotef run` against a fake self-hosted OpenAI-compatible
+//! server on loopback (so the `auto` edit format picks edit blocks), through the real client.
+//! The fake answers the repair prompt with the texts a test gives, one per attempt, in plain
+//! content as llama.cpp serves a small model; the planner gives up when asked.
+
+use axum::extract::State;
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+struct Fake {
+    /// What the repair attempts answer, in order; the last one repeats.
+    replies: Vec<String>,
+    /// Every repair request's body.
+    repair_requests: Vec<Value>,
+}
+
+async fn chat(State(fake): State<Arc<Mutex<Fake>>>, Json(body): Json<Value>) -> Json<Value> {
+    let mut f = fake.lock().unwrap();
+    let system = body["messages"][0]["content"].as_str().unwrap_or_default();
+    let content = if system.starts_with("You fix a bug.") {
+        let n = f.repair_requests.len();
+        f.repair_requests.push(body.clone());
+        f.replies[n.min(f.replies.len() - 1)].clone()
+    } else if system.contains("**planner**") {
+        json!({"next": "snitch", "reason": "the fix did not work"}).to_string()
+    } else {
+        "I cannot call tools.".to_string()
+    };
+    Json(
+        json!({"id": "x", "object": "chat.completion", "model": "local",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 200, "completion_tokens": 40}}),
+    )
+}
+
+async fn serve(replies: &[&str]) -> (String, Arc<Mutex<Fake>>) {
+    let state = Arc::new(Mutex::new(Fake {
+        replies: replies.iter().map(|s| s.to_string()).collect(),
+        repair_requests: Vec::new(),
+    }));
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .with_state(state.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}/v1"), state)
+}
+
+const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a + b\n";
+const TESTS: &str = "import unittest\n\nfrom calc import add, sub\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_sub(self):\n        self.assertEqual(sub(5, 3), 2)\n";
+
+fn block(search: &str, replace: &str) -> String {
+    format!("The operator is wrong.\n\ncalc.py\n<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n")
+}
+
+/// Runs `kotef run` on a calc repository against the fake; (summary, repo).
+async fn run(replies: &[&str]) -> (Value, tempfile::TempDir, Arc<Mutex<Fake>>) {
+    let repo = kotef_testkit::committed_repo(&[("calc.py", CALC), ("test_calc.py", TESTS)], &[]);
+    let (url, fake) = serve(replies).await;
+    let dir = repo.path().to_path_buf();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_kotef"))
+            .args(["run", "--repo"])
+            .arg(&dir)
+            .args([
+                "--goal",
+                "Fix calc.py so that the tests in test_calc.py pass.",
+                "--model",
+                "openai:local",
+                "--test-command",
+                "python3 -m unittest -q test_calc",
+                "--time-budget-s",
+                "120",
+                "--json",
+            ])
+            .env("OPENAI_BASE_URL", url)
+            .env("OPENAI_API_KEY", "sk-local")
+            .env_remove("KOTEF_MODEL")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or("{}"))
+        .unwrap_or_else(|_| {
+            panic!(
+                "no summary: {stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    (summary, repo, fake)
+}
+
+fn read(repo: &Path, file: &str) -> String {
+    std::fs::read_to_string(repo.join(file)).unwrap()
+}
+
+const FIX_ADD: (&str, &str) = ("    return a - b", "    return a + b");
+const FIX_SUB: (&str, &str) = ("    return a + b", "    return a - b");
+
+fn both_fixed() -> String {
+    format!(
+        "Both operators are swapped.\n\ncalc.py\n<<<<<<< SEARCH\ndef add(a, b):\n{}\n=======\ndef add(a, b):\n{}\n>>>>>>> REPLACE\n\ncalc.py\n<<<<<<< SEARCH\ndef sub(a, b):\n{}\n=======\ndef sub(a, b):\n{}\n>>>>>>> REPLACE\n",
+        FIX_ADD.0, FIX_ADD.1, FIX_SUB.0, FIX_SUB.1
+    )
+}
+
+#[tokio::test]
+async fn a_fix_written_as_an_edit_block_ends_the_run_in_success() {
+    let (summary, repo, _) = run(&[&both_fixed()]).await;
+    assert_eq!(
+        (
+            summary["terminal_status"].as_str(),
+            read(repo.path(), "calc.py")
+        ),
+        (
+            Some("done_success"),
+            "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n".into()
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_failed_attempt_goes_back_with_its_diff_and_the_failure() {
+    let wrong = block("    return a - b", "    return a * b");
+    let (summary, _repo, fake) = run(&[&wrong, &both_fixed()]).await;
+    assert_eq!(summary["terminal_status"], "done_success");
+    let f = fake.lock().unwrap();
+    let second = f.repair_requests[1]["messages"].as_array().unwrap();
+    let feedback = second.last().unwrap()["content"].as_str().unwrap();
+    assert!(
+        feedback.starts_with("Attempt 1: This change did not fix it. It was undone.")
+            && feedback.contains("-    return a - b\n+    return a * b")
+            && feedback.contains("FAILED"),
+        "{feedback}"
+    );
+}
+
+#[tokio::test]
+async fn every_attempt_shares_the_prompt_prefix_and_samples_hotter() {
+    let wrong = block("    return a - b", "    return a * b");
+    let (_, _repo, fake) = run(&[&wrong, &both_fixed()]).await;
+    let f = fake.lock().unwrap();
+    let prefix = |i: usize| f.repair_requests[i]["messages"].as_array().unwrap()[..2].to_vec();
+    let temps: Vec<&Value> = f
+        .repair_requests
+        .iter()
+        .map(|r| &r["temperature"])
+        .collect();
+    assert_eq!(prefix(0), prefix(1));
+    assert!(temps[0].as_f64() < temps[1].as_f64(), "{temps:?}");
+}
+
+#[tokio::test]
+async fn the_repair_prompt_shows_the_code_and_the_failure_but_not_the_test() {
+    let (_, _repo, fake) = run(&[&both_fixed()]).await;
+    let f = fake.lock().unwrap();
+    let opening = f.repair_requests[0]["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        (
+            opening.contains(CALC.trim_end()),
+            opening.contains("AssertionError"),
+            opening.contains("class T(unittest.TestCase)"),
+            f.repair_requests[0]["max_tokens"].as_u64(),
+        ),
+        (true, true, false, Some(450))
+    );
+}
+
+#[tokio::test]
+async fn the_best_attempt_is_kept_when_none_passes() {
+    let half = block(FIX_ADD.0, FIX_ADD.1);
+    let (summary, repo, _) = run(&[&half, "I am not sure what to change."]).await;
+    assert_ne!(summary["terminal_status"], "done_success");
+    assert_eq!(
+        read(repo.path(), "calc.py"),
+        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n"
+    );
+}
+
+#[tokio::test]
+async fn a_block_that_changes_the_test_is_refused_and_the_test_kept() {
+    let cheat = "test_calc.py\n<<<<<<< SEARCH\n        self.assertEqual(add(2, 3), 5)\n=======\n        pass\n>>>>>>> REPLACE\n";
+    let (_, repo, fake) = run(&[cheat, &both_fixed()]).await;
+    assert_eq!(read(repo.path(), "test_calc.py"), TESTS);
+    let f = fake.lock().unwrap();
+    let feedback = f.repair_requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(feedback.contains("`test_calc.py` is a test"), "{feedback}");
+}
+
+#[tokio::test]
+async fn a_model_that_repeats_one_wrong_change_ends_in_a_named_bounded_state() {
+    let wrong = block("    return a - b", "    return a * b");
+    let (summary, repo, fake) = run(&[&wrong]).await;
+    let status = summary["terminal_status"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        status.starts_with("aborted_") || status == "done_partial",
+        "{summary}"
+    );
+    assert!(!summary["stop_reason"]
+        .as_str()
+        .unwrap_or_default()
+        .is_empty());
+    assert!(fake.lock().unwrap().repair_requests.len() <= 30);
+    assert_eq!(read(repo.path(), "calc.py"), CALC);
+}
