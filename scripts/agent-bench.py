@@ -4,7 +4,9 @@ server, one task at a time, and prints per task: solved, ending, model calls, to
 plus totals. With --mini-swe-agent, runs mini-swe-agent (PyPI `mini-swe-agent`, text-based
 config, in a venv of its own) on the same tasks against the same server, side by side.
 
-Each task directory holds `task.json` ({goal, test_command, protected, kind}), `repo/` (the
+Each task directory holds `task.json` ({goal, test_command, protected, kind}, and for tasks
+imported from a published data set `source` {dataset, task_id, url, licence} and `held_out`),
+`repo/` (the
 repository as the agent gets it, with a failing test) and, for solvable tasks, `solution/`
 (files that fix it; used by --check-tasks only). "Solved" is judged independently after the
 agent stops: the protected files (the tests) are restored from the task, then the test command
@@ -12,7 +14,12 @@ runs in the agent's copy and must exit 0.
 
     scripts/local-model.sh                                    # prints the base URL
     scripts/agent-bench.py --base-url http://127.0.0.1:18080/v1 [--mini-swe-agent]
+    scripts/agent-bench.py --base-url URL --runs 2 --mini-swe-agent   # medians of two runs
+    scripts/agent-bench.py --base-url URL --held-out                 # the held-out half only
     scripts/agent-bench.py --check-tasks                      # no model: the task set itself
+
+Totals are printed per group: the hand-written public tasks (kotef was tuned on them), and the
+imported tasks' tuning half and held-out half (`scripts/import-humanevalfix.py`).
 """
 import argparse
 import json
@@ -140,6 +147,8 @@ def run_kotef(task, repo, args):
     cmd = [args.kotef, "run", "--repo", str(repo), "--goal", task["goal"],
            "--test-command", task["test_command"], "--model", f"openai:{args.model}",
            "--config", str(config), "--time-budget-s", str(args.time_limit), "--json"]
+    if args.edit_format:
+        cmd += ["--edit-format", args.edit_format]
     rc, out, err, wall = run_bounded(cmd, repo, args.time_limit + 60, env)
     row = {"ending": "killed (time limit)" if rc is None else f"exit {rc}",
            "model_calls": None, "tokens": None, "wall_s": wall}
@@ -218,6 +227,26 @@ def fmt(v):
     return "-" if v is None else (f"{v:.0f}" if isinstance(v, float) else str(v))
 
 
+def group(task):
+    """Which part of the set a task is in: the hand-written public tasks kotef was tuned on,
+    or the imported real-bug tasks' tuning and held-out halves."""
+    if not task.get("source"):
+        return "public (hand-written)"
+    return "imported, held out" if task.get("held_out") else "imported, tuning half"
+
+
+def print_groups(rows):
+    groups = {}
+    for r in rows:
+        if r["kind"] == "impossible":
+            continue
+        groups.setdefault(r.get("group", "?"), []).append(r)
+    for g, rs in sorted(groups.items()):
+        lat = sorted(r["median_call_s"] for r in rs if r.get("median_call_s") is not None)
+        med = f", median of per-task median call {lat[len(lat) // 2]:.1f} s" if lat else ""
+        print(f"{g}: solved {sum(r['solved'] for r in rs)}/{len(rs)}{med}")
+
+
 def print_table(agent, rows):
     print(f"\n## {agent}\n")
     print("| task | kind | solved | ending | model calls | tokens | uncached prompt tokens "
@@ -245,6 +274,8 @@ def print_table(agent, rows):
         print(f"\nserver timings: {uncached} uncached of {uncached + cached} prompt tokens "
               f"({100 * uncached / max(uncached + cached, 1):.0f} %), prompt {p_s:.0f} s, "
               f"generation {g_s:.0f} s ({100 * g_s / max(p_s + g_s, 1):.0f} % of model time)")
+    print()
+    print_groups(rows)
     print(f"\ntotal: solved {len(solved)}/{len(fix)}, model calls {calls} "
           f"({calls_per_solved} per solved task), tokens {tokens} "
           f"({per_solved} per solved task), wall {wall:.0f} s")
@@ -299,8 +330,16 @@ def main():
     ap.add_argument("--keep", help="keep the task copies under this folder")
     ap.add_argument("--json", help="write the rows as JSON to this file")
     ap.add_argument("--check-tasks", action="store_true", help="check the task set, no model")
+    ap.add_argument("--edit-format", choices=["auto", "tools", "blocks"],
+                    help="kotef's --edit-format (default: kotef's own, auto)")
+    ap.add_argument("--runs", type=int, default=1,
+                    help="run the whole set this many times per agent; medians are printed")
+    ap.add_argument("--held-out", action="store_true",
+                    help="only the imported tasks' held-out half")
     args = ap.parse_args()
     tasks = load_tasks(args.only)
+    if args.held_out:
+        tasks = [t for t in tasks if t.get("held_out")]
     if args.check_tasks:
         sys.exit(0 if check_tasks(tasks) else 1)
     if not args.base_url:
@@ -319,24 +358,49 @@ def main():
     parent = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kotef-bench-"))
     parent.mkdir(parents=True, exist_ok=True)
     try:
-        for t in tasks:
-            for name, run in agents:
-                work = parent / name
-                work.mkdir(exist_ok=True)
-                repo = fresh_repo(t, work)
-                row = run(t, repo, args)
-                row.update(task=t["name"], kind=t.get("kind", "fix"), solved=judge(t, repo))
-                results[name].append(row)
-                print(f"agent-bench: {name} {t['name']}: solved={row['solved']} "
-                      f"ending={row['ending']} calls={fmt(row['model_calls'])} "
-                      f"tokens={fmt(row['tokens'])} wall={row['wall_s']:.0f}s", file=sys.stderr)
+        for run_no in range(1, args.runs + 1):
+            for t in tasks:
+                for name, run in agents:
+                    work = parent / f"run{run_no}" / name
+                    work.mkdir(parents=True, exist_ok=True)
+                    repo = fresh_repo(t, work)
+                    row = run(t, repo, args)
+                    row.update(task=t["name"], kind=t.get("kind", "fix"), group=group(t),
+                               run=run_no, solved=judge(t, repo),
+                               edit_format=args.edit_format or "auto")
+                    results[name].append(row)
+                    print(f"agent-bench: run {run_no} {name} {t['name']}: solved={row['solved']} "
+                          f"ending={row['ending']} calls={fmt(row['model_calls'])} "
+                          f"tokens={fmt(row['tokens'])} wall={row['wall_s']:.0f}s",
+                          file=sys.stderr)
     finally:
         if not args.keep:
             shutil.rmtree(parent, ignore_errors=True)
     for name, rows in results.items():
-        print_table(name, rows)
+        for run_no in range(1, args.runs + 1):
+            print_table(f"{name}, run {run_no}" if args.runs > 1 else name,
+                        [r for r in rows if r["run"] == run_no])
+    if args.runs > 1:
+        print("\n## medians over runs\n")
+        for name, rows in results.items():
+            per_group = {}
+            for r in rows:
+                if r["kind"] == "impossible":
+                    continue
+                per_group.setdefault(r["group"], {}).setdefault(r["run"], 0)
+                per_group[r["group"]][r["run"]] += r["solved"]
+            for g, by_run in sorted(per_group.items()):
+                counts = sorted(by_run.values())
+                n = sum(1 for r in rows if r["group"] == g and r["run"] == 1)
+                print(f"{name} {g}: solved per run {counts}, median {median(counts)}/{n}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1, default=str) + "\n")
+
+
+def median(xs):
+    xs = sorted(xs)
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
 
 
 if __name__ == "__main__":

@@ -173,7 +173,7 @@ async fn the_repair_prompt_shows_the_code_and_the_failure_but_not_the_test() {
             opening.contains("class T(unittest.TestCase)"),
             f.repair_requests[0]["max_tokens"].as_u64(),
         ),
-        (true, true, false, Some(450))
+        (true, true, false, Some(600))
     );
 }
 
@@ -223,4 +223,17 @@ async fn a_model_that_repeats_one_wrong_change_ends_in_a_named_bounded_state() {
         .is_empty());
     assert!(fake.lock().unwrap().repair_requests.len() <= 30);
     assert_eq!(read(repo.path(), "calc.py"), CALC);
+}
+
+#[tokio::test]
+async fn a_whole_corrected_function_in_a_fence_replaces_the_buggy_one() {
+    let reply = "`add` subtracts and `sub` adds.\n\ncalc.py\n```python\ndef add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n```\n";
+    let (summary, repo, _) = run(&[reply]).await;
+    assert_eq!(
+        (summary["terminal_status"].as_str(), read(repo.path(), "calc.py")),
+        (
+            Some("done_success"),
+            "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n".into()
+        )
+    );
 }

@@ -31,7 +31,7 @@ pub const REPAIR_PROMPT: &str = include_str!("../../prompts/repair.md");
 
 /// Completion tokens one attempt may use: a fix of a few lines needs far fewer, and a reply
 /// that runs away (a small model repeating one line) is cut here rather than at the run's cap.
-pub const REPAIR_MAX_TOKENS: u32 = 450;
+pub const REPAIR_MAX_TOKENS: u32 = 600;
 
 /// Files shown to the model, and the characters of each.
 pub const REPAIR_FILES: usize = 4;
@@ -147,7 +147,7 @@ pub fn opening_message(
         ));
     }
     out.push_str(&format!(
-        "\n# How the tests fail now: `{command}`\n```\n{failure}\n```\n\nReply with the SEARCH/REPLACE blocks that fix it."
+        "\n# How the tests fail now: `{command}`\n```\n{failure}\n```\n\nSay which line is wrong, then write the corrected function."
     ));
     out
 }
@@ -172,10 +172,10 @@ pub enum Outcome {
 pub fn feedback(n: u32, outcome: &Outcome, baseline: u32) -> String {
     match outcome {
         Outcome::Unreadable => format!(
-            "Attempt {n}: your reply held no SEARCH/REPLACE block, so nothing changed. Write the fix as blocks: the file's path on its own line, then <<<<<<< SEARCH, the exact lines, =======, the new lines, >>>>>>> REPLACE."
+            "Attempt {n}: your reply held no code, so nothing changed. Write the file's path on its own line, then the whole corrected function in a fenced code block."
         ),
         Outcome::NotApplied(errors) => format!(
-            "Attempt {n}: the blocks could not be applied, so nothing changed:\n{}\nCopy the SEARCH lines exactly from the file shown.",
+            "Attempt {n}: the change could not be applied, so nothing changed:\n{}\nWrite the whole corrected function in a fenced code block, after the file's path.",
             errors.iter().map(|e| format!("- {e}")).collect::<Vec<_>>().join("\n")
         ),
         Outcome::Tested {
@@ -511,7 +511,10 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             notes.push(format!("attempt {attempts}: not applied"));
             heat = heat.max(3);
             let outcome = if errors.is_empty() {
-                Outcome::NotApplied(vec!["the blocks change nothing".into()])
+                Outcome::NotApplied(vec![
+                    "the code you wrote is the same as the file's: it changes nothing, so the bug is still there"
+                        .into(),
+                ])
             } else {
                 Outcome::NotApplied(errors)
             };
@@ -710,7 +713,7 @@ mod tests {
         assert!(
             text.contains("test_gcd.py (a test: do not change it)")
                 && !text.contains("# Task")
-                && text.ends_with("Reply with the SEARCH/REPLACE blocks that fix it."),
+                && text.ends_with("Say which line is wrong, then write the corrected function."),
             "{text}"
         );
     }

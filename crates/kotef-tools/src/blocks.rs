@@ -401,7 +401,39 @@ pub fn replace_definitions(file: &str, code: &str) -> Option<String> {
         text = joined;
         placed += 1;
     }
-    (placed > 0).then_some(text)
+    if placed == 0 {
+        return None;
+    }
+    Some(add_imports(&text, code))
+}
+
+/// `file` with the top-level imports of `code` it lacks (a fix that needs `import re`) put
+/// after its own imports, or first.
+fn add_imports(file: &str, code: &str) -> String {
+    let is_import = |l: &str| {
+        (l.starts_with("import ") || l.starts_with("from ") && l.contains(" import "))
+            && !l.contains('(')
+    };
+    let missing: Vec<&str> = code
+        .lines()
+        .filter(|l| is_import(l) && !file.lines().any(|f| f.trim_end() == l.trim_end()))
+        .collect();
+    if missing.is_empty() {
+        return file.to_string();
+    }
+    let lines: Vec<&str> = file.lines().collect();
+    let at = lines.iter().rposition(|l| is_import(l)).map_or(0, |i| i + 1);
+    let mut out: Vec<&str> = lines[..at].to_vec();
+    out.extend(&missing);
+    if at == 0 {
+        out.push("");
+    }
+    out.extend(&lines[at..]);
+    let mut joined = out.join("\n");
+    if file.ends_with('\n') {
+        joined.push('\n');
+    }
+    joined
 }
 
 fn reindent(line: &str, from: usize, to: usize) -> String {
@@ -687,6 +719,16 @@ mod tests {
         assert_eq!(
             replace_definitions(file, code).unwrap(),
             "pub fn a() -> u32 {\n    if true { 5 } else { 6 }\n}\n\npub fn b() -> u32 {\n    2\n}\n"
+        );
+    }
+
+    #[test]
+    fn an_import_the_new_function_needs_is_added_after_the_files_imports() {
+        let file = "import os\n\n\ndef f(s):\n    return s\n";
+        let code = "import re\n\ndef f(s):\n    return re.sub('a', 'b', s)\n";
+        assert_eq!(
+            replace_definitions(file, code).unwrap(),
+            "import os\nimport re\n\n\ndef f(s):\n    return re.sub('a', 'b', s)\n"
         );
     }
 
