@@ -49,9 +49,17 @@ pub const UNREADABLE_LIMIT: u32 = 3;
 /// The same change proposed this many times ends the step.
 pub const SAME_CHANGE_LIMIT: u32 = 3;
 
-/// Whether the coder works as the repair loop now: the tests ran and fail.
+/// Whether the coder works as the repair loop now: the tests ran and fail as tests do, for a
+/// cause inside the repository. A command that cannot run, or a failure that needs something
+/// outside the repository (a host, a file elsewhere), goes to the tool loop, whose `done` may
+/// say so.
 pub fn applies(state: &RunState) -> bool {
-    state.test_command.is_some() && state.test.as_ref().is_some_and(|t| !t.passed)
+    state.test_command.is_some()
+        && state.test.as_ref().is_some_and(|t| {
+            !t.passed
+                && t.outside_cause.is_none()
+                && t.kind != Some(kotef_tools::FailureKind::ToolingError)
+        })
 }
 
 /// The sampling temperature of attempt `n` (0-based): the configured one first, then hotter,
