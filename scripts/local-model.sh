@@ -236,7 +236,11 @@ params.model_alias = {alias}
 params.hostnames = ["127.0.0.1"]
 params.port = int(port)
 params.n_ctx = int(ctx)
-params.n_parallel = 1
+# Two slots over one shared KV cache: the server picks the slot whose cached prompt shares
+# the longest prefix with a request, so the planner's prompt and the coder's each stay
+# cached instead of evicting each other on every switch.
+params.n_parallel = 2
+params.kv_unified = True
 params.cpuparams.n_threads = int(threads)
 params.cpuparams_batch.n_threads = int(threads)
 server = xllamacpp.Server(params)

@@ -52,6 +52,10 @@ async fn kotef_run(model: &RecordingModel, repo: &Path, goal: &str, test_command
         "openai:fake-model",
         "--time-budget-s",
         "60",
+        // The scripted coder answers with tool calls: the tool loop's file display and undo
+        // are what these rows attack (a self-hosted URL would otherwise pick edit blocks).
+        "--edit-format",
+        "tools",
     ])
     .args(["--test-command", test_command, "--repo"])
     .arg(repo)

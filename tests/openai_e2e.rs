@@ -107,6 +107,9 @@ async fn kotef_run(base_url: &str, repo: &std::path::Path) -> (i32, Value) {
         "openai:fake-model",
         "--test-command",
         "grep -q hello hello.txt",
+        // The fake answers with native tool calls whatever it is offered: the tool loop.
+        "--edit-format",
+        "tools",
         "--repo",
     ])
     .arg(repo)

@@ -230,7 +230,10 @@ async fn a_whole_corrected_function_in_a_fence_replaces_the_buggy_one() {
     let reply = "`add` subtracts and `sub` adds.\n\ncalc.py\n```python\ndef add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n```\n";
     let (summary, repo, _) = run(&[reply]).await;
     assert_eq!(
-        (summary["terminal_status"].as_str(), read(repo.path(), "calc.py")),
+        (
+            summary["terminal_status"].as_str(),
+            read(repo.path(), "calc.py")
+        ),
         (
             Some("done_success"),
             "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n".into()

@@ -225,7 +225,9 @@ pub fn test_files<'a>(command: &str, files: impl IntoIterator<Item = &'a String>
 /// The tests the run is judged by, which the coder may not change: the files the test command
 /// runs by name, unless the goal (the user's own words) names them without asking for them to
 /// pass ("test.sh has a typo" unlocks `test.sh`; "make the tests in test_version.py pass"
-/// makes it the specification).
+/// makes it the specification). A goal that reports a failure ("the tests in test_x.py fail")
+/// unlocks only the named files that are not tests by their name ("greeting.txt must say
+/// hello; the check fails" still unlocks `greeting.txt`).
 pub fn protected_tests<'a>(
     command: Option<&str>,
     goal: &str,
@@ -235,10 +237,14 @@ pub fn protected_tests<'a>(
     let Some(command) = command else {
         return Vec::new();
     };
-    let unlocked = if asks_to_pass(goal) {
+    let words = goal_words(goal);
+    let unlocked: Vec<String> = if words.asks_to_pass {
         Vec::new()
     } else {
         named_files(goal, files.iter().copied())
+            .into_iter()
+            .filter(|f| !words.reports_failure || !named_like_a_test(f))
+            .collect()
     };
     test_files(command, files.iter().copied())
         .into_iter()
@@ -246,17 +252,38 @@ pub fn protected_tests<'a>(
         .collect()
 }
 
-/// Whether a goal asks for tests to pass ("pass", "passes", "passing", "green") or reports
-/// that they fail ("the tests in test_x.py fail"): either way the tests are the verdict.
-fn asks_to_pass(goal: &str) -> bool {
-    goal.to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .any(|w| {
-            matches!(
-                w,
-                "pass" | "passes" | "passing" | "green" | "fail" | "fails" | "failing"
-            )
-        })
+/// What a goal says of the tests: it asks for them to pass ("pass", "passes", "passing",
+/// "green"), or it reports that they fail ("fail", "fails", "failing").
+struct GoalWords {
+    asks_to_pass: bool,
+    reports_failure: bool,
+}
+
+fn goal_words(goal: &str) -> GoalWords {
+    let lower = goal.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).collect();
+    let any = |set: &[&str]| words.iter().any(|w| set.contains(w));
+    GoalWords {
+        asks_to_pass: any(&["pass", "passes", "passing", "green"]),
+        reports_failure: any(&["fail", "fails", "failing"]),
+    }
+}
+
+/// Whether a path is a test by its name: `test_x.py`, `x_test.go`, `x.test.js`, `x.spec.ts`,
+/// `tests/…`, `test.sh`.
+fn named_like_a_test(path: &str) -> bool {
+    let lower = path.to_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let stem = name.split('.').next().unwrap_or(name);
+    lower
+        .split('/')
+        .any(|c| matches!(c, "test" | "tests" | "spec" | "__tests__"))
+        || stem == "test"
+        || stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_spec")
+        || name.contains(".test.")
+        || name.contains(".spec.")
 }
 
 /// The files the coder is shown: those its task names, then those the failing verification
@@ -465,6 +492,35 @@ mod named_tests {
             ),
             ["test_version.py"]
         );
+    }
+
+    #[test]
+    fn a_goal_reporting_a_failing_check_still_unlocks_the_data_file_it_names() {
+        let files: Vec<String> = ["greeting.txt"].map(String::from).to_vec();
+        assert_eq!(
+            protected_tests(
+                Some("grep -qx hello greeting.txt"),
+                "greeting.txt must say hello; the check fails today.",
+                &files
+            ),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn test_files_are_known_by_their_names() {
+        let tests = [
+            "test_a.py",
+            "a_test.go",
+            "a.test.js",
+            "a.spec.ts",
+            "tests/a.rs",
+            "test.sh",
+        ];
+        assert!(tests.iter().all(|p| named_like_a_test(p)));
+        assert!(!["greeting.txt", "latest.py", "contest.py"]
+            .iter()
+            .any(|p| named_like_a_test(p)));
     }
 
     #[test]

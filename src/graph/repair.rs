@@ -24,6 +24,7 @@ use kotef_tools::{
     Kind, Links, RunnerConfig,
 };
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Duration;
 
 /// The repair loop's system prompt.
@@ -90,9 +91,10 @@ pub fn badness(r: &CommandResult) -> u32 {
 }
 
 /// The part of a failing run the model reads: the start of the output (where unittest,
-/// pytest and cargo print the first failure) and its last lines (the counts).
-pub fn failure_text(r: &CommandResult) -> String {
-    let out = format!("{}{}", r.stdout, r.stderr);
+/// pytest and cargo print the first failure) and its last lines (the counts), compacted
+/// by [`compact_output`].
+pub fn failure_text(r: &CommandResult, root: &Path) -> String {
+    let out = compact_output(&format!("{}{}", r.stdout, r.stderr), root);
     let out = out.trim();
     if r.timed_out {
         return format!(
@@ -101,6 +103,22 @@ pub fn failure_text(r: &CommandResult) -> String {
         );
     }
     clip(out, FAILURE_CHARS)
+}
+
+/// Test output with what costs prompt tokens and tells the model nothing left out: the work
+/// tree's own path before file names (`File "/tmp/x/run/test_a.py"` reads `File "test_a.py"`),
+/// rule lines (`=====`, `-----`) and the `Traceback (most recent call last):` headers.
+pub fn compact_output(out: &str, root: &Path) -> String {
+    let prefix = format!("{}/", root.display().to_string().trim_end_matches('/'));
+    out.lines()
+        .filter(|l| {
+            let t = l.trim();
+            let rule = t.len() >= 8 && t.chars().all(|c| matches!(c, '=' | '-' | '_' | '*' | '~'));
+            !rule && t != "Traceback (most recent call last):"
+        })
+        .map(|l| l.replace(&prefix, ""))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A short line diff of one file (`-` old, `+` new), the unchanged lines around the change
@@ -249,8 +267,41 @@ fn change_key(blocks: &[EditBlock]) -> String {
         .join("\u{1}")
 }
 
-/// The edit blocks of a reply; a model that still wrote `edit_file`/`write_file` calls as
-/// JSON text gets them read as blocks.
+/// The edit blocks of a reply; a model that still wrote `edit_file`/`write_file` calls (as
+/// JSON text, or as native tool calls although none were offered) gets them read as blocks.
+fn reply_blocks(reply: &kotef_model::ModelReply) -> Vec<EditBlock> {
+    let blocks = blocks_of(&reply.content);
+    if !blocks.is_empty() {
+        return blocks;
+    }
+    reply.tool_calls.iter().filter_map(call_block).collect()
+}
+
+fn call_block(c: &kotef_model::ToolCall) -> Option<EditBlock> {
+    let arg = |k: &str| {
+        c.arguments
+            .get(k)
+            .and_then(|v| v.as_str())
+            .map(String::from)
+    };
+    let change = match c.name.as_str() {
+        "edit_file" => Change::Replace {
+            search: arg("old")?,
+            replace: arg("new")?,
+        },
+        "write_file" => Change::Code {
+            text: arg("content")?,
+        },
+        _ => return None,
+    };
+    Some(EditBlock {
+        path: arg("path"),
+        change,
+    })
+}
+
+/// The edit blocks of a reply's text; `edit_file`/`write_file` calls written as JSON text are
+/// read as blocks.
 fn blocks_of(content: &str) -> Vec<EditBlock> {
     // The prompt's own words, which a small model copies into its blocks.
     let template: Vec<&str> = REPAIR_PROMPT
@@ -263,26 +314,8 @@ fn blocks_of(content: &str) -> Vec<EditBlock> {
         return blocks;
     }
     kotef_model::parse_text_tool_calls(content, &["edit_file", "write_file"])
-        .into_iter()
-        .filter_map(|c| {
-            let arg = |k: &str| {
-                c.arguments
-                    .get(k)
-                    .and_then(|v| v.as_str())
-                    .map(String::from)
-            };
-            let path = arg("path");
-            let change = match c.name.as_str() {
-                "edit_file" => Change::Replace {
-                    search: arg("old")?,
-                    replace: arg("new")?,
-                },
-                _ => Change::Code {
-                    text: arg("content")?,
-                },
-            };
-            Some(EditBlock { path, change })
-        })
+        .iter()
+        .filter_map(call_block)
         .collect()
 }
 
@@ -391,7 +424,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         &files,
         &protected,
         &command,
-        &failure_text(&start),
+        &failure_text(&start, &root),
     );
     let mut history: Vec<(String, String)> = Vec::new();
     let mut best: Option<Best> = None;
@@ -431,7 +464,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             Err(CallFailure::Failed(_)) => continue,
             Ok(reply) => reply,
         };
-        let blocks = blocks_of(&reply.content);
+        let blocks = reply_blocks(&reply);
         let shown_reply = clip(&reply.content, 1500);
         if blocks.is_empty() {
             unreadable += 1;
@@ -456,12 +489,11 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             break CoderEnd::RepeatedCall;
         }
         if *times > 1 {
-            let fb = format!(
-                "Attempt {attempts}: this is the same change as an earlier attempt, which did not fix it. Write a different fix."
-            );
+            // The earlier attempt's feedback is in the conversation already; a copy of the
+            // same reply would only make the next one likelier to copy it again. The same
+            // prompt is sampled again, hotter (and costs the server no prompt tokens).
             notes.push(format!("attempt {attempts}: a repeated change"));
             heat = heat.max(4);
-            history.push((shown_reply, fb));
             continue;
         }
         // Remember each file before the attempt touches it, to undo it.
@@ -545,7 +577,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             } else {
                 format!(
                     "still failing ({})",
-                    context::key_line(&failure_text(&result))
+                    context::key_line(&failure_text(&result, &root))
                 )
             }
         ));
@@ -569,7 +601,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         let outcome = Outcome::Tested {
             diff,
             badness: bad,
-            failure: failure_text(&result),
+            failure: failure_text(&result, &root),
             errors,
         };
         history.push((shown_reply, feedback(attempts, &outcome, baseline)));
@@ -648,6 +680,15 @@ mod tests {
             [0, 1, 2]
         );
         assert_eq!(badness(&broken), u32::MAX);
+    }
+
+    #[test]
+    fn test_output_is_shown_without_rules_traceback_headers_or_the_work_trees_path() {
+        let out = "======================================================================\nFAIL: test_2 (test_a.T.test_2)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"/tmp/w/run/test_a.py\", line 12, in test_2\n    self.assertEqual(f(1), 2)\nAssertionError: 1 != 2\n";
+        assert_eq!(
+            compact_output(out, Path::new("/tmp/w/run")),
+            "FAIL: test_2 (test_a.T.test_2)\n  File \"test_a.py\", line 12, in test_2\n    self.assertEqual(f(1), 2)\nAssertionError: 1 != 2"
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use crate::retry::{
     error_for_status, retry_after_hint, run_with_retries, AttemptFailure, RetryPolicy,
 };
+use crate::stream::StreamedReply;
 use crate::types::{CallRecord, ModelError, ModelReply, ModelRequest, Usage};
 use crate::wire::{provider_message, scrub, scrub_error};
 use kotef_core::Redactor;
@@ -279,14 +280,37 @@ impl Transport {
             let mut resp = req.send().await.map_err(|e| self.transport_error(e))?;
             let status = resp.status().as_u16();
             let headers = resp.headers().clone();
+            let streamed = (200..300).contains(&status)
+                && headers
+                    .get(reqwest::header::CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok())
+                    .is_some_and(|v| v.starts_with("text/event-stream"));
             let mut body = Vec::new();
+            let mut events = StreamedReply::default();
+            let mut read = 0usize;
             while let Some(chunk) = resp.chunk().await.map_err(|e| self.transport_error(e))? {
-                if body.len() + chunk.len() > MAX_REPLY_BYTES {
+                read += chunk.len();
+                if read > MAX_REPLY_BYTES {
                     return Err(ModelError::Malformed(format!(
                         "reply body exceeds {MAX_REPLY_BYTES} bytes"
                     )));
                 }
-                body.extend_from_slice(&chunk);
+                if !streamed {
+                    body.extend_from_slice(&chunk);
+                    continue;
+                }
+                events.push(&chunk);
+                if events.finished() {
+                    break;
+                }
+                if events.cut_if_degenerate() {
+                    // Dropping the response closes the connection: the server stops too.
+                    tracing::warn!(model = %self.label, "cut a reply that kept repeating itself");
+                    break;
+                }
+            }
+            if streamed {
+                body = events.into_body();
             }
             Ok(RawResponse {
                 status,

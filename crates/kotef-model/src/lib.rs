@@ -17,6 +17,7 @@ pub mod retry;
 pub mod salvage;
 pub mod scripted;
 pub mod select;
+pub mod stream;
 pub mod textcalls;
 pub mod types;
 pub mod wire;

@@ -44,6 +44,8 @@ pub struct BodyOptions {
     pub temperature: Option<f64>,
     /// Send `response_format: {"type": "json_object"}` for a request with `json_reply`.
     pub json_mode: bool,
+    /// Ask for the reply as a stream of events (read as it comes, cut when it degenerates).
+    pub stream: bool,
 }
 
 impl std::fmt::Debug for OpenAiModel {
@@ -84,6 +86,9 @@ impl OpenAiModel {
             max_tokens: self.max_tokens,
             temperature: self.temperature,
             json_mode: request.json_reply && !self.json_mode_rejected.load(Ordering::Relaxed),
+            // A plain-text reply from a self-hosted model (the repair loop's) streams, so
+            // one that runs away repeating itself is cut early (`crate::stream`).
+            stream: self.prefers_text_edits() && request.tools.is_empty() && !request.json_reply,
         }
     }
 
@@ -219,6 +224,10 @@ pub fn request_body(model: &str, request: &ModelRequest, opts: &BodyOptions) -> 
     }
     if let Some(t) = request.temperature.or(opts.temperature) {
         body.insert("temperature".into(), json!(t));
+    }
+    if opts.stream {
+        body.insert("stream".into(), json!(true));
+        body.insert("stream_options".into(), json!({"include_usage": true}));
     }
     Value::Object(body)
 }
@@ -463,6 +472,7 @@ mod tests {
             max_tokens: Some(2048),
             temperature: Some(0.25),
             json_mode: false,
+            stream: false,
         };
         let b = request_body("m", &req(false), &opts);
         assert_eq!(b["max_tokens"], 2048);
@@ -535,6 +545,7 @@ mod tests {
             max_tokens: Some(100),
             temperature: None,
             json_mode: true,
+            stream: false,
         };
         let b = request_body("m", &req(true), &opts);
         assert_eq!(b["response_format"], json!({"type": "json_object"}));

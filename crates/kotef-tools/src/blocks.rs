@@ -387,10 +387,11 @@ pub fn replace_definitions(file: &str, code: &str) -> Option<String> {
         }
         let end = definition_end(&lines, at).max(at + 1);
         let to = indent_of(lines[at]);
-        let replacement: Vec<String> = code_lines[d.start..d.end]
+        let mut replacement: Vec<String> = code_lines[d.start..d.end]
             .iter()
             .map(|l| reindent(l, d.indent, to))
             .collect();
+        keep_docstring(&mut replacement, &lines[start..end]);
         let mut next: Vec<String> = lines[..start].iter().map(|s| s.to_string()).collect();
         next.extend(replacement);
         next.extend(lines[end..].iter().map(|s| s.to_string()));
@@ -405,6 +406,45 @@ pub fn replace_definitions(file: &str, code: &str) -> Option<String> {
         return None;
     }
     Some(add_imports(&text, code))
+}
+
+/// A Python definition's header and docstring: the index after the header (the line that
+/// ends in `:`), and the docstring's line range, if the body opens with one. `None` for a
+/// definition that is not Python's (`def`, `async def`, `class`).
+fn python_header_and_doc<S: AsRef<str>>(lines: &[S]) -> Option<(usize, Option<(usize, usize)>)> {
+    let def_at = lines.iter().position(|l| {
+        let t = l.as_ref().trim_start();
+        let t = t.strip_prefix("async ").unwrap_or(t);
+        t.starts_with("def ") || t.starts_with("class ")
+    })?;
+    let header_end =
+        (def_at..lines.len()).find(|&i| lines[i].as_ref().trim_end().ends_with(':'))? + 1;
+    let first = (header_end..lines.len()).find(|&i| !lines[i].as_ref().trim().is_empty());
+    let doc = first.and_then(|i| {
+        let t = lines[i].as_ref().trim_start();
+        let t = t.trim_start_matches(['r', 'R', 'u', 'U']);
+        let quote = ["\"\"\"", "'''"].into_iter().find(|q| t.starts_with(q))?;
+        if t[3..].contains(quote) {
+            return Some((i, i + 1));
+        }
+        (i + 1..lines.len())
+            .find(|&j| lines[j].as_ref().contains(quote))
+            .map(|j| (i, j + 1))
+    });
+    Some((header_end, doc))
+}
+
+/// Puts the original's docstring back into a Python replacement that has none: the model is
+/// asked for the corrected function without it (fewer tokens to write, none to garble).
+fn keep_docstring(replacement: &mut Vec<String>, original: &[&str]) {
+    let Some((_, Some((from, to)))) = python_header_and_doc(original) else {
+        return;
+    };
+    let Some((header_end, None)) = python_header_and_doc(replacement) else {
+        return;
+    };
+    let doc: Vec<String> = original[from..to].iter().map(|l| l.to_string()).collect();
+    replacement.splice(header_end..header_end, doc);
 }
 
 /// `file` with the top-level imports of `code` it lacks (a fix that needs `import re`) put
@@ -422,7 +462,10 @@ fn add_imports(file: &str, code: &str) -> String {
         return file.to_string();
     }
     let lines: Vec<&str> = file.lines().collect();
-    let at = lines.iter().rposition(|l| is_import(l)).map_or(0, |i| i + 1);
+    let at = lines
+        .iter()
+        .rposition(|l| is_import(l))
+        .map_or(0, |i| i + 1);
     let mut out: Vec<&str> = lines[..at].to_vec();
     out.extend(&missing);
     if at == 0 {
@@ -698,6 +741,26 @@ mod tests {
         assert_eq!(
             replace_definitions(file, code).unwrap(),
             "import math\n\n\ndef f(x):\n    \"\"\"Doc.\"\"\"\n    return x + 1\n\n\ndef g(y):\n    return y\n"
+        );
+    }
+
+    #[test]
+    fn a_function_written_without_its_docstring_keeps_the_files_docstring() {
+        let file = "def f(x):\n    \"\"\"Doc\n    >>> f(1)\n    1\n    \"\"\"\n    return x\n";
+        let code = "def f(x):\n    return x + 1\n";
+        assert_eq!(
+            replace_definitions(file, code).unwrap(),
+            "def f(x):\n    \"\"\"Doc\n    >>> f(1)\n    1\n    \"\"\"\n    return x + 1\n"
+        );
+    }
+
+    #[test]
+    fn a_function_written_with_a_docstring_keeps_its_own() {
+        let file = "def f(x):\n    '''Old.'''\n    return x\n";
+        let code = "def f(x):\n    '''New.'''\n    return x + 1\n";
+        assert_eq!(
+            replace_definitions(file, code).unwrap(),
+            "def f(x):\n    '''New.'''\n    return x + 1\n"
         );
     }
 
