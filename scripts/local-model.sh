@@ -241,6 +241,12 @@ params.n_ctx = int(ctx)
 # cached instead of evicting each other on every switch.
 params.n_parallel = 2
 params.kv_unified = True
+# Self-speculative (n-gram lookup) decoding: a reply that repeats code from its prompt is
+# drafted from the prompt and verified in batches. 12 % faster generation on the repair
+# loop's replies, same output distribution (docs/local-model.md).
+params.speculative.types = [xllamacpp.common_speculative_type.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]
+params.speculative.ngram_simple.size_n = 3
+params.speculative.ngram_simple.size_m = 10
 params.cpuparams.n_threads = int(threads)
 params.cpuparams_batch.n_threads = int(threads)
 server = xllamacpp.Server(params)

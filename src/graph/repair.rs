@@ -4,8 +4,12 @@
 //! and the attempts that did not work with their diffs — answered with fenced edit blocks
 //! ([`kotef_tools::blocks`]), never code inside a JSON string. Every attempt is applied to the
 //! same starting text and judged by the test command; a failed one is undone and goes back
-//! to the model with what it changed and what still fails, at a higher temperature, so the
-//! next one differs. The best candidate (fewest failing tests) is kept and left in the work
+//! to the model, in a list after the unchanged opening (so the server's prompt cache reuses
+//! all but the newest entry), with what it changed and what still fails, at a higher
+//! temperature, so the next one differs; after the same change twice the next attempt is a
+//! fresh sample of the opening alone. Python code is shown without its docstrings (each
+//! given above it by name) and a function written without one gets it back, so a reply is a
+//! third as long. The best candidate (fewest failing tests) is kept and left in the work
 //! tree when the step ends; the verifier then judges it as it judges the tool loop's work.
 //!
 //! The step ends, with the coder's named endings, when an attempt passes (`Done`), at the
@@ -41,8 +45,11 @@ pub const REPAIR_FILE_CHARS: usize = 6000;
 /// Characters of the failing output shown.
 pub const FAILURE_CHARS: usize = 1800;
 
-/// Failed attempts kept in the conversation (older ones are dropped to bound the prompt).
-pub const ATTEMPTS_SHOWN: usize = 3;
+/// Characters of the list of failed attempts (the oldest are dropped to bound the prompt).
+pub const TRIED_CHARS: usize = 3000;
+
+/// Characters of one failed attempt's failure in that list.
+pub const TRIED_FAILURE_CHARS: usize = 300;
 
 /// Replies in a row with no block that could be read before the step ends.
 pub const UNREADABLE_LIMIT: u32 = 3;
@@ -68,7 +75,7 @@ pub fn applies(state: &RunState) -> bool {
 pub fn temperature(n: u32) -> Option<f64> {
     match n {
         0 => None,
-        n => Some(f64::from((3 + 2 * n).min(10)) / 10.0),
+        n => Some(f64::from((5 + 2 * n).min(10)) / 10.0),
     }
 }
 
@@ -167,9 +174,23 @@ pub fn opening_message(
         } else {
             ""
         };
+        // Python code is shown without its docstrings, each given above it by name: the
+        // model copies less when it writes the corrected function, and the docstring is
+        // put back when the function is replaced.
+        let (code, docs) = if path.ends_with(".py") && !protected.contains(path) {
+            kotef_tools::split_docstrings(text)
+        } else {
+            (text.clone(), Vec::new())
+        };
+        for (name, doc) in &docs {
+            out.push_str(&format!(
+                "\nWhat `{name}` must do (its docstring, left out of the code below):\n{}\n",
+                clip(doc.trim_end(), REPAIR_FILE_CHARS / 2)
+            ));
+        }
         out.push_str(&format!(
             "\n{path}{role}\n```\n{}\n```\n",
-            clip(text.trim_end(), REPAIR_FILE_CHARS)
+            clip(code.trim_end(), REPAIR_FILE_CHARS)
         ));
     }
     out.push_str(&format!(
@@ -194,14 +215,14 @@ pub enum Outcome {
     },
 }
 
-/// The message that tells the model how its attempt `n` (1-based) went.
+/// The entry that tells the model how its attempt `n` (1-based) went.
 pub fn feedback(n: u32, outcome: &Outcome, baseline: u32) -> String {
     match outcome {
         Outcome::Unreadable => format!(
-            "Attempt {n}: your reply held no code, so nothing changed. Write the file's path on its own line, then the whole corrected function in a fenced code block."
+            "Attempt {n}: the reply held no code, so nothing changed (write the file's path on its own line, then the whole corrected function in a fenced code block)."
         ),
         Outcome::NotApplied(errors) => format!(
-            "Attempt {n}: the change could not be applied, so nothing changed:\n{}\nWrite the whole corrected function in a fenced code block, after the file's path.",
+            "Attempt {n}: the change could not be applied, so nothing changed:\n{}",
             errors.iter().map(|e| format!("- {e}")).collect::<Vec<_>>().join("\n")
         ),
         Outcome::Tested {
@@ -221,17 +242,14 @@ pub fn feedback(n: u32, outcome: &Outcome, baseline: u32) -> String {
                 String::new()
             } else {
                 format!(
-                    "\nSome blocks could not be applied:\n{}",
-                    errors
-                        .iter()
-                        .map(|e| format!("- {e}"))
-                        .collect::<Vec<_>>()
-                        .join("\n")
+                    " (and some blocks could not be applied: {})",
+                    clip(&errors.join("; "), 300)
                 )
             };
             format!(
-                "Attempt {n}: {verdict}. It was undone. The change:\n```diff\n{}```{skipped}\nThe tests then:\n```\n{failure}\n```\nWrite a different fix, starting again from the files as first shown.",
-                clip(diff, 1200)
+                "Attempt {n}: {verdict}: {}{skipped}. It was undone. The tests then: {}",
+                change_summary(diff),
+                first_failure(failure)
             )
         }
     }
@@ -265,6 +283,68 @@ fn change_key(blocks: &[EditBlock]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\u{1}")
+}
+
+/// A diff in one line: `` `old` to `new` `` (lines joined by ` / `), so the list of tried
+/// changes holds no code block a small model would copy back as its answer.
+pub fn change_summary(diff: &str) -> String {
+    let side = |mark: char| {
+        let lines: Vec<&str> = diff
+            .lines()
+            .filter(|l| l.starts_with(mark) && !l.starts_with("---") && !l.starts_with("+++"))
+            .map(|l| l[1..].trim())
+            .filter(|l| !l.is_empty())
+            .collect();
+        clip(&lines.join(" / "), 240)
+    };
+    let (old, new) = (side('-'), side('+'));
+    match (old.is_empty(), new.is_empty()) {
+        (true, _) => format!("it added `{new}`"),
+        (_, true) => format!("it removed `{old}`"),
+        _ => format!("it changed `{old}` to `{new}`"),
+    }
+}
+
+/// The first failure of a test run in one line: the failing assertion or call, and the
+/// error it raised (`self.assertEqual(f(1), 2) → AssertionError: 1 != 2`); else the output's
+/// first lines.
+pub fn first_failure(failure: &str) -> String {
+    let lines: Vec<&str> = failure.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let error = lines.iter().position(|l| {
+        let head = l.split(':').next().unwrap_or_default();
+        l.contains(':')
+            && !head.contains(' ')
+            && (head.ends_with("Error") || head.ends_with("Exception") || head == "error")
+    });
+    let text = match error {
+        Some(i) if i > 0 && !lines[i - 1].starts_with("File ") => {
+            format!("{} → {}", lines[i - 1], lines[i])
+        }
+        Some(i) => lines[i].to_string(),
+        None => lines.iter().take(3).copied().collect::<Vec<_>>().join(" / "),
+    };
+    clip(&text, TRIED_FAILURE_CHARS)
+}
+
+/// The message after the opening that lists the attempts that did not work (the latest
+/// last), newest kept within [`TRIED_CHARS`]. Entries are only ever added at its end, so the
+/// server's prompt cache reuses all of the previous attempt's prompt but its last line.
+pub fn tried_message(entries: &[String]) -> String {
+    let mut kept: Vec<&String> = Vec::new();
+    let mut size = 0;
+    for e in entries.iter().rev() {
+        if !kept.is_empty() && size + e.len() > TRIED_CHARS {
+            break;
+        }
+        size += e.len();
+        kept.push(e);
+    }
+    kept.reverse();
+    let list: Vec<&str> = kept.iter().map(|e| e.as_str()).collect();
+    format!(
+        "These changes were tried and did not fix it; each was undone, so the files are as shown above.\n\n{}\n\nWrite a different fix: say which line is wrong, then write the corrected function.",
+        list.join("\n\n")
+    )
 }
 
 /// The edit blocks of a reply; a model that still wrote `edit_file`/`write_file` calls (as
@@ -426,7 +506,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         &command,
         &failure_text(&start, &root),
     );
-    let mut history: Vec<(String, String)> = Vec::new();
+    let mut history: Vec<String> = Vec::new();
     let mut best: Option<Best> = None;
     let mut seen: BTreeMap<String, u32> = BTreeMap::new();
     let mut unreadable = 0u32;
@@ -435,6 +515,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
     // that repeats an earlier change or changes nothing (a peaked small model at a low
     // temperature sends the same reply again).
     let mut heat = 0u32;
+    let mut fresh = false;
     let mut notes: Vec<String> = Vec::new();
 
     let end = loop {
@@ -442,10 +523,10 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             break CoderEnd::CallCap;
         }
         let mut messages = vec![Message::system(REPAIR_PROMPT), Message::user(&opening)];
-        let shown = history.len().saturating_sub(ATTEMPTS_SHOWN);
-        for (reply, fb) in &history[shown..] {
-            messages.push(Message::assistant(reply.clone()));
-            messages.push(Message::user(fb.clone()));
+        // After a repeated change the next attempt is a fresh, hot sample of the opening
+        // alone: a small model shown what it tried tends to write it again.
+        if !std::mem::take(&mut fresh) && !history.is_empty() {
+            messages.push(Message::user(tried_message(&history)));
         }
         let request = ModelRequest {
             node: NodeName::Coder.as_str().into(),
@@ -465,14 +546,10 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             Ok(reply) => reply,
         };
         let blocks = reply_blocks(&reply);
-        let shown_reply = clip(&reply.content, 1500);
         if blocks.is_empty() {
             unreadable += 1;
             notes.push(format!("attempt {attempts}: no edit block"));
-            history.push((
-                shown_reply,
-                feedback(attempts, &Outcome::Unreadable, baseline),
-            ));
+            history.push(feedback(attempts, &Outcome::Unreadable, baseline));
             if unreadable >= UNREADABLE_LIMIT {
                 break CoderEnd::NoToolCalls;
             }
@@ -490,10 +567,11 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         }
         if *times > 1 {
             // The earlier attempt's feedback is in the conversation already; a copy of the
-            // same reply would only make the next one likelier to copy it again. The same
-            // prompt is sampled again, hotter (and costs the server no prompt tokens).
+            // same reply would only make the next one likelier to copy it again. The next
+            // attempt samples the opening alone, hotter (a prefix the server has cached).
             notes.push(format!("attempt {attempts}: a repeated change"));
             heat = heat.max(4);
+            fresh = true;
             continue;
         }
         // Remember each file before the attempt touches it, to undo it.
@@ -558,7 +636,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             } else {
                 Outcome::NotApplied(errors)
             };
-            history.push((shown_reply, feedback(attempts, &outcome, baseline)));
+            history.push(feedback(attempts, &outcome, baseline));
             restore(ctx, &snap);
             continue;
         }
@@ -604,7 +682,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             failure: failure_text(&result, &root),
             errors,
         };
-        history.push((shown_reply, feedback(attempts, &outcome, baseline)));
+        history.push(feedback(attempts, &outcome, baseline));
         if state.ending.is_some() {
             break CoderEnd::RunStopped;
         }
@@ -695,7 +773,7 @@ mod tests {
     fn attempts_after_the_first_sample_hotter() {
         assert_eq!(
             (0..5).map(temperature).collect::<Vec<_>>(),
-            [None, Some(0.5), Some(0.7), Some(0.9), Some(1.0)]
+            [None, Some(0.7), Some(0.9), Some(1.0), Some(1.0)]
         );
     }
 
@@ -720,12 +798,22 @@ mod tests {
             failure: "FAILED (failures=2)".into(),
             errors: vec![],
         };
-        let text = feedback(1, &outcome, 2);
-        assert!(
-            text.starts_with("Attempt 1: This change did not fix it. It was undone.")
-                && text.contains("+    return a")
-                && text.contains("FAILED (failures=2)"),
-            "{text}"
+        assert_eq!(
+            feedback(1, &outcome, 2),
+            "Attempt 1: This change did not fix it: it changed `return b` to `return a`. It was undone. The tests then: FAILED (failures=2)"
+        );
+    }
+
+    #[test]
+    fn the_first_failure_is_the_assertion_and_its_error() {
+        let out = "FAIL: test_2 (t.T.test_2)\n  File \"t.py\", line 12, in test_2\n    self.assertEqual(f(1), 2)\nAssertionError: 1 != 2\nFAIL: test_3 (t.T.test_3)\n";
+        assert_eq!(
+            first_failure(out),
+            "self.assertEqual(f(1), 2) → AssertionError: 1 != 2"
+        );
+        assert_eq!(
+            first_failure("error[E0308]: mismatched types\n --> src/lib.rs:3:5\n"),
+            "error[E0308]: mismatched types / --> src/lib.rs:3:5"
         );
     }
 
@@ -743,6 +831,27 @@ mod tests {
                     replace: "x = 2".into()
                 }
             }]
+        );
+    }
+
+    #[test]
+    fn python_code_is_shown_with_its_docstrings_above_it_by_name() {
+        let text = opening_message(
+            "Fix f",
+            "Fix f",
+            &[(
+                "f.py".into(),
+                "def f(a):\n    \"\"\"Add one.\"\"\"\n    return a\n".into(),
+            )],
+            &[],
+            "python3 -m unittest",
+            "FAILED (failures=1)",
+        );
+        assert!(
+            text.contains(
+                "What `f` must do (its docstring, left out of the code below):\n\"\"\"Add one.\"\"\"\n\nf.py\n```\ndef f(a):\n    return a\n```"
+            ),
+            "{text}"
         );
     }
 

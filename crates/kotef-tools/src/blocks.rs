@@ -434,6 +434,54 @@ fn python_header_and_doc<S: AsRef<str>>(lines: &[S]) -> Option<(usize, Option<(u
     Some((header_end, doc))
 }
 
+/// A Python file's code with its definitions' docstrings taken out, and the docstrings by the
+/// name they document (dedented, quotes kept). A small model copies what it is shown: shown
+/// the code without its docstrings, it writes a corrected function of a third of the tokens,
+/// and [`replace_definitions`] puts the docstring back. Text without docstrings is returned
+/// as it is, with none.
+pub fn split_docstrings(text: &str) -> (String, Vec<(String, String)>) {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut keep = vec![true; lines.len()];
+    let mut docs = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let python_def = {
+            let t = lines[i].trim_start();
+            let t = t.strip_prefix("async ").unwrap_or(t);
+            t.starts_with("def ") || t.starts_with("class ")
+        };
+        let name = defined_name(lines[i]).filter(|_| python_def);
+        if let (Some(name), Some((_, Some((from, to))))) =
+            (name, python_header_and_doc(&lines[i..]))
+        {
+            let (from, to) = (i + from, i + to);
+            let indent = indent_of(lines[from]);
+            let doc: Vec<String> = lines[from..to]
+                .iter()
+                .map(|l| l.get(indent.min(indent_of(l))..).unwrap_or(l).to_string())
+                .collect();
+            docs.push((name, doc.join("\n")));
+            keep[from..to].iter_mut().for_each(|k| *k = false);
+            i = to;
+            continue;
+        }
+        i += 1;
+    }
+    if docs.is_empty() {
+        return (text.to_string(), docs);
+    }
+    let mut code: Vec<&str> = lines
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(l, _)| *l)
+        .collect();
+    if text.ends_with('\n') {
+        code.push("");
+    }
+    (code.join("\n"), docs)
+}
+
 /// Puts the original's docstring back into a Python replacement that has none: the model is
 /// asked for the corrected function without it (fewer tokens to write, none to garble).
 fn keep_docstring(replacement: &mut Vec<String>, original: &[&str]) {
@@ -752,6 +800,35 @@ mod tests {
             replace_definitions(file, code).unwrap(),
             "def f(x):\n    \"\"\"Doc\n    >>> f(1)\n    1\n    \"\"\"\n    return x + 1\n"
         );
+    }
+
+    #[test]
+    fn docstrings_are_taken_out_of_the_code_shown_and_named() {
+        let file = "import x\n\n\ndef f(a):\n    \"\"\" Add one.\n    >>> f(1)\n    2\n    \"\"\"\n    return a\n\n\nclass C:\n    '''A thing.'''\n    def m(self):\n        return 1\n";
+        let (code, docs) = split_docstrings(file);
+        assert_eq!(
+            code,
+            "import x\n\n\ndef f(a):\n    return a\n\n\nclass C:\n    def m(self):\n        return 1\n"
+        );
+        assert_eq!(
+            docs,
+            vec![
+                (
+                    "f".to_string(),
+                    "\"\"\" Add one.\n>>> f(1)\n2\n\"\"\"".to_string()
+                ),
+                ("C".to_string(), "'''A thing.'''".to_string()),
+            ]
+        );
+        // The corrected function written from the code shown gets its docstring back.
+        let fixed = replace_definitions(file, "def f(a):\n    return a + 1\n").unwrap();
+        assert!(fixed.contains("    >>> f(1)\n    2\n    \"\"\"\n    return a + 1\n"));
+    }
+
+    #[test]
+    fn code_without_docstrings_is_shown_as_it_is() {
+        let file = "def f(a):\n    return a\n";
+        assert_eq!(split_docstrings(file), (file.to_string(), vec![]));
     }
 
     #[test]
