@@ -180,7 +180,10 @@ def server_timings(report_md):
     calls = report.get("calls") or []
     timed = [c["timings"] for c in calls if c.get("timings")]
     lat = sorted(c.get("latency_ms") or 0 for c in calls)
-    out = {"median_call_s": lat[len(lat) // 2] / 1000 if lat else None}
+    out = {"median_call_s": lat[len(lat) // 2] / 1000 if lat else None,
+           "call_s": [round((c.get("latency_ms") or 0) / 1000, 2) for c in calls],
+           "call_prompt_s": [round(t.get("prompt_ms", 0) / 1000, 2) for t in timed],
+           "call_generation_s": [round(t.get("generation_ms", 0) / 1000, 2) for t in timed]}
     if timed:
         out.update(
             uncached_prompt_tokens=sum(t.get("prompt_uncached", 0) for t in timed),
@@ -274,6 +277,12 @@ def print_table(agent, rows):
         print(f"\nserver timings: {uncached} uncached of {uncached + cached} prompt tokens "
               f"({100 * uncached / max(uncached + cached, 1):.0f} %), prompt {p_s:.0f} s, "
               f"generation {g_s:.0f} s ({100 * g_s / max(p_s + g_s, 1):.0f} % of model time)")
+    calls_s = [x for r in rows for x in r.get("call_s") or []]
+    if calls_s:
+        med = lambda key: median([x for r in rows for x in r.get(key) or []] or [0])
+        print(f"model calls: median {median(calls_s):.1f} s over {len(calls_s)} calls "
+              f"(median prompt {med('call_prompt_s'):.1f} s, median generation "
+              f"{med('call_generation_s'):.1f} s)")
     print()
     print_groups(rows)
     print(f"\ntotal: solved {len(solved)}/{len(fix)}, model calls {calls} "
