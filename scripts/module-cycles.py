@@ -6,8 +6,14 @@ its own ancestors are the tree itself and are left out; every other edge is lift
 siblings under the modules' nearest common ancestor (`graph::snitch → sdd::issues` becomes
 `graph → sdd`). A cycle among siblings is reported with the references that make it.
 
-    scripts/module-cycles.py            # all crates: exit 1 on a cycle
-    scripts/module-cycles.py --graph    # also print each crate's sibling edges
+A crate listed in LAYERS also has its top-level modules in layers: a module may import only
+modules of a lower layer, so two folders of one layer (kotef-github's `inbound/` and
+`outbound/`) never import each other, and a leaf never imports a folder. Paths through the
+crate root's re-exports are followed to the module that defines the item.
+
+    scripts/module-cycles.py              # all crates: exit 1 on a cycle or a layer broken
+    scripts/module-cycles.py --graph      # also print each crate's sibling edges
+    scripts/module-cycles.py --self-test  # a deliberate inbound → outbound import is caught
 """
 import re
 import sys
@@ -17,6 +23,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PATH_RE = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 USE_BLOCK_RE = re.compile(r"\buse\s+((?:crate|super|self)::[^;]*);", re.S)
+# Top-level modules by layer, lowest first: an import must go to a strictly lower layer.
+LAYERS = {
+    "kotef-github": [
+        {"text", "secret", "marker", "wire", "metrics"},
+        {"inbound", "outbound"},
+        {"queue", "config"},
+        {"pipeline"},
+        {"entry"},
+    ],
+}
 REEXPORT_RE = re.compile(r"^\s*pub\s+use\s+([A-Za-z_][A-Za-z0-9_:]*)::(\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*)\s*;", re.M)
 
 
@@ -69,12 +85,15 @@ def expand_use(body):
     return out
 
 
-def analyse(name, src):
+def analyse(name, src, extra=None):
+    """Sibling edges of one crate; `extra` maps a module to code appended to it (self-test)."""
     files = {}
     for f in sorted(src.rglob("*.rs")):
         m = module_of(src, f)
         if m is not None:
             files[m] = strip_comments(f.read_text())
+    for m, code in (extra or {}).items():
+        files[m] = files.get(m, "") + "\n" + code
     modules = set(files)
     # Re-exports at the crate root: `pub use outbound::{client, …}` and items.
     alias = {}
@@ -145,11 +164,50 @@ def cycles(edges):
     return found
 
 
+def layer_breaks(name, edges):
+    """Top-level edges that do not go to a strictly lower layer, with their references."""
+    layers = LAYERS.get(name)
+    if not layers:
+        return []
+    rank = {m: i for i, layer in enumerate(layers) for m in layer}
+    out = []
+    for (a, b), refs in sorted(edges.items()):
+        if len(a) != 1:
+            continue
+        ra, rb = rank.get(a[0]), rank.get(b[0])
+        if ra is None or rb is None:
+            missing = a[0] if ra is None else b[0]
+            out.append((f"{name}: top-level module `{missing}` is in no layer (add it to LAYERS)", refs))
+        elif rb >= ra:
+            out.append((f"{name}: layer broken: `{a[0]}` (layer {ra}) imports `{b[0]}` (layer {rb})", refs))
+    return out
+
+
+def self_test():
+    src = ROOT / "crates" / "kotef-github" / "src"
+    clean = layer_breaks("kotef-github", analyse("kotef-github", src))
+    edges = analyse("kotef-github", src, {("inbound", "trigger"): "use crate::outbound::client::GitHub;"})
+    broken = layer_breaks("kotef-github", edges)
+    aliased = layer_breaks("kotef-github", analyse(
+        "kotef-github", src, {("inbound", "signature"): "fn f(_: crate::GitHub) {}"}))
+    want = "`inbound` (layer 1) imports `outbound` (layer 1)"
+    if clean or not any(want in msg for msg, _ in broken) or not any(want in msg for msg, _ in aliased):
+        sys.exit(f"module-cycles self-test failed: clean={clean} broken={broken} aliased={aliased}")
+    print("module-cycles self-test: a deliberate inbound → outbound import (by path and through a root re-export) is caught")
+
+
 def main():
+    if "--self-test" in sys.argv:
+        return self_test()
     show = "--graph" in sys.argv
     bad = 0
     for name, src in crates():
         edges = analyse(name, src)
+        for msg, refs in layer_breaks(name, edges):
+            bad += 1
+            print(msg)
+            for r in sorted(refs)[:3]:
+                print(f"    {r}")
         if show:
             print(f"# {name}")
             for (a, b) in sorted(edges):

@@ -492,7 +492,7 @@ async fn a_read_only_sender_starts_nothing() {
         replies.len() == 1
             && replies[0]
                 .body
-                .starts_with(kotef_github::render::REFUSED_MARKER),
+                .starts_with(kotef_github::outbound::render::REFUSED_MARKER),
         "one short reply saying why: {replies:?}"
     );
     assert!(w.gh.pulls(REPO).is_empty());

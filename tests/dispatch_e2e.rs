@@ -193,7 +193,7 @@ async fn a_webhook_becomes_one_dispatch_and_the_runner_continues_the_comment() {
         )),
         "{goal}"
     );
-    let run: kotef_github::dispatch::DispatchedRun =
+    let run: kotef_github::entry::dispatch::DispatchedRun =
         serde_json::from_str(d.inputs["kotef-run"].as_str().unwrap()).unwrap();
     assert_eq!(run.requested_by, "alice");
     assert_eq!(run.delivery, "delivery-1");

@@ -7,27 +7,11 @@ use kotef_core::{
     KotefConfig, LimitsOverride, Profile, Redactor, RunOutcome, StopRule, TerminalStatus,
 };
 use kotef_model::{Model, ModelError, ModelReply, ModelRequest, ScriptedModel};
+use kotef_testkit::git::uncommitted_repo as git_repo;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
-
-fn git_repo(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (p, text) in files {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    let ok = Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(dir.path())
-        .status()
-        .unwrap();
-    assert!(ok.success());
-    dir
-}
 
 fn setup(
     repo: &Path,

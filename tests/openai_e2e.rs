@@ -8,7 +8,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{json, Value};
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 const KEY: &str = "sk-test-e2e-0123456789abcdef";
@@ -87,15 +86,11 @@ async fn serve(fake: Fake) -> (String, Arc<Mutex<Fake>>) {
 }
 
 fn repo() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("README.md"), "# x\n").unwrap();
-    assert!(Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(dir.path())
-        .status()
-        .unwrap()
-        .success());
-    dir
+    kotef_testkit::git::uncommitted_repo(&[(
+        "README.md",
+        "# x
+",
+    )])
 }
 
 async fn kotef_run(base_url: &str, repo: &std::path::Path) -> (i32, Value) {

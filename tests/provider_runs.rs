@@ -15,7 +15,6 @@ use kotef_core::{KotefConfig, Profile, Redactor, RunOutcome, StopRule, TerminalS
 use kotef_model::retry::RetryPolicy;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -236,14 +235,7 @@ async fn run_with_policy(
     timeout_s: u64,
     policy: RetryPolicy,
 ) -> (RunOutcome, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("README.md"), "# x\n").unwrap();
-    assert!(Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(dir.path())
-        .status()
-        .unwrap()
-        .success());
+    let dir = kotef_testkit::git::uncommitted_repo(&[("README.md", "# x\n")]);
     let cfg = ModelConfig {
         base_url: Some(if provider == "openai" {
             format!("{base}/v1")

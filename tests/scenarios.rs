@@ -26,12 +26,7 @@ fn git_repo() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("repo");
     std::fs::create_dir(&repo).unwrap();
-    assert!(Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&repo)
-        .status()
-        .unwrap()
-        .success());
+    kotef_testkit::git::git(&repo, &["init", "-q"]);
     (dir, repo)
 }
 
@@ -69,66 +64,119 @@ fn run_scenario(file: &Path) -> (i32, Value, tempfile::TempDir) {
     (out.status.code().unwrap_or(-1), summary, keep)
 }
 
-#[test]
-fn every_example_scenario_meets_its_expectations() {
-    let files = examples();
-    assert!(
-        files.len() >= 10,
-        "expected the bundled scenarios, found {files:?}"
+/// Runs `examples/<name>.json` and checks its expectations, the contract's summary fields and
+/// the report files.
+fn check_scenario(name: &str) {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(format!("{name}.json"));
+    let (code, s, _keep) = run_scenario(&file);
+    eprintln!(
+        "{name:<28} {:<18} {:<22} steps {:>3} calls {:>3}",
+        s["terminal_status"].as_str().unwrap_or("?"),
+        s["stop_rule"].as_str().unwrap_or("null"),
+        s["total_steps"],
+        s["model_calls"]
     );
-    let mut failures = Vec::new();
-    for file in &files {
-        let (code, s, _keep) = run_scenario(file);
-        let status = s["terminal_status"].as_str().unwrap_or("?").to_string();
-        eprintln!(
-            "{:<28} {:<18} {:<22} steps {:>3} calls {:>3}",
-            file.file_name().unwrap().to_string_lossy(),
-            status,
-            s["stop_rule"].as_str().unwrap_or("null"),
-            s["total_steps"],
-            s["model_calls"]
-        );
-        if code != 0 || s["expectations_met"] != Value::Bool(true) {
-            failures.push(format!(
-                "{}: exit {code}, {}",
-                file.display(),
-                s["failed_expectations"]
-            ));
-        }
-        // The contract's fields are all there, and the report files exist.
-        for k in [
-            "terminal_status",
-            "stop_rule",
-            "stop_reason",
-            "loop_counters",
-            "total_steps",
-            "model_calls",
-            "prompt_tokens",
-            "completion_tokens",
-            "fix_attempts",
-            "report_path",
-            "issues_md_path",
-            "failed_expectations",
-        ] {
-            assert!(s.get(k).is_some(), "{}: summary lacks {k}", file.display());
-        }
-        let report = PathBuf::from(s["report_path"].as_str().unwrap());
-        assert!(
-            report.is_absolute() && report.exists(),
-            "{}",
-            report.display()
-        );
-        let json_twin: Value =
-            serde_json::from_str(&std::fs::read_to_string(report.with_extension("json")).unwrap())
-                .unwrap();
-        assert_eq!(json_twin["terminal_status"], s["terminal_status"]);
-        assert_eq!(
-            json_twin["calls"].as_array().unwrap().len() as u64,
-            s["model_calls"].as_u64().unwrap()
-        );
-        assert!(!s["stop_reason"].as_str().unwrap().is_empty());
+    assert!(
+        code == 0 && s["expectations_met"] == Value::Bool(true),
+        "{name}: exit {code}, failed expectations {}",
+        s["failed_expectations"]
+    );
+    // The contract's fields are all there, and the report files exist.
+    for k in [
+        "terminal_status",
+        "stop_rule",
+        "stop_reason",
+        "loop_counters",
+        "total_steps",
+        "model_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "fix_attempts",
+        "report_path",
+        "issues_md_path",
+        "failed_expectations",
+    ] {
+        assert!(s.get(k).is_some(), "{name}: summary lacks {k}");
     }
-    assert!(failures.is_empty(), "{failures:#?}");
+    let report = PathBuf::from(s["report_path"].as_str().unwrap());
+    assert!(
+        report.is_absolute() && report.exists(),
+        "{name}: {}",
+        report.display()
+    );
+    let json_twin: Value =
+        serde_json::from_str(&std::fs::read_to_string(report.with_extension("json")).unwrap())
+            .unwrap();
+    assert_eq!(json_twin["terminal_status"], s["terminal_status"], "{name}");
+    assert_eq!(
+        json_twin["calls"].as_array().unwrap().len() as u64,
+        s["model_calls"].as_u64().unwrap(),
+        "{name}"
+    );
+    assert!(!s["stop_reason"].as_str().unwrap().is_empty(), "{name}");
+}
+
+/// One `#[test]` per example scenario, so a failure names its scenario.
+macro_rules! scenarios {
+    ($($test:ident => $name:literal,)*) => {
+        $(
+            #[test]
+            fn $test() {
+                check_scenario($name);
+            }
+        )*
+        const SCENARIOS: &[&str] = &[$($name),*];
+    };
+}
+
+scenarios! {
+    budget => "budget",
+    coder_noop => "coder-noop",
+    constraint => "constraint",
+    done_partial => "done-partial",
+    empty_done_refused => "empty-done-refused",
+    fix_attempts_strict => "fix-attempts-strict",
+    fix_attempts_yolo => "fix-attempts-yolo",
+    fixed_and_done => "fixed-and-done",
+    follow_up => "follow-up",
+    hello_fix => "hello-fix",
+    malformed_planner => "malformed-planner",
+    model_error => "model-error",
+    no_progress => "no-progress",
+    noisy_verifier => "noisy-verifier",
+    off_list_command => "off-list-command",
+    oscillation => "oscillation",
+    outside_repository => "outside-repository",
+    planner_verify => "planner-verify",
+    premature_done => "premature-done",
+    prose_coder => "prose-coder",
+    provider_blip => "provider-blip",
+    researcher_loop => "researcher-loop",
+    slow_progress => "slow-progress",
+    slow_progress_noisy => "slow-progress-noisy",
+    success_then_idle_coder => "success-then-idle-coder",
+    test_edits_only => "test-edits-only",
+    undo_regression => "undo-regression",
+    unknown_tool => "unknown-tool",
+    verified_success_wins => "verified-success-wins",
+    verifier_loop => "verifier-loop",
+    verify_first => "verify-first",
+    verify_first_tooling => "verify-first-tooling",
+}
+
+#[test]
+fn every_example_scenario_has_its_own_test() {
+    let mut found: Vec<String> = examples()
+        .iter()
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    assert_eq!(
+        found, SCENARIOS,
+        "examples/*.json and the scenarios! list differ: add the new scenario to the list"
+    );
 }
 
 #[test]

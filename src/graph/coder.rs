@@ -12,7 +12,7 @@ use super::state::{CoderEnd, Decision, RunState};
 use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
 use kotef_model::{Message, ModelRequest, ToolCall};
-use kotef_tools::{file_tools, Kind, ToolEffect, ToolOutcome, ToolSet, Tree, TreeError};
+use kotef_tools::{file_tools, Kind, ToolEffect, ToolOutcome, ToolSet};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The corrective message after a reply with neither a tool call nor `done`: the exact shape
@@ -86,61 +86,6 @@ fn remember_for_undo(ctx: &GraphContext, state: &mut RunState, call: &ToolCall) 
         _ => return,
     };
     state.undo.insert(key, before);
-}
-
-/// A file the task names, as the coder is shown it: its text (capped), or for a link what it
-/// points to (kotef never follows it: `notes.txt -> /proc/self/environ` must not put kotef's
-/// environment into the prompt); `None` for anything else.
-fn named_file(tree: &Tree, path: String) -> Option<(String, String)> {
-    match tree.read_text(&path, file_tools::READ_CAP_BYTES as u64) {
-        Ok(text) => Some((path, text)),
-        Err(TreeError::Symlink { target, .. }) => {
-            let note = format!("(a symbolic link to `{target}`; it is shown, not followed)\n");
-            Some((path, note))
-        }
-        Err(_) => None,
-    }
-}
-
-/// The files a task is about, as they are now (path, text): those the task, the goal and the
-/// failing verification name, then the code a named test imports; at most `max`.
-pub fn task_files(
-    ctx: &GraphContext,
-    state: &RunState,
-    task: &str,
-    max: usize,
-) -> Vec<(String, String)> {
-    let failure = state
-        .test
-        .as_ref()
-        .filter(|t| !t.passed)
-        .map(|t| t.summary.as_str());
-    // The task's files first, then the goal's.
-    let asked = format!("{task}\n{}", state.goal);
-    let tree = ctx.tools.workdir().tree().clone();
-    let read = |p: String| named_file(&tree, p);
-    let mut named: Vec<(String, String)> =
-        context::coder_files(&asked, failure, state.file_hashes.keys())
-            .into_iter()
-            .filter_map(read)
-            .collect();
-    // A named test brings the code it imports, which is usually what needs the fix.
-    let imports: Vec<String> = named
-        .iter()
-        .flat_map(|(p, text)| context::imported_files(p, text, state.file_hashes.keys()))
-        .collect();
-    for f in imports {
-        if named.len() < max && !named.iter().any(|(p, _)| *p == f) {
-            named.extend(read(f));
-        }
-    }
-    named
-}
-
-/// Whether a reply stopped at the `max_tokens` cap (OpenAI's `length`, Anthropic's
-/// `max_tokens`) rather than by itself.
-pub fn cut_off(finish_reason: Option<&str>) -> bool {
-    matches!(finish_reason, Some("length" | "max_tokens"))
 }
 
 /// The identity of a tool call: tool and arguments.
@@ -238,7 +183,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         );
         // The files the task names, as they are now: the coder edits real text, and they
         // count as read for the read-before-write rule.
-        let named = task_files(ctx, state, &task, context::NAMED_FILES + 1);
+        let named = context::task_files(ctx, state, &task, context::NAMED_FILES + 1);
         for (p, _) in &named {
             ctx.tools.mark_read(p);
         }
@@ -292,7 +237,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         };
         // A reply cut off at max_tokens is usually a small model repeating one line until the
         // cap (75 s of a 2-core CPU): the next call samples hotter so it is not sent again.
-        resample |= cut_off(reply.finish_reason.as_deref());
+        resample |= reply.cut_off();
         if reply.tool_calls.is_empty() {
             empty_turns += 1;
             notes.push("a reply without tool calls".into());
@@ -540,21 +485,6 @@ mod tests {
             kotef_core::Profile::Strict,
         );
         tools.schemas(ToolSet::Coder)
-    }
-
-    #[test]
-    fn a_reply_stopped_by_the_token_cap_is_cut_off() {
-        assert_eq!(
-            [
-                Some("length"),
-                Some("max_tokens"),
-                Some("stop"),
-                Some("tool_calls"),
-                None
-            ]
-            .map(cut_off),
-            [true, true, false, false, false]
-        );
     }
 
     #[test]

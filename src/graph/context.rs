@@ -3,7 +3,8 @@
 //! folded into that state, never replayed as a transcript, so turn 40 costs what turn 2 does.
 
 use super::state::RunState;
-use kotef_tools::RepoSnapshot;
+use super::GraphContext;
+use kotef_tools::{file_tools, RepoSnapshot, Tree, TreeError};
 use std::fmt::Write as _;
 
 pub const PLANNER_PROMPT: &str = include_str!("../../prompts/planner.md");
@@ -20,16 +21,7 @@ pub const STEP_NOTES: usize = 12;
 
 /// Cuts `text` to `max` characters, keeping head and tail.
 pub fn clip(text: &str, max: usize) -> String {
-    let n = text.chars().count();
-    if n <= max {
-        return text.to_string();
-    }
-    let head: String = text.chars().take(max * 2 / 3).collect();
-    let tail: String = text.chars().skip(n - max / 3).collect();
-    format!(
-        "{head}\n[... {} characters cut ...]\n{tail}",
-        n - head.chars().count() - tail.chars().count()
-    )
+    kotef_core::text::cut_middle(text, max, max * 2 / 3, max / 3)
 }
 
 /// The repository part of the state: files with short hashes and sizes.
@@ -147,6 +139,54 @@ pub fn test_summary(state: &RunState) -> String {
             }
         ),
     }
+}
+
+/// A file the task names, as the coder is shown it: its text (capped), or for a link what it
+/// points to (kotef never follows it: `notes.txt -> /proc/self/environ` must not put kotef's
+/// environment into the prompt); `None` for anything else.
+fn named_file(tree: &Tree, path: String) -> Option<(String, String)> {
+    match tree.read_text(&path, file_tools::READ_CAP_BYTES as u64) {
+        Ok(text) => Some((path, text)),
+        Err(TreeError::Symlink { target, .. }) => {
+            let note = format!("(a symbolic link to `{target}`; it is shown, not followed)\n");
+            Some((path, note))
+        }
+        Err(_) => None,
+    }
+}
+
+/// The files a task is about, as they are now (path, text): those the task, the goal and the
+/// failing verification name, then the code a named test imports; at most `max`.
+pub fn task_files(
+    ctx: &GraphContext,
+    state: &RunState,
+    task: &str,
+    max: usize,
+) -> Vec<(String, String)> {
+    let failure = state
+        .test
+        .as_ref()
+        .filter(|t| !t.passed)
+        .map(|t| t.summary.as_str());
+    // The task's files first, then the goal's.
+    let asked = format!("{task}\n{}", state.goal);
+    let tree = ctx.tools.workdir().tree().clone();
+    let read = |p: String| named_file(&tree, p);
+    let mut named: Vec<(String, String)> = coder_files(&asked, failure, state.file_hashes.keys())
+        .into_iter()
+        .filter_map(read)
+        .collect();
+    // A named test brings the code it imports, which is usually what needs the fix.
+    let imports: Vec<String> = named
+        .iter()
+        .flat_map(|(p, text)| imported_files(p, text, state.file_hashes.keys()))
+        .collect();
+    for f in imports {
+        if named.len() < max && !named.iter().any(|(p, _)| *p == f) {
+            named.extend(read(f));
+        }
+    }
+    named
 }
 
 #[cfg(test)]

@@ -62,15 +62,5 @@ pub fn no_events() -> EventSink {
 
 /// `text` cut to [`OUTPUT_CHARS`] characters (its start and end kept).
 pub fn clip_output(text: &str) -> String {
-    let n = text.chars().count();
-    if n <= OUTPUT_CHARS {
-        return text.to_string();
-    }
-    let half = OUTPUT_CHARS / 2;
-    let head: String = text.chars().take(half).collect();
-    let tail: String = text.chars().skip(n - half).collect();
-    format!(
-        "{head}\n[... {} characters cut ...]\n{tail}",
-        n - OUTPUT_CHARS
-    )
+    kotef_core::text::cut_middle(text, OUTPUT_CHARS, OUTPUT_CHARS / 2, OUTPUT_CHARS / 2)
 }

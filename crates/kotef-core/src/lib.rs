@@ -1,7 +1,7 @@
 //! kotef's domain vocabulary, shared by every other crate: typed ids, the four terminal
 //! statuses, the stop-rule names of the public contract, profiles and limits, the per-repository
-//! config file, the `--json` run summary, secret redaction, and the retry engine of the HTTP
-//! clients.
+//! config file, the `--json` run summary, secret redaction, text clipping, and the retry engine
+//! of the HTTP clients.
 
 pub mod config;
 pub mod ids;
@@ -12,6 +12,7 @@ pub mod retry;
 pub mod settings;
 pub mod status;
 pub mod summary;
+pub mod text;
 
 pub use config::{
     ConfigError, EditFormat, KotefConfig, Limits, LimitsOverride, Profile, SandboxMode,

@@ -2,10 +2,10 @@
 //! the binary) and the operator's model config file. Secrets are never echoed (their `Debug`
 //! prints `[REDACTED]`).
 
-use crate::client::GitHubAuth;
-use crate::retry::RetryPolicy;
+use crate::outbound::client::GitHubAuth;
+use crate::outbound::retry::RetryPolicy;
+use crate::outbound::workspace::GitSettings;
 use crate::secret::{ExposeSecret, Secret};
-use crate::workspace::GitSettings;
 use anyhow::{bail, Context};
 use kotef_core::config::ModelConfig;
 use kotef_core::Ceilings;
@@ -121,7 +121,7 @@ impl ServeConfig {
             trigger_label: crate::DEFAULT_TRIGGER_LABEL.into(),
             workers: 2,
             bot_login: None,
-            retry: crate::retry::github_default(),
+            retry: crate::outbound::retry::github_default(),
             progress_interval: Duration::from_secs(10),
             max_attempts: 2,
             body_limit: BODY_LIMIT,

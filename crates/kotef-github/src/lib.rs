@@ -6,33 +6,35 @@
 //! The folders follow the data path: `inbound/` (server, signatures, triggers, visible text)
 //! → `queue/` (jobs, the store) → `pipeline/` (one job from admission to the final comment) →
 //! `outbound/` (GitHub client, rendering, git workspace); `entry/` holds the Action and the
-//! dispatcher. The modules are also re-exported at the crate root under their own names.
+//! dispatcher. Below them sit the leaves every layer may use: `text`, `secret`, `marker`
+//! (kotef's own comments) and `wire` (GitHub's response bodies). `inbound/` and `outbound/`
+//! never import each other, and nothing imports a folder above its own;
+//! `scripts/module-cycles.py` checks it. Only the main types are re-exported at the root, for
+//! the binary; code inside this crate names the folder.
 
 pub mod config;
 pub mod entry;
 pub mod inbound;
+pub mod marker;
 pub mod metrics;
 pub mod outbound;
 pub mod pipeline;
 pub mod queue;
+pub mod secret;
 pub mod text;
+pub mod wire;
 
-pub use entry::{action, dispatch, server};
-pub use inbound::{sanitize, signature, trigger, visible};
-pub use outbound::{client, render, retry, secret, workspace};
-pub use queue::{job, store};
-
-pub use client::{GitHub, GitHubAuth, GitHubError, Permission};
 pub use config::{ExecutorMode, ServeConfig};
-pub use dispatch::dispatch_job;
-pub use job::{Job, Work};
+pub use entry::dispatch::dispatch_job;
+pub use entry::server::{serve, start, RunningServer};
+pub use inbound::trigger::{decide, Decision, DecisionConfig, Trigger};
+pub use outbound::client::{GitHub, GitHubAuth, GitHubError, Permission};
+pub use outbound::retry::RetryPolicy;
+pub use outbound::workspace::{GitSettings, Workspace};
 pub use pipeline::{process_job, JobContext, JobResult, JobStatus, OperatorSettings};
-pub use retry::RetryPolicy;
+pub use queue::job::{Job, Work};
+pub use queue::store::JobStore;
 pub use secret::{ExposeSecret, Secret};
-pub use server::{serve, start, RunningServer};
-pub use store::JobStore;
-pub use trigger::{decide, Decision, DecisionConfig, Trigger};
-pub use workspace::{GitSettings, Workspace};
 
 /// The label that triggers a run unless configured otherwise.
 pub const DEFAULT_TRIGGER_LABEL: &str = "kotef";

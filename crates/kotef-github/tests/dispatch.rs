@@ -6,7 +6,7 @@
 mod common;
 
 use common::{Harness, REPO, WAIT};
-use kotef_github::dispatch::{DispatchedRun, INPUT_GOAL, INPUT_ISSUE, INPUT_RUN};
+use kotef_github::entry::dispatch::{DispatchedRun, INPUT_GOAL, INPUT_ISSUE, INPUT_RUN};
 use kotef_github::ExecutorMode;
 use kotef_testkit::{FakeBehavior, FakeExecutor};
 use std::sync::Arc;
@@ -61,7 +61,9 @@ async fn a_comment_command_is_dispatched_with_the_discussion_in_its_goal() {
         .any(|r| r.on_comment && r.target == cid));
     assert_eq!(exec.calls(), 0, "nothing runs on the server");
     let rows = h.server.as_ref().unwrap().store().all_rows().await.unwrap();
-    assert!(rows.iter().all(|r| r.state == "done"));
+    assert!(rows
+        .iter()
+        .all(|r| r.state == kotef_github::queue::store::JobState::Done));
     h.stop().await;
 }
 
@@ -90,7 +92,7 @@ async fn read_only_senders_and_forks_are_handled_on_the_server() {
         replies.len() == 1
             && replies[0]
                 .body
-                .starts_with(kotef_github::render::REFUSED_MARKER),
+                .starts_with(kotef_github::outbound::render::REFUSED_MARKER),
         "one refusal reply for a read-only sender: {replies:?}"
     );
     let rejected = h.gh.with_state(|s| {

@@ -2,7 +2,7 @@
 //! each get the right decision.
 
 use kotef_core::IssueNumber;
-use kotef_github::trigger::{decide, Decision, DecisionConfig, Trigger};
+use kotef_github::inbound::trigger::{decide, Decision, DecisionConfig, Trigger};
 
 fn load(name: &str) -> Vec<u8> {
     let path = format!(

@@ -9,7 +9,7 @@ mod common;
 use base64::Engine;
 use common::{Harness, REPO, WAIT};
 use kotef_core::{DeliveryId, RepoName};
-use kotef_github::workspace::Pushed;
+use kotef_github::outbound::workspace::Pushed;
 use kotef_github::{process_job, DecisionConfig, GitSettings, Job, JobStatus, Secret, Workspace};
 use kotef_testkit::{basic_auth, push_branch, FakeBehavior, FakeExecutor, SmartHttp, FAKE_TOKEN};
 use std::path::Path;

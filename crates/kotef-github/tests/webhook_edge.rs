@@ -45,7 +45,7 @@ async fn signatures_are_checked_before_anything_else() {
         .header("x-github-delivery", "x3")
         .header(
             "x-hub-signature-256",
-            kotef_github::signature::sign(SECRET, b"{}"),
+            kotef_github::inbound::signature::sign(SECRET, b"{}"),
         )
         .body(body.clone())
         .send()
@@ -91,7 +91,7 @@ async fn malformed_payloads_get_400_naming_the_field() {
         .header("x-github-delivery", "m3")
         .header(
             "x-hub-signature-256",
-            kotef_github::signature::sign(SECRET, b"{}"),
+            kotef_github::inbound::signature::sign(SECRET, b"{}"),
         )
         .body("{}")
         .send()
@@ -187,7 +187,7 @@ async fn a_label_by_a_read_only_user_starts_no_run() {
     assert_eq!(replies.len(), 1, "one reply saying why");
     assert!(replies[0]
         .body
-        .starts_with(kotef_github::render::REFUSED_MARKER));
+        .starts_with(kotef_github::outbound::render::REFUSED_MARKER));
     assert!(kotef_testkit::git_output(
         &h.bare,
         &["rev-parse", "--verify", &format!("kotef/issue-{n}")]

@@ -344,7 +344,8 @@ pub(crate) fn parse_reply(body: &[u8], request: &ModelRequest) -> Result<Parsed,
     // A reply cut off at the cap may still hold a whole tool call before a runaway tail.
     if tool_calls.is_empty()
         && !request.tools.is_empty()
-        && matches!(finish_reason.as_deref(), Some("length" | "max_tokens"))
+        && finish_reason.as_deref().map(crate::FinishReason::parse)
+            == Some(crate::FinishReason::Length)
     {
         if let Some(call) = crate::salvage::salvage_call(&content, &request.tools) {
             tool_calls.push(call);

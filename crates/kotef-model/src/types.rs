@@ -137,6 +137,45 @@ pub struct ModelReply {
     pub timings: Option<ServerTimings>,
 }
 
+/// Why a reply ended, normalised across providers: OpenAI's `length` and Anthropic's
+/// `max_tokens` are both [`FinishReason::Length`]; the raw text stays in
+/// [`ModelReply::finish_reason`] for the transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FinishReason {
+    /// The model stopped by itself (`stop`, `end_turn`, `stop_sequence`).
+    Stop,
+    /// The reply hit the `max_tokens` cap (or was cut by kotef as degenerate).
+    Length,
+    /// The model asked for tools (`tool_calls`, `tool_use`, `function_call`).
+    ToolCalls,
+    /// Anything else a provider sends (`content_filter`, …).
+    Other,
+}
+
+impl FinishReason {
+    /// The normalised reason for a provider's raw finish reason.
+    pub fn parse(raw: &str) -> Self {
+        match raw {
+            "stop" | "end_turn" | "stop_sequence" => Self::Stop,
+            "length" | "max_tokens" => Self::Length,
+            "tool_calls" | "tool_use" | "function_call" => Self::ToolCalls,
+            _ => Self::Other,
+        }
+    }
+}
+
+impl ModelReply {
+    /// The normalised finish reason, when the provider gave one.
+    pub fn finish(&self) -> Option<FinishReason> {
+        self.finish_reason.as_deref().map(FinishReason::parse)
+    }
+
+    /// Whether the reply stopped at the `max_tokens` cap rather than by itself.
+    pub fn cut_off(&self) -> bool {
+        self.finish() == Some(FinishReason::Length)
+    }
+}
+
 /// How the server spent a call, from its own figures (llama.cpp's `timings`): the prompt
 /// tokens it had to process (not reused from its prompt cache), the ones it reused, and the
 /// milliseconds for the prompt and for generation.
@@ -285,6 +324,24 @@ pub struct CallRecord {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn finish_reasons_of_every_provider_are_normalised() {
+        use super::FinishReason::{self, *};
+        let raw = [
+            "length",
+            "max_tokens",
+            "stop",
+            "end_turn",
+            "tool_calls",
+            "tool_use",
+            "content_filter",
+        ];
+        assert_eq!(
+            raw.map(FinishReason::parse),
+            [Length, Length, Stop, Stop, ToolCalls, ToolCalls, Other]
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -122,10 +122,7 @@ pub fn provider_message(body: &[u8]) -> String {
 
 /// The first `max` characters of `s`, with an ellipsis when cut.
 pub fn truncate(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
+    kotef_core::text::cut_end(s, max, "…")
 }
 
 /// Replaces words that look like API keys (`sk-...`, including partially starred echoes such

@@ -25,17 +25,30 @@ pub fn git(dir: &FsPath, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-/// A work tree on `main` with `files` and symlinks `links` (name → target) in one commit: the
-/// repository a `kotef run` test works in.
-pub fn committed_repo(files: &[(&str, &str)], links: &[(&str, &str)]) -> tempfile::TempDir {
+/// A fresh `git init` with `files` written and nothing committed: the work tree a graph or
+/// `kotef run` test starts from when the commit does not matter.
+pub fn uncommitted_repo(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
+    write_files(dir.path(), files);
+    git(dir.path(), &["init", "-q"]);
+    dir
+}
+
+fn write_files(root: &FsPath, files: &[(&str, &str)]) {
     for (p, text) in files {
-        let path = dir.path().join(p);
+        let path = root.join(p);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).expect("mkdir");
         }
         std::fs::write(path, text).expect("write file");
     }
+}
+
+/// A work tree on `main` with `files` and symlinks `links` (name → target) in one commit: the
+/// repository a `kotef run` test works in.
+pub fn committed_repo(files: &[(&str, &str)], links: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_files(dir.path(), files);
     for (p, target) in links {
         let path = dir.path().join(p);
         if let Some(parent) = path.parent() {

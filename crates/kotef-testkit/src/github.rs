@@ -294,7 +294,10 @@ impl FakeGitHub {
     pub fn kotef_comments(&self, repo: &str, number: u64) -> Vec<FakeComment> {
         self.comments(repo, number)
             .into_iter()
-            .filter(|c| c.body.contains(kotef_github::render::MARKER_PREFIX))
+            .filter(|c| {
+                c.body
+                    .contains(kotef_github::outbound::render::MARKER_PREFIX)
+            })
             .collect()
     }
 

@@ -3,7 +3,7 @@
 //! and posts one.
 
 use chrono::{DateTime, Utc};
-use kotef_github::signature::{sign, SIGNATURE_HEADER};
+use kotef_github::inbound::signature::{sign, SIGNATURE_HEADER};
 use serde_json::{json, Value};
 
 /// Posts a signed webhook.

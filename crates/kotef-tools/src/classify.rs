@@ -250,12 +250,7 @@ fn is_noise(line: &str) -> bool {
 }
 
 fn clip(s: &str, n: usize) -> String {
-    let s = s.trim();
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(n).collect::<String>())
-    }
+    kotef_core::text::cut_end(s.trim(), n, "…")
 }
 
 /// The failing test (if any) and the first line saying what went wrong.

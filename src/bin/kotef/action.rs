@@ -1,12 +1,12 @@
 //! `kotef action`: the GitHub Action step. The action's inputs arrive as environment variables
 //! (`KOTEF_*`, set by `action.yml`), the event from the `GITHUB_*` variables an Actions runner
-//! sets; `kotef_github::action` turns them into one job and runs it with the real graph
+//! sets; `kotef_github::entry::action` turns them into one job and runs it with the real graph
 //! (`GraphExecutor`) exactly as the server would. Exit 0 unless the ending is in `fail-on`.
 
 use clap::Args;
 use kotef::executor::GraphExecutor;
 use kotef_core::{Ceilings, LimitsOverride, Profile, Redactor};
-use kotef_github::action::{self, ActionEnv, ActionInputs, FailOn};
+use kotef_github::entry::action::{self, ActionEnv, ActionInputs, FailOn};
 use std::path::PathBuf;
 
 /// The action's inputs. Each flag falls back to the variable `action.yml` sets; an empty

@@ -5,11 +5,11 @@
 //! `kotef action` step reads the inputs back ([`DispatchedRun`]), continues the same comment
 //! and does the run on a GitHub Actions runner.
 
-use crate::job::Job;
+use crate::outbound::render::{self, RunHeader};
 use crate::pipeline::{
     admit, fail, goal_for, react, traced, JobContext, JobResult, JobStatus, Sticky,
 };
-use crate::render::{self, RunHeader};
+use crate::queue::job::Job;
 use kotef_core::Limits;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -7,15 +7,15 @@
 //! deadline ([`ServeConfig::job_deadline`]) or a stored job that no longer reads ends failed with
 //! its status comment finished, and the worker goes on.
 
-use crate::client::GitHub;
 use crate::config::{ExecutorMode, ServeConfig};
-use crate::job::{Job, Work};
+use crate::inbound::signature::{verify, SIGNATURE_HEADER};
+use crate::inbound::trigger::{decide, Decision, DecisionConfig};
 use crate::metrics::Metrics;
+use crate::outbound::client::GitHub;
 use crate::pipeline::{end_abandoned, finish_comment, process_job, JobContext, INTERNAL_ERROR};
+use crate::queue::job::{Job, Work};
+use crate::queue::store::{Claimed, Enqueued, JobStore, TenantLimits, Unreadable};
 use crate::secret::{ExposeSecret, Secret};
-use crate::signature::{verify, SIGNATURE_HEADER};
-use crate::store::{Claimed, Enqueued, JobStore, TenantLimits, Unreadable};
-use crate::trigger::{decide, Decision, DecisionConfig};
 use crate::RunExecutor;
 use anyhow::Context;
 use axum::body::Bytes;
@@ -293,7 +293,7 @@ pub async fn start(
         },
     };
     let app_id = match &cfg.auth {
-        crate::client::GitHubAuth::App { app_id, .. } => Some(*app_id),
+        crate::outbound::client::GitHubAuth::App { app_id, .. } => Some(*app_id),
         _ => None,
     };
 
@@ -302,8 +302,8 @@ pub async fn start(
         redactor.add(s.expose_secret());
     }
     match &cfg.auth {
-        crate::client::GitHubAuth::Token(t) => redactor.add(t.expose_secret()),
-        crate::client::GitHubAuth::App { private_key, .. } => {
+        crate::outbound::client::GitHubAuth::Token(t) => redactor.add(t.expose_secret()),
+        crate::outbound::client::GitHubAuth::App { private_key, .. } => {
             redactor.add(private_key.expose_secret())
         }
     }
@@ -457,7 +457,7 @@ async fn worker(
                                 process_job(&ctx, &job, executor.as_ref()).await
                             }
                             Runner::Actions { workflow } => {
-                                crate::dispatch::dispatch_job(&ctx, &job, workflow).await
+                                crate::entry::dispatch::dispatch_job(&ctx, &job, workflow).await
                             }
                         }
                     }))

@@ -1,5 +1,5 @@
 //! Text that reaches the agent from GitHub: only what a reader sees. Bodies are rendered from
-//! Markdown to their visible text (see [`crate::visible`]), titles lose invisible characters
+//! Markdown to their visible text (see [`crate::inbound::visible`]), titles lose invisible characters
 //! (zero-width, bidi controls, tag characters), so nothing hidden from a human reviewer can
 //! steer a run. Also finds the `/kotef run` command outside code blocks and quotes.
 
@@ -32,7 +32,7 @@ pub fn plain_text(text: &str) -> String {
 /// blocks and inline HTML (comments, tags and their attributes), link reference definitions,
 /// link URLs and titles, image alt text and invisible characters are dropped.
 pub fn visible_text(markdown: &str) -> String {
-    crate::visible::render(&plain_text(markdown))
+    crate::inbound::visible::render(&plain_text(markdown))
 }
 
 /// A `/kotef` command found in a comment.

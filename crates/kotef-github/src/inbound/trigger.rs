@@ -2,13 +2,13 @@
 //! become a [`Decision`] — run a [`Trigger`], ignore it (with a reason) or reject it (with a
 //! comment). Pure: no network, no clock; the permission check is a separate async step.
 
-use crate::sanitize::{find_command, plain_text, visible_text, Command};
+use crate::inbound::sanitize::{find_command, plain_text, visible_text, Command};
 use chrono::{DateTime, Utc};
 use kotef_core::{IssueNumber, RepoName};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::render::MARKER_PREFIX;
+use crate::marker::MARKER_PREFIX;
 
 /// Who caused an event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -614,7 +614,7 @@ fn decide_review_comment(
         path: plain_text(&c.path),
         start_line: c.start_line.or(c.original_start_line),
         line: c.line.or(c.original_line),
-        diff_hunk: crate::sanitize::truncate_chars(
+        diff_hunk: crate::inbound::sanitize::truncate_chars(
             &plain_text(c.diff_hunk.as_deref().unwrap_or_default()),
             MAX_HUNK_CHARS,
         ),
@@ -801,8 +801,8 @@ pub const MAX_GOAL_CHARS: usize = 40_000;
 /// comments.
 #[derive(Debug, Clone, Default)]
 pub struct PullContext {
-    pub files: Vec<crate::client::PullFile>,
-    pub review_comments: Vec<crate::client::PullReviewComment>,
+    pub files: Vec<crate::wire::PullFile>,
+    pub review_comments: Vec<crate::wire::PullReviewComment>,
 }
 
 /// Longest diff passed to the agent, in characters (the stat always comes whole).
@@ -812,7 +812,7 @@ impl PullContext {
     /// The stat, the capped diff and the review comments on lines still in the diff (outdated
     /// ones are about code that changed since), bodies as a reader sees them.
     pub fn render(&self) -> String {
-        use crate::sanitize::truncate_chars;
+        use crate::inbound::sanitize::truncate_chars;
         let mut out = String::new();
         if !self.files.is_empty() {
             let (add, del) = self
@@ -826,7 +826,7 @@ impl PullContext {
             for f in &self.files {
                 out.push_str(&format!(
                     "- {} ({}, +{} −{})\n",
-                    crate::sanitize::plain_text(&f.filename),
+                    crate::inbound::sanitize::plain_text(&f.filename),
                     f.status,
                     f.additions,
                     f.deletions
@@ -837,8 +837,8 @@ impl PullContext {
                 if let Some(p) = &f.patch {
                     diff.push_str(&format!(
                         "--- {0}\n+++ {0}\n{1}\n",
-                        crate::sanitize::plain_text(&f.filename),
-                        crate::sanitize::plain_text(p)
+                        crate::inbound::sanitize::plain_text(&f.filename),
+                        crate::inbound::sanitize::plain_text(p)
                     ));
                 }
             }
@@ -871,7 +871,7 @@ impl PullContext {
                 out.push_str(&format!(
                     "\n{} on `{}` line {}:\n{}\n",
                     who.label(),
-                    crate::sanitize::plain_text(&c.path),
+                    crate::inbound::sanitize::plain_text(&c.path),
                     c.line.unwrap_or_default(),
                     truncate_chars(
                         visible_text(c.body.as_deref().unwrap_or_default()).trim(),
@@ -892,7 +892,7 @@ pub fn build_goal(
     thread: &[ThreadComment],
     pull: Option<&PullContext>,
 ) -> String {
-    use crate::sanitize::truncate_chars;
+    use crate::inbound::sanitize::truncate_chars;
     let t = trigger.target();
     let kind = if trigger.is_pull_request() {
         "Pull request"

@@ -7,8 +7,12 @@
 //! shortly before it expires, in this process only) and the git token (minted per job, owned
 //! by the job and zeroed when it ends; it is the one handed to git's environment).
 
-use crate::retry::{classify, RetryPolicy, Verdict};
+use crate::outbound::retry::{classify, RetryPolicy, Verdict};
 use crate::secret::{ExposeSecret, Secret};
+pub use crate::wire::{
+    CommentUser, IssueComment, IssueInfo, PullBranch, PullFile, PullInfo, PullRepo,
+    PullReviewComment, RepoInfo,
+};
 use futures::future::BoxFuture;
 use kotef_core::retry::Failure;
 use kotef_core::{IssueNumber, RepoName};
@@ -16,7 +20,7 @@ use octocrab::models::AppId;
 use octocrab::Octocrab;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -152,111 +156,6 @@ impl Permission {
     }
 }
 
-/// The repository facts the pipeline needs.
-#[derive(Debug, Clone, Deserialize)]
-pub struct RepoInfo {
-    pub default_branch: String,
-    #[serde(default)]
-    pub html_url: Option<String>,
-}
-
-/// A comment as listed.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-pub struct IssueComment {
-    pub id: u64,
-    #[serde(default)]
-    pub body: Option<String>,
-    pub user: CommentUser,
-    /// The writer's association with the repository (`OWNER`, `MEMBER`, `NONE`, ...).
-    #[serde(default)]
-    pub author_association: Option<String>,
-    pub created_at: chrono::DateTime<chrono::Utc>,
-    #[serde(default)]
-    pub html_url: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize, Serialize)]
-pub struct CommentUser {
-    pub login: String,
-    #[serde(rename = "type", default)]
-    pub kind: Option<String>,
-}
-
-/// A pull request as the pipeline sees it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct PullInfo {
-    pub number: u64,
-    #[serde(default)]
-    pub html_url: Option<String>,
-    #[serde(default)]
-    pub state: Option<String>,
-    pub head: PullBranch,
-    pub base: PullBranch,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct PullBranch {
-    #[serde(rename = "ref")]
-    pub name: String,
-    #[serde(default)]
-    pub repo: Option<PullRepo>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct PullRepo {
-    pub full_name: String,
-}
-
-/// One file of a pull request's diff.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-pub struct PullFile {
-    pub filename: String,
-    #[serde(default)]
-    pub status: String,
-    #[serde(default)]
-    pub additions: u64,
-    #[serde(default)]
-    pub deletions: u64,
-    /// The unified diff; absent for binary or very large files.
-    #[serde(default)]
-    pub patch: Option<String>,
-}
-
-/// A review comment on a pull request's diff.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-pub struct PullReviewComment {
-    pub id: u64,
-    pub path: String,
-    /// The line in the current diff; `None` when the code it was about has changed since
-    /// (GitHub calls such a comment outdated).
-    #[serde(default)]
-    pub line: Option<u64>,
-    #[serde(default)]
-    pub body: Option<String>,
-    pub user: CommentUser,
-    #[serde(default)]
-    pub author_association: Option<String>,
-}
-
-/// An issue (or a pull request seen through the issues API) as the Action's
-/// `workflow_dispatch` entry reads it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct IssueInfo {
-    pub number: u64,
-    pub title: String,
-    #[serde(default)]
-    pub body: Option<String>,
-    #[serde(default)]
-    pub user: Option<CommentUser>,
-    #[serde(default)]
-    pub author_association: Option<String>,
-    #[serde(default)]
-    pub state: Option<String>,
-    /// Present when the issue is a pull request.
-    #[serde(default)]
-    pub pull_request: Option<serde_json::Value>,
-}
-
 #[derive(Debug, Deserialize)]
 struct Created {
     id: u64,
@@ -366,7 +265,7 @@ fn same_comment(ours: &str, theirs: &str) -> bool {
             .unwrap_or_default()
             .to_string()
     };
-    if first(ours).starts_with(crate::render::MARKER_PREFIX) {
+    if first(ours).starts_with(crate::outbound::render::MARKER_PREFIX) {
         first(ours) == first(theirs)
     } else {
         ours == theirs

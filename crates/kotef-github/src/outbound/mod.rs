@@ -1,10 +1,9 @@
 //! Everything kotef sends out: the GitHub REST client with safe retries ([`client`],
 //! [`retry`]), the text of comments and pull requests ([`render`]), the git workspace that is
-//! cloned, committed and pushed ([`workspace`]), and the secret type that keeps tokens out of
-//! logs ([`secret`]).
+//! cloned, committed and pushed ([`workspace`]). The secret type that keeps tokens out of logs is
+//! [`crate::secret`], shared with the webhook check.
 
 pub mod client;
 pub mod render;
 pub mod retry;
-pub mod secret;
 pub mod workspace;

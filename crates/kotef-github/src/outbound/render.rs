@@ -3,34 +3,8 @@
 //! comment. Checked with snapshot tests.
 
 use kotef_core::{Edge, Limits, Profile, RunOutcome, StepProgress};
-use serde::{Deserialize, Serialize};
 
-/// The hidden marker that starts every comment kotef writes (its own comments are recognised,
-/// and ignored as triggers, by it).
-pub const MARKER_PREFIX: &str = "<!-- kotef:";
-
-/// The JSON inside `<!-- kotef:run {...} -->`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MarkerData {
-    pub run_id: String,
-    pub number: u64,
-}
-
-/// The hidden first line of a status comment.
-pub fn marker(data: &MarkerData) -> String {
-    format!(
-        "{MARKER_PREFIX}run {} -->",
-        serde_json::to_string(data).unwrap_or_default()
-    )
-}
-
-/// The marker data of a status comment, if `body` starts with one.
-pub fn parse_marker(body: &str) -> Option<MarkerData> {
-    let rest = body.trim_start().strip_prefix(MARKER_PREFIX)?;
-    let rest = rest.strip_prefix("run ")?;
-    let end = rest.find("-->")?;
-    serde_json::from_str(rest[..end].trim()).ok()
-}
+pub use crate::marker::{marker, parse_marker, MarkerData, MARKER_PREFIX};
 
 /// What every status comment shows about its run.
 #[derive(Debug, Clone)]

@@ -5,9 +5,9 @@
 //! model and sandbox are used, and the limits are clamped to the operator's ceilings; in the
 //! Action the repository is the operator and only the Action's own ceilings apply.
 
-use crate::job::Job;
+use crate::outbound::workspace::Workspace;
 use crate::pipeline::OperatorSettings;
-use crate::workspace::Workspace;
+use crate::queue::job::Job;
 use kotef_core::config::CONFIG_FILES;
 use kotef_core::{KotefConfig, Limits, Profile, Trust};
 use std::path::{Path, PathBuf};
@@ -168,7 +168,7 @@ mod tests {
     use kotef_core::{Ceilings, SandboxMode};
 
     fn job() -> Job {
-        crate::job::test_job("d", 1)
+        crate::queue::job::test_job("d", 1)
     }
 
     fn operator(trust: Trust) -> OperatorSettings {

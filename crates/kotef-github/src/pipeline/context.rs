@@ -2,9 +2,9 @@
 //! once by a server or an Action), [`JobStatus`] (how a job ended) and [`JobResult`] (what
 //! [`super::process_job`] did).
 
-use crate::client::GitHub;
 use crate::metrics::Metrics;
-use crate::workspace::GitSettings;
+use crate::outbound::client::GitHub;
+use crate::outbound::workspace::GitSettings;
 use kotef_core::config::ModelConfig;
 use kotef_core::{Ceilings, Redactor, RepoName, RunOutcome, SandboxMode, TerminalStatus, Trust};
 use std::path::PathBuf;

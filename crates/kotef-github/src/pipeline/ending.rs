@@ -4,8 +4,8 @@
 //! failure text, unless it already shows an ending. Also the panic guard around a whole job.
 
 use super::{JobContext, JobResult, JobStatus, Sticky};
-use crate::job::Job;
-use crate::render;
+use crate::outbound::render;
+use crate::queue::job::Job;
 use kotef_core::{IssueNumber, RepoName};
 use std::future::Future;
 

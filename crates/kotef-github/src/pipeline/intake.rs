@@ -4,11 +4,11 @@
 //! dispatcher.
 
 use super::{JobContext, JobResult, JobStatus};
-use crate::client::Reaction;
-use crate::job::{Job, Work};
-use crate::render;
-use crate::trigger::{build_goal, fork_reason, PullContext, ThreadComment, Trigger};
-use crate::workspace::issue_branch;
+use crate::inbound::trigger::{build_goal, fork_reason, PullContext, ThreadComment, Trigger};
+use crate::outbound::client::Reaction;
+use crate::outbound::render;
+use crate::outbound::workspace::issue_branch;
+use crate::queue::job::{Job, Work};
 use kotef_core::{IssueNumber, RepoName};
 
 /// The permission check and the answer to a rejected trigger, shared by the local pipeline
@@ -182,8 +182,8 @@ pub(crate) async fn react(
 pub(crate) async fn goal_for(ctx: &JobContext, job: &Job, trigger: &Trigger) -> String {
     if let Some(g) = job.goal.as_deref().filter(|g| !g.trim().is_empty()) {
         return crate::text::truncate_chars(
-            &crate::sanitize::visible_text(g),
-            crate::trigger::MAX_GOAL_CHARS,
+            &crate::inbound::sanitize::visible_text(g),
+            crate::inbound::trigger::MAX_GOAL_CHARS,
         );
     }
     let thread = match trigger {

@@ -25,10 +25,10 @@ pub(crate) use ending::{end_abandoned, finish_comment, panic_text};
 pub(crate) use intake::{admit, goal_for, react};
 pub(crate) use sticky::{fail, Sticky};
 
-use crate::job::Job;
-use crate::render::{self, Links, Phase, RunHeader};
+use crate::outbound::render::{self, Links, Phase, RunHeader};
+use crate::outbound::workspace::{GitError, Workspace};
+use crate::queue::job::Job;
 use crate::secret::{ExposeSecret, Secret};
-use crate::workspace::{GitError, Workspace};
 use crate::RunExecutor;
 use config::{instruction_files, load_repo_config};
 use intake::{resolve_branches, Branches, Resolved};

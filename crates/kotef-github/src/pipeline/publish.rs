@@ -3,10 +3,10 @@
 //! (issue runs, only when code changed) or the PR itself (PR runs).
 
 use super::JobContext;
-use crate::job::Job;
-use crate::render::{self, Links, RunHeader};
-use crate::trigger::{Target, Trigger};
-use crate::workspace::{co_author_trailer, Pushed, Workspace};
+use crate::inbound::trigger::{Target, Trigger};
+use crate::outbound::render::{self, Links, RunHeader};
+use crate::outbound::workspace::{co_author_trailer, Pushed, Workspace};
+use crate::queue::job::Job;
 use kotef_core::{Redactor, RunId, RunOutcome};
 
 /// What a job publishes, borrowed from it.

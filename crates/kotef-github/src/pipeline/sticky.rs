@@ -3,8 +3,8 @@
 //! the final failure comment that ends a job which could not finish ([`fail`]).
 
 use super::{JobContext, JobResult, JobStatus};
-use crate::client::{GitHub, GitHubError};
-use crate::render::{self, Links, Phase, RunHeader};
+use crate::outbound::client::{GitHub, GitHubError};
+use crate::outbound::render::{self, Links, Phase, RunHeader};
 use kotef_core::{IssueNumber, Redactor, RepoName, StepProgress};
 use std::time::{Duration, Instant};
 

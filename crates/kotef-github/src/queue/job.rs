@@ -1,7 +1,7 @@
 //! A job: one accepted trigger (or a rejection to answer) with everything the pipeline needs
 //! to run it later, serialisable so the job store can keep it across restarts.
 
-use crate::trigger::{decide, Decision, DecisionConfig, PayloadError, Rejection, Trigger};
+use crate::inbound::trigger::{decide, Decision, DecisionConfig, PayloadError, Rejection, Trigger};
 use kotef_core::{DeliveryId, IssueNumber, LimitsOverride, Profile, RepoName, RunId};
 use serde::{Deserialize, Serialize};
 
@@ -107,7 +107,7 @@ impl Job {
 /// A job labeling issue `number` of `o/r` (default branch `main`) as the unit tests need.
 #[cfg(test)]
 pub(crate) fn test_job(delivery: &str, number: u64) -> Job {
-    use crate::trigger::{Actor, Target};
+    use crate::inbound::trigger::{Actor, Target};
     let target = Target {
         repo: RepoName::new("o", "r"),
         default_branch: Some("main".into()),

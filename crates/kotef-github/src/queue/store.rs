@@ -5,8 +5,9 @@
 //! wait, a row that no longer reads as a job ends failed instead of blocking its issue, and
 //! jobs left `running` by a crash are put back in the queue on start-up.
 
-use crate::job::Job;
+use crate::queue::job::Job;
 use anyhow::Context;
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{params, Connection, OptionalExtension};
 use rusqlite_migration::{Migrations, M};
 use std::path::Path;
@@ -70,11 +71,52 @@ pub fn tenant_of(repo: &kotef_core::RepoName) -> String {
     repo.owner.to_ascii_lowercase()
 }
 
+/// Where a job is in its life, as the `state` column stores it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobState {
+    /// Waiting for a worker.
+    Queued,
+    /// Taken by a worker (or left so by a crash, until start-up puts it back).
+    Running,
+    /// Finished, with its one-line result.
+    Done,
+}
+
+impl JobState {
+    /// The column's text for this state.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Running => "running",
+            Self::Done => "done",
+        }
+    }
+}
+
+impl ToSql for JobState {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for JobState {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        match value.as_str()? {
+            "queued" => Ok(Self::Queued),
+            "running" => Ok(Self::Running),
+            "done" => Ok(Self::Done),
+            other => Err(FromSqlError::Other(
+                format!("unknown job state `{other}`").into(),
+            )),
+        }
+    }
+}
+
 /// A job's state in the store.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobRow {
     pub id: i64,
-    pub state: String,
+    pub state: JobState,
     pub attempts: u32,
     pub result: Option<String>,
 }
@@ -182,8 +224,8 @@ impl JobStore {
                 return Ok(Enqueued::Duplicate);
             }
             let queued: i64 = tx.query_row(
-                "SELECT COUNT(*) FROM jobs WHERE state = 'queued' AND tenant = ?1",
-                params![tenant],
+                "SELECT COUNT(*) FROM jobs WHERE state = ?2 AND tenant = ?1",
+                params![tenant, JobState::Queued],
                 |r| r.get(0),
             )?;
             if queued >= max_queued {
@@ -191,8 +233,8 @@ impl JobStore {
             }
             tx.execute(
                 "INSERT INTO jobs (delivery, repo, number, job, state, tenant, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?6)",
-                params![delivery, repo, number, text, tenant, now()],
+                 VALUES (?1, ?2, ?3, ?4, ?7, ?5, ?6, ?6)",
+                params![delivery, repo, number, text, tenant, now(), JobState::Queued],
             )?;
             let id = tx.last_insert_rowid();
             tx.commit()?;
@@ -211,13 +253,13 @@ impl JobStore {
             let tx = c.transaction()?;
             let row: Option<(i64, String, u32, String, i64)> = tx
                 .query_row(
-                    "SELECT id, job, attempts, repo, number FROM jobs j WHERE state = 'queued'
-                     AND NOT EXISTS (SELECT 1 FROM jobs r WHERE r.state = 'running'
+                    "SELECT id, job, attempts, repo, number FROM jobs j WHERE state = ?2
+                     AND NOT EXISTS (SELECT 1 FROM jobs r WHERE r.state = ?3
                                      AND r.repo = j.repo AND r.number = j.number)
-                     ORDER BY (SELECT COUNT(*) FROM jobs t WHERE t.state = 'running'
+                     ORDER BY (SELECT COUNT(*) FROM jobs t WHERE t.state = ?3
                                AND t.tenant = j.tenant) >= ?1, id
                      LIMIT 1",
-                    params![max_running],
+                    params![max_running, JobState::Queued, JobState::Running],
                     |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
                 )
                 .optional()?;
@@ -229,9 +271,9 @@ impl JobStore {
                 Err(e) => {
                     let error = format!("the stored job is unreadable: {e}");
                     tx.execute(
-                        "UPDATE jobs SET state = 'done', attempts = attempts + 1, result = ?2,
+                        "UPDATE jobs SET state = ?4, attempts = attempts + 1, result = ?2,
                          updated_at = ?3 WHERE id = ?1",
-                        params![id, format!("failed: {error}"), now()],
+                        params![id, format!("failed: {error}"), now(), JobState::Done],
                     )?;
                     tx.commit()?;
                     let loose: Option<serde_json::Value> = serde_json::from_str(&text).ok();
@@ -247,8 +289,8 @@ impl JobStore {
                 }
             };
             tx.execute(
-                "UPDATE jobs SET state = 'running', attempts = attempts + 1, updated_at = ?2 WHERE id = ?1",
-                params![id, now()],
+                "UPDATE jobs SET state = ?3, attempts = attempts + 1, updated_at = ?2 WHERE id = ?1",
+                params![id, now(), JobState::Running],
             )?;
             tx.commit()?;
             job.id = id;
@@ -263,8 +305,8 @@ impl JobStore {
         let result = result.to_string();
         self.with(move |c| {
             c.execute(
-                "UPDATE jobs SET state = 'done', result = ?2, updated_at = ?3 WHERE id = ?1",
-                params![id, result, now()],
+                "UPDATE jobs SET state = ?4, result = ?2, updated_at = ?3 WHERE id = ?1",
+                params![id, result, now(), JobState::Done],
             )?;
             Ok(())
         })
@@ -277,8 +319,8 @@ impl JobStore {
     pub async fn requeue_interrupted(&self) -> anyhow::Result<usize> {
         self.with(|c| {
             Ok(c.execute(
-                "UPDATE jobs SET state = 'queued', updated_at = ?1 WHERE state = 'running'",
-                params![now()],
+                "UPDATE jobs SET state = ?2, updated_at = ?1 WHERE state = ?3",
+                params![now(), JobState::Queued, JobState::Running],
             )?)
         })
         .await
@@ -292,8 +334,8 @@ impl JobStore {
         .to_rfc3339();
         self.with(move |c| {
             Ok(c.execute(
-                "DELETE FROM jobs WHERE state = 'done' AND updated_at < ?1",
-                params![cutoff],
+                "DELETE FROM jobs WHERE state = ?2 AND updated_at < ?1",
+                params![cutoff, JobState::Done],
             )?)
         })
         .await
@@ -303,8 +345,8 @@ impl JobStore {
     pub async fn queue_depth(&self) -> anyhow::Result<u64> {
         self.with(|c| {
             Ok(c.query_row(
-                "SELECT COUNT(*) FROM jobs WHERE state = 'queued'",
-                [],
+                "SELECT COUNT(*) FROM jobs WHERE state = ?1",
+                params![JobState::Queued],
                 |r| r.get::<_, i64>(0),
             )? as u64)
         })
@@ -315,8 +357,8 @@ impl JobStore {
     pub async fn running(&self) -> anyhow::Result<u64> {
         self.with(|c| {
             Ok(c.query_row(
-                "SELECT COUNT(*) FROM jobs WHERE state = 'running'",
-                [],
+                "SELECT COUNT(*) FROM jobs WHERE state = ?1",
+                params![JobState::Running],
                 |r| r.get::<_, i64>(0),
             )? as u64)
         })
@@ -367,15 +409,28 @@ impl JobStore {
 mod tests {
     use super::*;
 
+    #[test]
+    fn job_states_round_trip_through_the_column_and_an_unknown_one_is_named() {
+        let c = Connection::open_in_memory().unwrap();
+        for s in [JobState::Queued, JobState::Running, JobState::Done] {
+            let back: JobState = c.query_row("SELECT ?1", params![s], |r| r.get(0)).unwrap();
+            assert_eq!(back, s);
+        }
+        let err = c
+            .query_row("SELECT 'paused'", [], |r| r.get::<_, JobState>(0))
+            .unwrap_err();
+        assert!(err.to_string().contains("paused"), "{err}");
+    }
+
     fn job(delivery: &str, number: u64) -> Job {
-        crate::job::test_job(delivery, number)
+        crate::queue::job::test_job(delivery, number)
     }
 
     /// A job on issue `number` of `{owner}/r`.
     fn job_of(owner: &str, delivery: &str, number: u64) -> Job {
         let mut j = job(delivery, number);
-        if let crate::job::Work::Run {
-            trigger: crate::trigger::Trigger::IssueLabeled { target, .. },
+        if let crate::queue::job::Work::Run {
+            trigger: crate::inbound::trigger::Trigger::IssueLabeled { target, .. },
         } = &mut j.work
         {
             target.repo = kotef_core::RepoName::new(owner, "r");
@@ -439,7 +494,7 @@ mod tests {
         );
         let row = s.job_row(id).await.unwrap().unwrap();
         assert!(
-            row.state == "done"
+            row.state == JobState::Done
                 && row
                     .result
                     .as_deref()

@@ -139,7 +139,7 @@ impl Harness {
             .await
             .unwrap()
             .iter()
-            .filter(|r| r.state != "done")
+            .filter(|r| r.state != kotef_github::queue::store::JobState::Done)
             .count()
     }
 

@@ -4,11 +4,11 @@
 
 use super::env::non_empty;
 use super::{parse_issue_number, ActionEnv, ActionInputs};
-use crate::client::GitHub;
-use crate::dispatch::{DispatchedRun, INPUT_GOAL, INPUT_ISSUE, INPUT_RUN};
-use crate::job::{Job, Work};
-use crate::sanitize::{plain_text, visible_text};
-use crate::trigger::{Actor, DecisionConfig, Target, Trigger};
+use crate::entry::dispatch::{DispatchedRun, INPUT_GOAL, INPUT_ISSUE, INPUT_RUN};
+use crate::inbound::sanitize::{plain_text, visible_text};
+use crate::inbound::trigger::{Actor, DecisionConfig, Target, Trigger};
+use crate::outbound::client::GitHub;
+use crate::queue::job::{Job, Work};
 use kotef_core::{DeliveryId, IssueNumber, RunId};
 use serde::Deserialize;
 
@@ -18,7 +18,7 @@ pub enum ActionError {
     #[error("cannot read the event file {path}: {message}")]
     EventFile { path: String, message: String },
     #[error(transparent)]
-    Payload(#[from] crate::trigger::PayloadError),
+    Payload(#[from] crate::inbound::trigger::PayloadError),
     #[error("{0}")]
     Input(String),
     #[error("{0}")]
@@ -122,7 +122,7 @@ async fn dispatch_job(
     let de = &mut serde_json::Deserializer::from_slice(payload);
     let event: DispatchEvent = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        crate::trigger::PayloadError {
+        crate::inbound::trigger::PayloadError {
             event: "workflow_dispatch".into(),
             path: if path.is_empty() { ".".into() } else { path },
             message: e.into_inner().to_string(),
@@ -168,10 +168,13 @@ async fn dispatch_job(
         title: plain_text(&issue.title),
         body: visible_text(issue.body.as_deref().unwrap_or_default()),
         sender,
-        author: issue.user.as_ref().map(|u| crate::trigger::Author {
-            login: u.login.clone(),
-            association: issue.author_association.clone(),
-        }),
+        author: issue
+            .user
+            .as_ref()
+            .map(|u| crate::inbound::trigger::Author {
+                login: u.login.clone(),
+                association: issue.author_association.clone(),
+            }),
     };
     let trigger = Trigger::Dispatch {
         target,

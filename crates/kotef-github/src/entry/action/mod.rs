@@ -24,10 +24,10 @@ pub use event::{prepare_job, ActionError, Prepared};
 pub use inputs::{parse_issue_number, ActionInputs, FailOn};
 pub use outputs::{exit_code, github_output, outputs, step_summary};
 
-use crate::client::{GitHub, GitHubAuth};
+use crate::outbound::client::{GitHub, GitHubAuth};
+use crate::outbound::workspace::GitSettings;
 use crate::pipeline::{process_job, JobContext, JobResult, JobStatus};
 use crate::secret::ExposeSecret;
-use crate::workspace::GitSettings;
 use crate::RunExecutor;
 use annotations::command;
 use anyhow::Context as _;
@@ -81,7 +81,7 @@ pub async fn run_action(
     let github = GitHub::new(
         &env.api_url,
         GitHubAuth::Token(env.token.clone()),
-        crate::retry::github_default(),
+        crate::outbound::retry::github_default(),
     )?;
     let prepared = prepare_job(env, inputs, &payload, &github)
         .await

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Prints the production Rust files over 600 lines and the functions over 120 lines, and holds
+them to a ratchet: a file or function already over its limit may shrink but not grow past the
+size recorded in `scripts/code-size.baseline`, and nothing new may cross a limit.
+
+Production means `src/` of every crate (not `tests/`, `benches/` or `examples/`), and in a file
+only the lines before its `#[cfg(test)]` module. A function is counted from its `fn` line to
+its closing brace, comments and blank lines included.
+
+    scripts/code-size.py                    # print both lists; exit 1 when the ratchet slips
+    scripts/code-size.py --write-baseline   # record today's sizes (after shrinking something)
+    scripts/code-size.py --self-test        # the parser on known Rust snippets
+"""
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BASELINE = ROOT / "scripts" / "code-size.baseline"
+FILE_LIMIT = 600
+FN_LIMIT = 120
+FN_RE = re.compile(
+    r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+\"[^\"]*\"\s+)?"
+    r"fn\s+([A-Za-z_][A-Za-z0-9_]*)"
+)
+TEST_MOD_RE = re.compile(r"^#\[cfg\(test\)\]\s*$")
+
+
+def production_files():
+    for src in [ROOT / "src", *sorted(ROOT.glob("crates/*/src"))]:
+        yield from sorted(src.rglob("*.rs"))
+
+
+def blank_literals(text):
+    """The text with comments, strings and char literals replaced by spaces (newlines kept),
+    so braces inside them do not count."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif text.startswith("/*", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("/*", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("*/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif (m := re.match(r"b?r(#*)\"", text[i:i + 260])) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            close = '"' + m.group(1)
+            j = text.find(close, i + m.end())
+            j = n if j < 0 else j + len(close)
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            j = min(j + 1, n)
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif c == "'" and (m := re.match(r"'(?:\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)|[^\\'])'", text[i:i + 12])):
+            out.append(" " * m.end())
+            i += m.end()
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def production_lines(lines):
+    for k, line in enumerate(lines):
+        if TEST_MOD_RE.match(line) and k + 1 < len(lines) and re.match(r"^mod\s+\w+\s*\{", lines[k + 1]):
+            return lines[:k]
+    return lines
+
+
+def functions(text):
+    """(name, first line number, line count) of every function with a body."""
+    code = blank_literals(text).split("\n")
+    found = []
+    for k, line in enumerate(code):
+        m = FN_RE.match(line)
+        if not m:
+            continue
+        depth, opened = 0, False
+        for j in range(k, len(code)):
+            for ch in code[j]:
+                if ch == "{":
+                    depth, opened = depth + 1, True
+                elif ch == "}":
+                    depth -= 1
+                elif ch == ";" and not opened and depth == 0:
+                    break  # a declaration without a body (trait method, extern)
+            else:
+                if opened and depth == 0:
+                    found.append((m.group(1), k + 1, j - k + 1))
+                    break
+                continue
+            break
+    return found
+
+
+def measure():
+    files, fns = {}, {}
+    for f in production_files():
+        rel = f.relative_to(ROOT).as_posix()
+        lines = production_lines(f.read_text().split("\n"))
+        if len(lines) > FILE_LIMIT:
+            files[rel] = len(lines)
+        for name, line, count in functions("\n".join(lines)):
+            if count > FN_LIMIT:
+                key = f"{rel}::{name}"
+                fns[key] = max(count, fns.get(key, 0))
+    return files, fns
+
+
+def read_baseline():
+    base = {}
+    if BASELINE.is_file():
+        for line in BASELINE.read_text().splitlines():
+            if line.strip() and not line.startswith("#"):
+                key, size = line.rsplit(None, 1)
+                base[key] = int(size)
+    return base
+
+
+def write_baseline(files, fns):
+    rows = [f"{k} {v}" for k, v in sorted({**files, **fns}.items())]
+    BASELINE.write_text(
+        "# Production files over 600 lines and functions over 120 lines, with their sizes when\n"
+        "# last recorded (scripts/code-size.py --write-baseline). Each may shrink, none may grow,\n"
+        "# and nothing new may join; the goal is an empty file.\n" + "\n".join(rows) + "\n"
+    )
+
+
+def self_test():
+    src = '''fn a() {
+    let s = "}}}";
+    let c = '}';
+    let r = r#"{ "x": 1 }"#;
+    // }
+    /* { */
+}
+trait T { fn b(&self); }
+pub(crate) async fn c<T: Fn() -> ()>(x: T) -> Result<(), String> where T: Send {
+    x();
+    Ok(())
+}
+fn lifetimes<'a>(s: &'a str) -> &'a str { s }
+#[cfg(test)]
+mod tests {
+    fn t() {}
+}
+'''
+    lines = production_lines(src.split("\n"))
+    got = functions("\n".join(lines))
+    want = [("a", 1, 7), ("c", 9, 4), ("lifetimes", 13, 1)]
+    if got != want:
+        sys.exit(f"code-size self-test: got {got}, want {want}")
+    print("code-size self-test: ok")
+
+
+def main():
+    if "--self-test" in sys.argv:
+        return self_test()
+    files, fns = measure()
+    if "--write-baseline" in sys.argv:
+        write_baseline(files, fns)
+        print(f"code-size: recorded {len(files)} files and {len(fns)} functions in {BASELINE.relative_to(ROOT)}")
+        return
+    base = read_baseline()
+    bad = []
+    print(f"production files over {FILE_LIMIT} lines: {len(files)}")
+    for k, v in sorted(files.items(), key=lambda kv: -kv[1]):
+        print(f"  {v:5} {k}")
+    print(f"functions over {FN_LIMIT} lines: {len(fns)}")
+    for k, v in sorted(fns.items(), key=lambda kv: -kv[1]):
+        print(f"  {v:5} {k}")
+    for k, v in {**files, **fns}.items():
+        if k not in base:
+            bad.append(f"{k} is {v} lines, over its limit and not in the baseline: split it")
+        elif v > base[k]:
+            bad.append(f"{k} grew from {base[k]} to {v} lines: it is over its limit, so it may only shrink")
+    shrunk = [k for k in base if k not in files and k not in fns]
+    if shrunk:
+        print(f"now under the limit (run --write-baseline to drop them): {', '.join(shrunk)}")
+    for b in bad:
+        print(f"code-size: {b}")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

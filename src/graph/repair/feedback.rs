@@ -1,0 +1,408 @@
+//! What the repair loop tells the model, as pure functions: how bad a test run is (for the
+//! best candidate), the failing output compacted for the prompt, the opening message every
+//! attempt shares, and the one-line entries of the attempts that did not work.
+
+use super::REPAIR_FILE_CHARS;
+use crate::graph::context::clip;
+use kotef_tools::CommandResult;
+use std::path::Path;
+
+/// Characters of the failing output shown.
+pub const FAILURE_CHARS: usize = 1800;
+
+/// Characters of the list of failed attempts (the oldest are dropped to bound the prompt).
+pub const TRIED_CHARS: usize = 3000;
+
+/// Characters of one failed attempt's failure in that list.
+pub const TRIED_FAILURE_CHARS: usize = 300;
+
+/// How bad a test run is, to keep the best candidate: 0 passed, else the failing tests its
+/// output reports, `u32::MAX` for code that does not load or output that says neither.
+pub fn badness(r: &CommandResult) -> u32 {
+    if r.success() {
+        return 0;
+    }
+    let out = format!("{}\n{}", r.stdout, r.stderr);
+    let tail: Vec<&str> = out.lines().rev().take(6).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    let head: String = out.chars().take(4000).collect();
+    if kotef_tools::failure_severity(&head) == Some(u32::MAX) {
+        return u32::MAX;
+    }
+    kotef_tools::failure_severity(&tail.join("\n"))
+        .filter(|n| *n > 0)
+        .unwrap_or(u32::MAX - 1)
+}
+
+/// The part of a failing run the model reads: the start of the output (where unittest,
+/// pytest and cargo print the first failure) and its last lines (the counts), compacted
+/// by [`compact_output`], with unittest's later failures shortened
+/// ([`crate::lang::unittest::trim_failure_blocks`]).
+pub fn failure_text(r: &CommandResult, root: &Path) -> String {
+    let out = compact_output(&format!("{}{}", r.stdout, r.stderr), root);
+    let out = crate::lang::unittest::trim_failure_blocks(&out);
+    let out = out.trim();
+    if r.timed_out {
+        return format!(
+            "(timed out)\n{}",
+            clip(out, FAILURE_CHARS.saturating_sub(20))
+        );
+    }
+    clip(out, FAILURE_CHARS)
+}
+
+/// Test output with what costs prompt tokens and tells the model nothing left out: the work
+/// tree's own path before file names (`File "/tmp/x/run/test_a.py"` reads `File "test_a.py"`),
+/// rule lines (`=====`, `-----`) and the `Traceback (most recent call last):` headers.
+pub fn compact_output(out: &str, root: &Path) -> String {
+    let prefix = format!("{}/", root.display().to_string().trim_end_matches('/'));
+    out.lines()
+        .filter(|l| {
+            let t = l.trim();
+            let rule = t.len() >= 8 && t.chars().all(|c| matches!(c, '=' | '-' | '_' | '*' | '~'));
+            !rule && t != "Traceback (most recent call last):"
+        })
+        .map(|l| l.replace(&prefix, ""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A short line diff of one file (`-` old, `+` new), the unchanged lines around the change
+/// left out; empty when the texts are equal.
+pub fn line_diff(path: &str, before: &str, after: &str) -> String {
+    let a: Vec<&str> = before.lines().collect();
+    let b: Vec<&str> = after.lines().collect();
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    if head == a.len() && head == b.len() {
+        return String::new();
+    }
+    let mut out = format!("--- {path}\n");
+    for l in &a[head..a.len() - tail] {
+        out.push_str(&format!("-{l}\n"));
+    }
+    for l in &b[head..b.len() - tail] {
+        out.push_str(&format!("+{l}\n"));
+    }
+    out
+}
+
+/// The first user message: the stable part of every attempt's prompt (task, files, test
+/// command and the starting failure), so a server's prompt cache reuses it.
+pub fn opening_message(
+    goal: &str,
+    task: &str,
+    files: &[(String, String)],
+    protected: &[String],
+    command: &str,
+    failure: &str,
+) -> String {
+    let mut out = format!("# Goal\n{goal}\n");
+    if task.trim() != goal.trim() {
+        out.push_str(&format!("\n# Task\n{task}\n"));
+    }
+    out.push_str("\n# Files\n");
+    for (path, text) in files {
+        let role = if protected.contains(path) {
+            " (a test: do not change it)"
+        } else {
+            ""
+        };
+        // Python code is shown without its docstrings, each given above it by name: the
+        // model copies less when it writes the corrected function, and the docstring is
+        // put back when the function is replaced.
+        let (code, docs) = if path.ends_with(".py") && !protected.contains(path) {
+            kotef_tools::split_docstrings(text)
+        } else {
+            (text.clone(), Vec::new())
+        };
+        for (name, doc) in &docs {
+            out.push_str(&format!(
+                "\nWhat `{name}` must do (its docstring, left out of the code below):\n{}\n",
+                clip(doc.trim_end(), REPAIR_FILE_CHARS / 2)
+            ));
+        }
+        out.push_str(&format!(
+            "\n{path}{role}\n```\n{}\n```\n",
+            clip(code.trim_end(), REPAIR_FILE_CHARS)
+        ));
+    }
+    out.push_str(&format!(
+        "\n# How the tests fail now: `{command}`\n```\n{failure}\n```\n\nSay which line is wrong, then write the corrected function."
+    ));
+    out
+}
+
+/// What one attempt came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// No block could be read from the reply.
+    Unreadable,
+    /// Blocks were read but none could be placed; the errors say why.
+    NotApplied(Vec<String>),
+    /// Applied and tested.
+    Tested {
+        diff: String,
+        badness: u32,
+        failure: String,
+        errors: Vec<String>,
+    },
+}
+
+/// The entry that tells the model how its attempt `n` (1-based) went.
+pub fn feedback(n: u32, outcome: &Outcome, baseline: u32) -> String {
+    match outcome {
+        Outcome::Unreadable => format!(
+            "Attempt {n}: the reply held no code, so nothing changed (write the file's path on its own line, then the whole corrected function in a fenced code block)."
+        ),
+        Outcome::NotApplied(errors) => format!(
+            "Attempt {n}: the change could not be applied, so nothing changed:\n{}",
+            errors.iter().map(|e| format!("- {e}")).collect::<Vec<_>>().join("\n")
+        ),
+        Outcome::Tested {
+            diff,
+            badness,
+            failure,
+            errors,
+        } => {
+            let verdict = match (*badness, baseline) {
+                (b, base) if b < base && b != u32::MAX - 1 => {
+                    "It fixed some of the failures but not all".to_string()
+                }
+                (b, base) if b > base => "It made the tests worse".to_string(),
+                _ => "This change did not fix it".to_string(),
+            };
+            let skipped = if errors.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (and some blocks could not be applied: {})",
+                    clip(&errors.join("; "), 300)
+                )
+            };
+            format!(
+                "Attempt {n}: {verdict}: {}{skipped}. It was undone. The tests then: {}",
+                change_summary(diff),
+                first_failure(failure)
+            )
+        }
+    }
+}
+
+/// A file tool's error in the words of edit blocks.
+pub fn block_error(message: &str) -> String {
+    message
+        .replace("bad arguments for `edit_file`: ", "")
+        .replace("`old` and `new`", "SEARCH and REPLACE")
+        .replace(
+            "put the corrected text in `new`",
+            "put the corrected lines in REPLACE",
+        )
+        .replace("`old`", "the SEARCH text")
+        .replace(
+            "read the file and copy the exact text",
+            "copy the exact lines from the file",
+        )
+}
+
+/// A diff in one line: `` `old` to `new` `` (lines joined by ` / `), so the list of tried
+/// changes holds no code block a small model would copy back as its answer.
+pub fn change_summary(diff: &str) -> String {
+    let side = |mark: char| {
+        let lines: Vec<&str> = diff
+            .lines()
+            .filter(|l| l.starts_with(mark) && !l.starts_with("---") && !l.starts_with("+++"))
+            .map(|l| l[1..].trim())
+            .filter(|l| !l.is_empty())
+            .collect();
+        clip(&lines.join(" / "), 240)
+    };
+    let (old, new) = (side('-'), side('+'));
+    match (old.is_empty(), new.is_empty()) {
+        (true, _) => format!("it added `{new}`"),
+        (_, true) => format!("it removed `{old}`"),
+        _ => format!("it changed `{old}` to `{new}`"),
+    }
+}
+
+/// The first failure of a test run in one line: the failing assertion or call, and the
+/// error it raised (`self.assertEqual(f(1), 2) → AssertionError: 1 != 2`); else the output's
+/// first lines.
+pub fn first_failure(failure: &str) -> String {
+    let lines: Vec<&str> = failure
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let error = lines.iter().position(|l| {
+        let head = l.split(':').next().unwrap_or_default();
+        l.contains(':')
+            && !head.contains(' ')
+            && (head.ends_with("Error") || head.ends_with("Exception") || head == "error")
+    });
+    let text = match error {
+        Some(i) if i > 0 && !lines[i - 1].starts_with("File ") => {
+            format!("{} → {}", lines[i - 1], lines[i])
+        }
+        Some(i) => lines[i].to_string(),
+        None => lines
+            .iter()
+            .take(3)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" / "),
+    };
+    clip(&text, TRIED_FAILURE_CHARS)
+}
+
+/// The message after the opening that lists the attempts that did not work (the latest
+/// last), newest kept within [`TRIED_CHARS`]. Entries are only ever added at its end, so the
+/// server's prompt cache reuses all of the previous attempt's prompt but its last line.
+pub fn tried_message(entries: &[String]) -> String {
+    let mut kept: Vec<&String> = Vec::new();
+    let mut size = 0;
+    for e in entries.iter().rev() {
+        if !kept.is_empty() && size + e.len() > TRIED_CHARS {
+            break;
+        }
+        size += e.len();
+        kept.push(e);
+    }
+    kept.reverse();
+    let list: Vec<&str> = kept.iter().map(|e| e.as_str()).collect();
+    format!(
+        "These changes were tried and did not fix it; each was undone, so the files are as shown above.\n\n{}\n\nWrite a different fix: say which line is wrong, then write the corrected function.",
+        list.join("\n\n")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(code: i32, stdout: &str, stderr: &str) -> CommandResult {
+        CommandResult {
+            command: "python3 -m unittest".into(),
+            exit_code: Some(code),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            timed_out: false,
+            truncated: false,
+            duration_ms: 1,
+            spawn_error: None,
+            limit: None,
+        }
+    }
+
+    #[test]
+    fn a_passing_run_is_best_and_counts_order_the_rest() {
+        let two = result(
+            1,
+            "",
+            "FAIL: test_a\n...\nRan 5 tests\n\nFAILED (failures=2)\n",
+        );
+        let one = result(1, "", "Ran 5 tests\n\nFAILED (failures=1)\n");
+        let broken = result(1, "", "SyntaxError: invalid syntax\n");
+        assert_eq!(
+            [badness(&result(0, "ok", "")), badness(&one), badness(&two)],
+            [0, 1, 2]
+        );
+        assert_eq!(badness(&broken), u32::MAX);
+    }
+
+    #[test]
+    fn test_output_is_shown_without_rules_traceback_headers_or_the_work_trees_path() {
+        let out = "======================================================================\nFAIL: test_2 (test_a.T.test_2)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"/tmp/w/run/test_a.py\", line 12, in test_2\n    self.assertEqual(f(1), 2)\nAssertionError: 1 != 2\n";
+        assert_eq!(
+            compact_output(out, Path::new("/tmp/w/run")),
+            "FAIL: test_2 (test_a.T.test_2)\n  File \"test_a.py\", line 12, in test_2\n    self.assertEqual(f(1), 2)\nAssertionError: 1 != 2"
+        );
+    }
+
+    #[test]
+    fn a_diff_shows_only_the_changed_lines() {
+        assert_eq!(
+            line_diff(
+                "gcd.py",
+                "def gcd(a, b):\n    return b\n\nx = 1\n",
+                "def gcd(a, b):\n    return a\n\nx = 1\n"
+            ),
+            "--- gcd.py\n-    return b\n+    return a\n"
+        );
+        assert_eq!(line_diff("a", "same\n", "same\n"), "");
+    }
+
+    #[test]
+    fn the_feedback_on_a_failed_attempt_quotes_its_diff_and_the_failure() {
+        let outcome = Outcome::Tested {
+            diff: "--- gcd.py\n-    return b\n+    return a\n".into(),
+            badness: 2,
+            failure: "FAILED (failures=2)".into(),
+            errors: vec![],
+        };
+        assert_eq!(
+            feedback(1, &outcome, 2),
+            "Attempt 1: This change did not fix it: it changed `return b` to `return a`. It was undone. The tests then: FAILED (failures=2)"
+        );
+    }
+
+    #[test]
+    fn the_first_failure_is_the_assertion_and_its_error() {
+        let out = "FAIL: test_2 (t.T.test_2)\n  File \"t.py\", line 12, in test_2\n    self.assertEqual(f(1), 2)\nAssertionError: 1 != 2\nFAIL: test_3 (t.T.test_3)\n";
+        assert_eq!(
+            first_failure(out),
+            "self.assertEqual(f(1), 2) → AssertionError: 1 != 2"
+        );
+        assert_eq!(
+            first_failure("error[E0308]: mismatched types\n --> src/lib.rs:3:5\n"),
+            "error[E0308]: mismatched types / --> src/lib.rs:3:5"
+        );
+    }
+
+    #[test]
+    fn python_code_is_shown_with_its_docstrings_above_it_by_name() {
+        let text = opening_message(
+            "Fix f",
+            "Fix f",
+            &[(
+                "f.py".into(),
+                "def f(a):\n    \"\"\"Add one.\"\"\"\n    return a\n".into(),
+            )],
+            &[],
+            "python3 -m unittest",
+            "FAILED (failures=1)",
+        );
+        assert!(
+            text.contains(
+                "What `f` must do (its docstring, left out of the code below):\n\"\"\"Add one.\"\"\"\n\nf.py\n```\ndef f(a):\n    return a\n```"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_opening_message_marks_the_tests_and_ends_with_the_failure() {
+        let text = opening_message(
+            "Fix gcd",
+            "Fix gcd",
+            &[
+                ("gcd.py".into(), "def gcd(a, b):\n    return b\n".into()),
+                ("test_gcd.py".into(), "import unittest\n".into()),
+            ],
+            &["test_gcd.py".into()],
+            "python3 -m unittest",
+            "FAILED (failures=1)",
+        );
+        assert!(
+            text.contains("test_gcd.py (a test: do not change it)")
+                && !text.contains("# Task")
+                && text.ends_with("Say which line is wrong, then write the corrected function."),
+            "{text}"
+        );
+    }
+}
