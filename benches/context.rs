@@ -22,7 +22,7 @@ impl Model for Recording {
         "scripted".into()
     }
     async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
-        if request.node == "coder" {
+        if request.node == kotef_core::NodeName::Coder {
             self.coder_requests.lock().unwrap().push(request.clone());
         }
         self.inner.complete(request).await
@@ -80,7 +80,7 @@ fn main() {
     let requests = model.coder_requests.lock().unwrap().clone();
     let tokens = |msgs: &[kotef_model::Message], with_tools: bool, r: &ModelRequest| {
         ModelRequest {
-            node: r.node.clone(),
+            node: r.node,
             messages: msgs.to_vec(),
             tools: if with_tools { r.tools.clone() } else { vec![] },
             json_reply: false,

@@ -414,7 +414,7 @@ impl Model for Recording {
     }
 
     async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
-        if request.node == "coder" {
+        if request.node == kotef_core::NodeName::Coder {
             let text: Vec<&str> = request
                 .messages
                 .iter()

@@ -102,6 +102,19 @@ impl GraphContext {
         std::time::Duration::from_secs(self.limits.time_budget_s)
             .saturating_sub(self.started.elapsed())
     }
+
+    /// The runner of the test command: the sandbox and the hidden and read-only paths of every
+    /// command, and a timeout that never outlasts the run's time budget.
+    pub fn test_runner(&self) -> kotef_tools::CommandRunner {
+        kotef_tools::CommandRunner::new(kotef_tools::RunnerConfig {
+            timeout: std::time::Duration::from_secs(self.limits.command_timeout_s)
+                .min(self.time_left().max(std::time::Duration::from_secs(1))),
+            sandbox: self.sandbox,
+            hidden_paths: self.hidden_paths.clone(),
+            read_only_paths: self.read_only_paths.clone(),
+            ..kotef_tools::RunnerConfig::default()
+        })
+    }
 }
 
 /// What one node execution decided.

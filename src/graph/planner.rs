@@ -90,7 +90,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let mut last_problem = String::new();
     for _ in 0..=PLANNER_REASKS {
         let request = ModelRequest {
-            node: NodeName::Planner.as_str().into(),
+            node: NodeName::Planner,
             messages: messages.clone(),
             tools: Vec::new(),
             json_reply: true,

@@ -74,7 +74,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         // Kept until a reply arrives, so a failed call does not lose the last tool results.
         messages.extend(current.iter().cloned());
         let request = ModelRequest {
-            node: NodeName::Researcher.as_str().into(),
+            node: NodeName::Researcher,
             messages,
             tools: tools.clone(),
             json_reply: false,

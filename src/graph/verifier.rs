@@ -5,9 +5,8 @@
 use super::state::{Decision, FailureEntry, PlannerDecision, RunState, TestResult};
 use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
-use kotef_tools::{CommandResult, CommandRunner, FailureKind, Links, RunnerConfig};
+use kotef_tools::{CommandResult, FailureKind, Links};
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 /// Folds a finished command into the run state; pure apart from `state`. Returns whether it
 /// was progress.
@@ -156,15 +155,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let result = match state.test_command.clone() {
         None => missing_command(),
         Some(cmd) => {
-            let runner = CommandRunner::new(RunnerConfig {
-                timeout: Duration::from_secs(ctx.limits.command_timeout_s)
-                    .min(ctx.time_left().max(Duration::from_secs(1))),
-                sandbox: ctx.sandbox,
-                hidden_paths: ctx.hidden_paths.clone(),
-                read_only_paths: ctx.read_only_paths.clone(),
-                ..RunnerConfig::default()
-            });
-            runner.run(&cmd, ctx.tools.workdir().root()).await
+            ctx.test_runner()
+                .run(&cmd, ctx.tools.workdir().root())
+                .await
         }
     };
     ctx.record(super::events::RunEvent::Verification {

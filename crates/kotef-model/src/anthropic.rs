@@ -349,7 +349,7 @@ mod tests {
 
     fn req(messages: Vec<Message>, json_reply: bool) -> ModelRequest {
         ModelRequest {
-            node: "coder".into(),
+            node: kotef_core::NodeName::Coder,
             messages,
             tools: vec![ToolSchema {
                 name: "read_file".into(),

@@ -399,7 +399,7 @@ mod tests {
 
     fn req(json_reply: bool) -> ModelRequest {
         ModelRequest {
-            node: "coder".into(),
+            node: kotef_core::NodeName::Coder,
             messages: vec![
                 Message::system("You are kotef."),
                 Message::user("Fix the bug."),

@@ -150,7 +150,7 @@ impl Model for ScriptedModel {
     }
 
     async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
-        let turn = self.next_turn(&request.node);
+        let turn = self.next_turn(request.node.as_str());
         let prompt_tokens = request.estimated_prompt_tokens();
         let Some(turn) = turn else {
             return Ok(ModelReply {
@@ -172,7 +172,7 @@ impl Model for ScriptedModel {
         let calls = self
             .cursors
             .lock()
-            .map(|c| c.get(&request.node).map(|c| c.calls).unwrap_or(0))
+            .map(|c| c.get(request.node.as_str()).map(|c| c.calls).unwrap_or(0))
             .unwrap_or(0);
         let tool_calls: Vec<ToolCall> = turn
             .tool_calls
@@ -219,7 +219,7 @@ mod tests {
 
     fn req(node: &str) -> ModelRequest {
         ModelRequest {
-            node: node.into(),
+            node: kotef_core::NodeName::parse(node).expect("a node name"),
             messages: vec![Message::user("hi")],
             tools: vec![],
             json_reply: false,

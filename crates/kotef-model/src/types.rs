@@ -75,9 +75,9 @@ pub struct ToolCall {
 /// One model call.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModelRequest {
-    /// The graph node making the call (`planner`, `researcher`, `coder`, ...); the scripted
-    /// model answers per node, real providers ignore it.
-    pub node: String,
+    /// The graph node making the call; the scripted model answers per node, real providers
+    /// ignore it.
+    pub node: kotef_core::NodeName,
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSchema>,
     /// Ask the provider for a JSON object reply (planner, researcher's final answer). The
@@ -371,7 +371,7 @@ mod tests {
         assert_eq!(estimate_tokens("abcd"), 1);
         assert_eq!(estimate_tokens("abcde"), 2);
         let req = ModelRequest {
-            node: "planner".into(),
+            node: kotef_core::NodeName::Planner,
             messages: vec![Message::user("12345678")],
             tools: vec![],
             json_reply: true,

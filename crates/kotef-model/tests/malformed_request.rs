@@ -22,7 +22,7 @@ fn model(mock: &Mock) -> OpenAiModel {
 /// The history after a text tool call whose `arguments` was a string.
 fn history_with_string_arguments() -> ModelRequest {
     ModelRequest {
-        node: "coder".into(),
+        node: kotef_core::NodeName::Coder,
         messages: vec![
             Message::system("You are the coder."),
             Message::user("Fix gcd.py"),

@@ -77,7 +77,7 @@ async fn runaway_server() -> (
 
 fn plain_request() -> ModelRequest {
     ModelRequest {
-        node: "coder".into(),
+        node: kotef_core::NodeName::Coder,
         messages: vec![
             Message::system("You fix a bug."),
             Message::user("gcd.py fails"),

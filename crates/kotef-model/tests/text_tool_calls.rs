@@ -33,7 +33,7 @@ fn coder_tools() -> Vec<ToolSchema> {
 
 fn coder_request() -> ModelRequest {
     ModelRequest {
-        node: "coder".into(),
+        node: kotef_core::NodeName::Coder,
         messages: vec![Message::user("Fix add() in calc.py.")],
         tools: coder_tools(),
         json_reply: false,

@@ -24,11 +24,9 @@ use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
 use kotef_model::{Message, ModelRequest};
 use kotef_tools::{
-    apply_edit_blocks, parse_edit_blocks_ignoring, Change, CommandResult, CommandRunner, EditBlock,
-    Kind, Links, RunnerConfig,
+    apply_edit_blocks, parse_edit_blocks_ignoring, Change, CommandResult, EditBlock, Kind, Links,
 };
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 pub mod feedback;
 use feedback::{
@@ -173,15 +171,10 @@ fn restore(ctx: &GraphContext, snap: &Snapshot) {
 }
 
 async fn run_tests(ctx: &GraphContext, state: &RunState, command: &str) -> CommandResult {
-    let runner = CommandRunner::new(RunnerConfig {
-        timeout: Duration::from_secs(ctx.limits.command_timeout_s)
-            .min(ctx.time_left().max(Duration::from_secs(1))),
-        sandbox: ctx.sandbox,
-        hidden_paths: ctx.hidden_paths.clone(),
-        read_only_paths: ctx.read_only_paths.clone(),
-        ..RunnerConfig::default()
-    });
-    let r = runner.run(command, ctx.tools.workdir().root()).await;
+    let r = ctx
+        .test_runner()
+        .run(command, ctx.tools.workdir().root())
+        .await;
     ctx.record(super::events::RunEvent::Verification {
         step: state.total_steps + 1,
         command: r.command.clone(),
@@ -271,7 +264,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             messages.push(Message::user(tried_message(&history)));
         }
         let request = ModelRequest {
-            node: NodeName::Coder.as_str().into(),
+            node: NodeName::Coder,
             messages,
             tools: Vec::new(),
             json_reply: false,

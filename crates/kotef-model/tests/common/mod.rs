@@ -166,7 +166,7 @@ pub fn fast_policy(max_retries: u32) -> RetryPolicy {
 /// A coder-like request: system, user, an assistant tool call, its result, one tool.
 pub fn tool_request() -> ModelRequest {
     ModelRequest {
-        node: "coder".into(),
+        node: kotef_core::NodeName::Coder,
         messages: vec![
             Message::system("You are kotef's coder."),
             Message::user("Make the test pass."),
@@ -200,7 +200,7 @@ pub fn tool_request() -> ModelRequest {
 /// A planner-like request asking for JSON.
 pub fn json_request() -> ModelRequest {
     ModelRequest {
-        node: "planner".into(),
+        node: kotef_core::NodeName::Planner,
         messages: vec![
             Message::system("Plan. Answer in JSON."),
             Message::user("Goal: fix it"),
