@@ -104,17 +104,26 @@ impl GraphContext {
     }
 
     /// The runner of the test command: the sandbox and the hidden and read-only paths of every
-    /// command, and a timeout that never outlasts the run's time budget.
+    /// command, and a timeout that never outlasts the run's time budget nor takes more than a
+    /// third of it, so a test that never ends leaves the agent time to act on it.
     pub fn test_runner(&self) -> kotef_tools::CommandRunner {
         kotef_tools::CommandRunner::new(kotef_tools::RunnerConfig {
-            timeout: std::time::Duration::from_secs(self.limits.command_timeout_s)
-                .min(self.time_left().max(std::time::Duration::from_secs(1))),
+            timeout: test_timeout(&self.limits, self.time_left()),
             sandbox: self.sandbox,
             hidden_paths: self.hidden_paths.clone(),
             read_only_paths: self.read_only_paths.clone(),
             ..kotef_tools::RunnerConfig::default()
         })
     }
+}
+
+/// The test command's timeout: its configured one, but at most a third of the run's time
+/// budget and never past the time left (at least a second).
+pub fn test_timeout(limits: &Limits, time_left: std::time::Duration) -> std::time::Duration {
+    std::time::Duration::from_secs(limits.command_timeout_s)
+        .min(std::time::Duration::from_secs(limits.time_budget_s / 3))
+        .min(time_left)
+        .max(std::time::Duration::from_secs(1))
 }
 
 /// What one node execution decided.
@@ -304,6 +313,18 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
 mod tests {
     use super::*;
     use kotef_core::Profile;
+
+    #[test]
+    fn a_test_run_gets_at_most_a_third_of_the_budget_and_never_more_than_is_left() {
+        let limits = Limits {
+            time_budget_s: 180,
+            command_timeout_s: 600,
+            ..Limits::for_profile(Profile::Strict)
+        };
+        let secs =
+            |left: u64| test_timeout(&limits, std::time::Duration::from_secs(left)).as_secs();
+        assert_eq!([secs(180), secs(40), secs(0)], [60, 40, 1]);
+    }
 
     fn revisited_state() -> RunState {
         let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());

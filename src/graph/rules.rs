@@ -464,10 +464,10 @@ pub fn opening_task(state: &RunState) -> Option<String> {
         .flatten()
 }
 
-/// [`task_from_failure`] for a test that ran and failed (not a command that could not run).
+/// [`task_from_failure`] for a test that failed or never ended (not a command that cannot run).
 fn opening_failure(state: &RunState) -> Option<String> {
     let t = state.test.as_ref().filter(|t| !t.passed)?;
-    (t.kind != Some(FailureKind::ToolingError))
+    (t.kind != Some(FailureKind::ToolingError) || t.timed_out)
         .then(|| task_from_failure(state))
         .flatten()
 }
@@ -952,6 +952,7 @@ mod tests {
             step: 1,
             after_code_change: false,
             outside_cause: None,
+            timed_out: false,
         }
     }
 

@@ -71,6 +71,9 @@ pub struct TestResult {
     /// What the failure needs from outside the repository (`kotef_tools::outside_cause`).
     #[serde(default)]
     pub outside_cause: Option<String>,
+    /// Whether the command was killed at its timeout (a test that never ends).
+    #[serde(default)]
+    pub timed_out: bool,
 }
 
 /// One failing command, kept for the planner, the snitch and the report.

@@ -43,6 +43,7 @@ pub fn record_result(state: &mut RunState, r: &CommandResult, step: u32) -> bool
         step,
         after_code_change,
         outside_cause: None,
+        timed_out: r.timed_out,
     };
     if !passed {
         state.failures.entries.push(FailureEntry {

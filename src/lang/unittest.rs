@@ -2,7 +2,10 @@
 //! a block (`FAIL: …` or `ERROR: …`) of the test's name, the traceback and the error, then
 //! assertion details (`First differing element 0:`, a `- … / + …` diff) that repeat the
 //! error line at length. The first failure is shown with its details, each later one only as
-//! its first paragraph (name, line and error), and past a few of them only a count.
+//! its first paragraph (name, line and error), and past a few of them only a count. Which
+//! tests fail, and how many ran, are read here too.
+
+use std::collections::BTreeSet;
 
 /// Lines of the first failure block that are kept.
 pub const FIRST_BLOCK_LINES: usize = 12;
@@ -67,9 +70,44 @@ pub fn trim_failure_blocks(out: &str) -> String {
     kept.join("\n")
 }
 
+/// The tests unittest reports as failing or erroring (`FAIL: test_x (mod.Class.test_x)`), by
+/// method name.
+pub fn failing_tests(out: &str) -> BTreeSet<String> {
+    out.lines()
+        .filter_map(|l| {
+            l.strip_prefix("FAIL: ")
+                .or_else(|| l.strip_prefix("ERROR: "))
+        })
+        .filter_map(|rest| rest.split_whitespace().next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// How many tests unittest ran (`Ran 4 tests in 0.001s`); `None` when it did not say.
+pub fn tests_ran(out: &str) -> Option<u32> {
+    out.lines().find_map(|l| {
+        l.strip_prefix("Ran ")?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn failing_tests_are_named_and_the_tests_run_counted() {
+        let out = "FAIL: test_is_two (test_version.T.test_is_two)\nAssertionError: '1.0' != '2.0'\n\nERROR: test_x (t.T.test_x)\n\nRan 3 tests in 0.001s\n\nFAILED (failures=1, errors=1)\n";
+        assert_eq!(
+            failing_tests(out).into_iter().collect::<Vec<_>>(),
+            ["test_is_two", "test_x"]
+        );
+        assert_eq!(tests_ran(out), Some(3));
+        assert_eq!(tests_ran("1 failed in 0.01s"), None);
+    }
 
     fn failure(n: usize) -> String {
         format!(

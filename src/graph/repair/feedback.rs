@@ -1,10 +1,13 @@
 //! What the repair loop tells the model, as pure functions: how bad a test run is (for the
 //! best candidate), the failing output compacted for the prompt, the opening message every
-//! attempt shares, and the one-line entries of the attempts that did not work.
+//! attempt shares, the one-line entries of the attempts that did not work, and when the tests
+//! contradict each other.
 
 use super::REPAIR_FILE_CHARS;
 use crate::graph::context::clip;
+use crate::lang::unittest;
 use kotef_tools::CommandResult;
+use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Characters of the failing output shown.
@@ -44,8 +47,8 @@ pub fn failure_text(r: &CommandResult, root: &Path) -> String {
     let out = out.trim();
     if r.timed_out {
         return format!(
-            "(timed out)\n{}",
-            clip(out, FAILURE_CHARS.saturating_sub(20))
+            "(timed out: the tests did not finish, so the code may never return)\n{}",
+            clip(out, FAILURE_CHARS.saturating_sub(80))
         );
     }
     clip(out, FAILURE_CHARS)
@@ -281,9 +284,121 @@ pub fn tried_message(entries: &[String]) -> String {
     )
 }
 
+/// Attempts that fix every test failing at the start but break another, needed before the
+/// tests are called contradictory.
+pub const TRADE_OFFS: usize = 3;
+
+/// What one test run says of each test: which fail (by name) and how many ran (unittest's
+/// output; nothing for other runners).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TestSet {
+    pub failing: BTreeSet<String>,
+    pub ran: Option<u32>,
+}
+
+impl TestSet {
+    pub fn of(r: &CommandResult) -> Self {
+        let out = format!("{}\n{}", r.stdout, r.stderr);
+        Self {
+            failing: unittest::failing_tests(&out),
+            ran: unittest::tests_ran(&out),
+        }
+    }
+}
+
+/// Whether the tests pull two ways: at least [`TRADE_OFFS`] attempts ran the same tests as the
+/// start, made every test that failed at the start pass and made another fail, and none had
+/// fewer failing tests than the start. Returns the tests that failed at the start and the
+/// tests those attempts broke.
+pub fn contradiction(start: &TestSet, attempts: &[TestSet]) -> Option<(Vec<String>, Vec<String>)> {
+    if start.failing.is_empty() || start.ran.is_none() {
+        return None;
+    }
+    let same_tests = |a: &&TestSet| a.ran == start.ran;
+    if attempts
+        .iter()
+        .filter(same_tests)
+        .any(|a| a.failing.len() < start.failing.len())
+    {
+        return None;
+    }
+    let trades: Vec<&TestSet> = attempts
+        .iter()
+        .filter(same_tests)
+        .filter(|a| !a.failing.is_empty() && a.failing.is_disjoint(&start.failing))
+        .collect();
+    if trades.len() < TRADE_OFFS {
+        return None;
+    }
+    let broken: BTreeSet<&String> = trades.iter().flat_map(|a| &a.failing).collect();
+    Some((
+        start.failing.iter().cloned().collect(),
+        broken.into_iter().cloned().collect(),
+    ))
+}
+
+/// The stop reason for tests that contradict each other.
+pub fn contradiction_reason(wanted: &[String], broken: &[String], command: &str) -> String {
+    let names = |v: &[String]| {
+        v.iter()
+            .map(|t| format!("`{t}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "The tests seem to contradict each other: {TRADE_OFFS} changes that made {} pass each \
+         made {} fail, which passed before. No change to the code can pass both; check what \
+         the tests demand (`{command}`).",
+        names(wanted),
+        names(broken)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn set(failing: &[&str], ran: u32) -> TestSet {
+        TestSet {
+            failing: failing.iter().map(|s| s.to_string()).collect(),
+            ran: Some(ran),
+        }
+    }
+
+    #[test]
+    fn tests_that_trade_places_attempt_after_attempt_contradict_each_other() {
+        let start = set(&["test_is_two"], 2);
+        let flipped = vec![set(&["test_is_one"], 2); TRADE_OFFS];
+        assert_eq!(
+            contradiction(&start, &flipped),
+            Some((vec!["test_is_two".into()], vec!["test_is_one".into()]))
+        );
+        assert_eq!(contradiction(&start, &flipped[1..]), None);
+    }
+
+    #[test]
+    fn a_contradiction_is_reported_with_both_sides_and_the_command() {
+        assert_eq!(
+            contradiction_reason(
+                &["test_is_two".into()],
+                &["test_is_one".into()],
+                "python3 -m unittest"
+            ),
+            "The tests seem to contradict each other: 3 changes that made `test_is_two` pass each \
+             made `test_is_one` fail, which passed before. No change to the code can pass both; \
+             check what the tests demand (`python3 -m unittest`)."
+        );
+    }
+
+    #[test]
+    fn an_attempt_with_fewer_failures_or_a_broken_import_is_no_contradiction() {
+        let start = set(&["test_a", "test_b"], 3);
+        let mut attempts = vec![set(&["test_c"], 3); TRADE_OFFS];
+        attempts.push(set(&["test_a"], 3));
+        assert_eq!(contradiction(&start, &attempts), None);
+        let import_errors = vec![set(&["test_mod"], 1); TRADE_OFFS + 1];
+        assert_eq!(contradiction(&start, &import_errors), None);
+    }
 
     fn result(code: i32, stdout: &str, stderr: &str) -> CommandResult {
         CommandResult {

@@ -21,7 +21,7 @@ use super::context;
 use super::llm::{self, CallFailure};
 use super::state::{CoderEnd, Decision, RunState};
 use super::{GraphContext, StepResult};
-use kotef_core::NodeName;
+use kotef_core::{NodeName, StopRule};
 use kotef_model::{Message, ModelRequest};
 use kotef_tools::{
     apply_edit_blocks, parse_edit_blocks_ignoring, Change, CommandResult, EditBlock, Kind, Links,
@@ -30,8 +30,8 @@ use std::collections::BTreeMap;
 
 pub mod feedback;
 use feedback::{
-    badness, block_error, failure_text, feedback, line_diff, opening_message, tried_message,
-    Outcome,
+    badness, block_error, contradiction, contradiction_reason, failure_text, feedback, line_diff,
+    opening_message, tried_message, Outcome, TestSet,
 };
 
 /// The repair loop's system prompt.
@@ -51,16 +51,16 @@ pub const UNREADABLE_LIMIT: u32 = 3;
 /// The same change proposed this many times ends the step.
 pub const SAME_CHANGE_LIMIT: u32 = 3;
 
-/// Whether the coder works as the repair loop now: the tests ran and fail as tests do, for a
-/// cause inside the repository. A command that cannot run, or a failure that needs something
-/// outside the repository (a host, a file elsewhere), goes to the tool loop, whose `done` may
-/// say so.
+/// Whether the coder works as the repair loop now: the tests ran and fail as tests do, or
+/// never finish (code that loops forever), for a cause inside the repository. A command that
+/// cannot run, or a failure that needs something outside the repository (a host, a file
+/// elsewhere), goes to the tool loop, whose `done` may say so.
 pub fn applies(state: &RunState) -> bool {
     state.test_command.is_some()
         && state.test.as_ref().is_some_and(|t| {
             !t.passed
                 && t.outside_cause.is_none()
-                && t.kind != Some(kotef_tools::FailureKind::ToolingError)
+                && (t.kind != Some(kotef_tools::FailureKind::ToolingError) || t.timed_out)
         })
 }
 
@@ -186,11 +186,47 @@ async fn run_tests(ctx: &GraphContext, state: &RunState, command: &str) -> Comma
     r
 }
 
+/// The starting failure every attempt is compared with, measured again; but a test run that
+/// timed out on these very files is taken as it was (a test that never ends would spend
+/// another share of the budget to say so again).
+async fn starting_run(ctx: &GraphContext, state: &RunState, command: &str) -> CommandResult {
+    let hung = state
+        .test
+        .as_ref()
+        .is_some_and(|t| t.timed_out && t.command == command)
+        && state.hashes_at_last_verification.as_ref() == Some(&state.file_hashes);
+    if !hung {
+        return run_tests(ctx, state, command).await;
+    }
+    CommandResult {
+        command: command.to_string(),
+        exit_code: None,
+        stdout: String::new(),
+        stderr: String::new(),
+        timed_out: true,
+        truncated: false,
+        duration_ms: 0,
+        spawn_error: None,
+        limit: None,
+    }
+}
+
 /// The best candidate so far: the files it wrote (their text after it) and how bad it was.
 struct Best {
     badness: u32,
     files: BTreeMap<String, Vec<u8>>,
     diff: String,
+}
+
+/// Writes the best candidate's files back (the tree holds the starting text after an undo).
+fn keep_best(ctx: &GraphContext, b: &Best) {
+    let tree = ctx.tools.workdir().tree();
+    for (p, bytes) in &b.files {
+        if let Err(e) = tree.write(p, bytes, Links::Replace) {
+            tracing::warn!(path = %p, error = %e, "could not keep the best repair attempt");
+        }
+    }
+    tracing::debug!(diff = %b.diff, "kept the best repair attempt");
 }
 
 pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepResult {
@@ -218,7 +254,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         ctx.tools.mark_read(p);
     }
     // The starting failure, measured here so every attempt is compared with the same run.
-    let start = run_tests(ctx, state, &command).await;
+    let start = starting_run(ctx, state, &command).await;
     if let Some(why) = start.limit_message() {
         let f = super::rules::resource_limit(&start.command, &why);
         state.stop(f.rule, f.reason);
@@ -233,6 +269,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         );
     }
     let baseline = badness(&start);
+    let (start_tests, mut tested) = (TestSet::of(&start), Vec::new());
     let opening = opening_message(
         &state.goal,
         task,
@@ -418,23 +455,22 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             errors,
         };
         history.push(feedback(attempts, &outcome, baseline));
+        tested.push(TestSet::of(&result));
+        if let Some((wanted, broken)) = contradiction(&start_tests, &tested) {
+            let why = contradiction_reason(&wanted, &broken, &command);
+            state.stop(StopRule::NoProgress, why);
+        }
         if state.ending.is_some() {
             break CoderEnd::RunStopped;
         }
     };
     // The best candidate stands when no attempt passed (a passing one is in the tree).
     if let Some(b) = &best {
-        let tree = ctx.tools.workdir().tree();
-        for (p, bytes) in &b.files {
-            if let Err(e) = tree.write(p, bytes, Links::Replace) {
-                tracing::warn!(path = %p, error = %e, "could not keep the best repair attempt");
-            }
-        }
+        keep_best(ctx, b);
         notes.push(format!(
             "kept the best attempt ({} failing, from {baseline})",
             b.badness
         ));
-        tracing::debug!(diff = %b.diff, "kept the best repair attempt");
     }
     let after = super::workspace_hashes(&root);
     let changed = super::rules::files_progress(&before, &after);
@@ -464,6 +500,32 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tests_that_never_end_are_repaired_but_a_command_that_cannot_run_is_not() {
+        let mut s = RunState::new("g", kotef_core::Profile::Strict, BTreeMap::new());
+        s.test_command = Some("python3 -m unittest".into());
+        let hung = crate::graph::state::TestResult {
+            command: "python3 -m unittest".into(),
+            passed: false,
+            exit_code: None,
+            kind: Some(kotef_tools::FailureKind::ToolingError),
+            summary: "timed out after 60000 ms".into(),
+            error_signature: None,
+            same_error_count: 1,
+            step: 1,
+            after_code_change: false,
+            outside_cause: None,
+            timed_out: true,
+        };
+        s.test = Some(hung.clone());
+        assert!(applies(&s));
+        s.test = Some(crate::graph::state::TestResult {
+            timed_out: false,
+            ..hung
+        });
+        assert!(!applies(&s));
+    }
 
     #[test]
     fn attempts_after_the_first_sample_hotter() {
