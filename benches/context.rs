@@ -86,6 +86,7 @@ fn main() {
             json_reply: false,
             temperature: None,
             max_tokens: None,
+            code_reply: false,
         }
         .estimated_prompt_tokens()
     };

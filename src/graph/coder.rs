@@ -224,6 +224,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             json_reply: false,
             temperature: std::mem::take(&mut resample).then_some(RESAMPLE_TEMPERATURE),
             max_tokens: None,
+            code_reply: false,
         };
         turns_since_review += 1;
         calls += 1;
@@ -314,7 +315,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                     let unchanged =
                         !rules::files_progress(&before, &super::workspace_hashes(&root));
                     match unchanged
-                        .then(|| rules::empty_done_refusal(state))
+                        .then(|| super::tasks::empty_done_refusal(state))
                         .flatten()
                     {
                         Some(why) => {
@@ -435,13 +436,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let changed = rules::files_progress(&before, &after);
     state.file_hashes = after;
     let progress = changed && !forced_no_progress;
-    state.test_edit_steps = match (progress, test_edits > 0 && !changed) {
-        (true, _) => 0,
-        (false, true) => state.test_edit_steps + 1,
-        (false, false) => state.test_edit_steps,
-    };
+    let only_test_edits = test_edits > 0 && !changed;
     if state.ending.is_some() {
-        return StepResult::stopped(state, progress);
+        return StepResult::stopped(state, progress).with_only_test_edits(only_test_edits);
     }
     let what = if changed {
         format!("changed {} file(s)", written.len().max(1))
@@ -471,6 +468,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         CoderEnd::RunStopped => what,
     };
     StepResult::to(NodeName::Verifier, Decision::Code(end), reason, progress)
+        .with_only_test_edits(only_test_edits)
 }
 
 #[cfg(test)]

@@ -19,6 +19,23 @@ pub const TOOL_RESULT_CHARS: usize = 6000;
 /// One-line notes of earlier turns kept in a step's state at most (the oldest are dropped).
 pub const STEP_NOTES: usize = 12;
 
+/// What a maintainer can act on when the run stops stuck: the failure the tests still show, or
+/// nothing when they pass or never ran.
+pub fn still_failing(state: &RunState) -> String {
+    state
+        .test
+        .as_ref()
+        .filter(|t| !t.passed)
+        .map(|t| {
+            format!(
+                " `{}` still fails with: {} (see whether it can be fixed inside the repository at all).",
+                t.command,
+                clip(&key_line(&t.summary), 200)
+            )
+        })
+        .unwrap_or_default()
+}
+
 /// Cuts `text` to `max` characters, keeping head and tail.
 pub fn clip(text: &str, max: usize) -> String {
     kotef_core::text::cut_middle(text, max, max * 2 / 3, max / 3)
@@ -61,7 +78,7 @@ pub fn run_state_summary(state: &RunState) -> String {
         c.planner_to_coder,
         c.planner_to_verifier,
         state.failures.attempts,
-        state.coder_noop_count
+        state.coder_steps_without_progress()
     );
     if !state.plan.is_empty() {
         s.push_str("\n## Plan (open items)\n");

@@ -4,8 +4,8 @@
 //! the rules whether a failure ends the run.
 
 use super::events::RunEvent;
-use super::rules::{self, Fired};
-use super::state::{CallRecord, RunState};
+use super::rules;
+use super::state::{CallRecord, Fired, RunState};
 use super::GraphContext;
 use kotef_core::NodeName;
 use kotef_model::{ModelError, ModelReply, ModelRequest};
@@ -106,8 +106,7 @@ pub async fn call(
             });
             state.record_call(record);
             tracing::warn!(node = node.as_str(), error = %err_text, "model call failed");
-            if let Some(f) = rules::model_failure(&err, &err_text, state.consecutive_model_failures)
-            {
+            if let Some(f) = rules::model_failure(&err, &err_text, state.failed_calls_in_a_row()) {
                 state.stop(f.rule, f.reason);
                 return Err(CallFailure::Stopped);
             }

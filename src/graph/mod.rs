@@ -6,13 +6,18 @@
 pub mod coder;
 pub mod context;
 pub mod events;
+pub mod facts;
+pub mod guards;
 pub mod llm;
+pub mod messages;
 pub mod planner;
 pub mod repair;
 pub mod researcher;
 pub mod rules;
 pub mod snitch;
 pub mod state;
+pub mod stop_table;
+pub mod tasks;
 pub mod verifier;
 
 use kotef_core::{Limits, NodeName, Redactor, RunId, SandboxMode, StepProgress, TerminalStatus};
@@ -45,7 +50,7 @@ pub struct GraphContext {
     /// Where the snitch writes its entry for a human (the run wires in `.sdd/issues.md`); the
     /// graph renders nothing itself, so it depends on no report module.
     pub issue_writer: IssueWriter,
-    /// Start with the verifier when a test command is known (see `rules::opening_task`).
+    /// Start with the verifier when a test command is known (see `tasks::opening_task`).
     pub verify_first: bool,
     /// While the tests fail, the coder works as a generate-and-validate repair loop with
     /// fenced edit blocks (see [`repair`]) instead of the JSON tool loop.
@@ -133,6 +138,10 @@ pub struct StepResult {
     pub decision: Decision,
     pub reason: String,
     pub progress: bool,
+    /// A coder step whose only moves were refused changes to the protected tests.
+    pub only_test_edits: bool,
+    /// A planner step that sent the coder a task instead of the proposed hop.
+    pub redirect: Option<state::Redirect>,
 }
 
 impl StepResult {
@@ -146,13 +155,28 @@ impl StepResult {
         Self::to(NodeName::Snitch, Decision::Stop(rule), reason, progress)
     }
 
+    /// Marks a coder step whose only moves were refused changes to the protected tests.
+    pub fn with_only_test_edits(self, only_test_edits: bool) -> Self {
+        Self {
+            only_test_edits,
+            ..self
+        }
+    }
+
     pub fn to(next: NodeName, decision: Decision, reason: String, progress: bool) -> Self {
         Self {
             next,
             decision,
             reason,
             progress,
+            only_test_edits: false,
+            redirect: None,
         }
+    }
+
+    /// Marks a planner step that sent the coder a task instead of the proposed hop.
+    pub fn with_redirect(self, redirect: Option<state::Redirect>) -> Self {
+        Self { redirect, ..self }
     }
 }
 
@@ -168,8 +192,8 @@ pub fn workspace_hashes(root: &Path) -> BTreeMap<String, String> {
 
 /// Applies the state-revisit rule to a finished step: a coder or verifier step that claims
 /// progress but brings the run back to a world it has been in is not progress (its reason says
-/// which step it repeats; research progress is judged by its own rule). Also keeps the coder's
-/// no-progress and revisit streaks. Returns the step repeated.
+/// which step it repeats; research progress is judged by its own rule). Returns the step
+/// repeated, for the step's record (the guards read their streaks from the records).
 fn judge_revisit(state: &mut RunState, node: NodeName, result: &mut StepResult) -> Option<u32> {
     let world_changing = matches!(node, NodeName::Coder | NodeName::Verifier);
     let revisit = rules::revisit_of(state).filter(|_| world_changing);
@@ -182,20 +206,6 @@ fn judge_revisit(state: &mut RunState, node: NodeName, result: &mut StepResult) 
     if let Some(earlier) = repeated {
         result.progress = false;
         result.reason = format!("{} (state of step {earlier} again)", result.reason);
-        if node == NodeName::Coder {
-            state.revisit_streak += 1;
-            state.last_revisit_of = Some(earlier);
-        }
-    }
-    if result.progress {
-        state.revisit_streak = 0;
-    }
-    if node == NodeName::Coder {
-        state.coder_noop_count = if result.progress {
-            0
-        } else {
-            state.coder_noop_count + 1
-        };
     }
     repeated
 }
@@ -276,6 +286,8 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
             reason: ctx.redactor.redact(&result.reason),
             progress: result.progress,
             revisit_of,
+            only_test_edits: result.only_test_edits,
+            redirect: result.redirect.clone(),
         };
         tracing::info!(step = record.step, node = node.as_str(), decision = %record.decision, progress = record.progress, "step");
         if let Some(tx) = &ctx.progress {
@@ -344,7 +356,6 @@ mod tests {
         assert_eq!(judge_revisit(&mut s, NodeName::Coder, &mut r), Some(2));
         assert!(!r.progress);
         assert_eq!(r.reason, "did it (state of step 2 again)");
-        assert_eq!((s.revisit_streak, s.coder_noop_count), (1, 1));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! at most twice with a corrective message, then the step counts as one without progress.
 
 use super::context::{self, PLANNER_PROMPT};
+use super::guards;
 use super::llm::{self, CallFailure};
 use super::rules;
 use super::state::{CommandSource, Decision, Ending, PlannerDecision, RunState};
@@ -54,7 +55,8 @@ pub fn parse_decision(text: &str) -> Result<PlannerDecision, String> {
 
 /// One planner step.
 pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
-    if let Some(f) = rules::pre_decision(state, &ctx.limits) {
+    let facts = guards::Facts::before_planner(state, &ctx.limits);
+    if let Some(f) = guards::first_stop(guards::BEFORE_PLANNER, &facts) {
         if let Some(ending) = rules::success_over_stop(state, &f) {
             return finish_in_success(state, ending);
         }
@@ -96,6 +98,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             json_reply: true,
             temperature: None,
             max_tokens: None,
+            code_reply: false,
         };
         match llm::call(ctx, state, NodeName::Planner, request).await {
             Err(CallFailure::Stopped) => return StepResult::stopped(state, false),
@@ -145,58 +148,38 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
     if let Some(stopped) = adopt_verify_command(state, d.verify.as_deref()) {
         return stopped;
     }
-    if let Some(ending) = rules::verified_success_wins(state, d.next) {
-        state.last_decision = Some(d);
-        return finish_in_success(state, ending);
-    }
-    if d.next == NodeName::Done {
-        if let Some(note) = rules::premature_done(state) {
-            state.done_refusals += 1;
-            state.planner_note = Some(note.clone());
-            state.last_decision = Some(d);
-            // With a test command the refusal costs no model call: the verifier checks the
-            // current state, and the planner decides again with its result in front of it.
-            let next = if state.test_command.is_some() {
-                NodeName::Verifier
-            } else {
-                NodeName::Planner
-            };
-            return StepResult::to(next, Decision::DoneRefused, note, false);
-        }
-    }
-    // A give-up before the coder had a fair try goes back to the coder once.
-    let (d, reason) = match (d.next, rules::premature_give_up(state)) {
-        (NodeName::Snitch, Some(task)) => {
-            state.give_up_refusals += 1;
-            (
-                PlannerDecision {
-                    next: NodeName::Coder,
-                    task: Some(task),
-                    ..d
-                },
-                format!("{reason} [give-up refused once: nothing was changed yet, so the coder gets the failure first]"),
-            )
-        }
-        _ => (d, reason),
+    // The proposal guards may end the run in success, refuse a `done`, or send the coder the
+    // failure instead (a give-up before a fair try, a re-verification of the same failure).
+    let proposal = guards::Hop {
+        decision: &d,
+        repeats: 0,
     };
-    // Re-running a verification that failed on exactly these files cannot tell anything new:
-    // the coder gets the failure as a concrete task instead.
-    let (d, reason) = match (d.next, rules::reverify_redirect(state)) {
-        (NodeName::Verifier, Some(task)) => {
-            if let Some(sig) = state.test.as_ref().and_then(|t| t.error_signature.clone()) {
-                state.redirected_failures.insert(sig);
-            }
-            (
+    let facts = guards::Facts::on_hop(state, &ctx.limits, proposal);
+    let verdict = guards::first_verdict(guards::ON_PROPOSAL, &facts);
+    let (d, reason, redirect) = match verdict {
+        guards::Verdict::Continue => (d, reason, None),
+        guards::Verdict::Redirect { task, why } => (
             PlannerDecision {
                 next: NodeName::Coder,
                 task: Some(task),
                 ..d
             },
-            format!("{reason} [redirected to the coder: the verification already failed on these exact files]"),
-        )
-        }
-        _ => (d, reason),
+            format!("{reason} [{}]", why.note()),
+            Some(why),
+        ),
+        other => return settle(state, d, other),
     };
+    route(ctx, state, d, reason).with_redirect(redirect)
+}
+
+/// Takes the hop the planner (or a redirect) chose: ends the run on `done` or `snitch`, or
+/// counts the hop and lets the hop guards judge it.
+fn route(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    d: PlannerDecision,
+    reason: String,
+) -> StepResult {
     match d.next {
         NodeName::Done => {
             state.last_decision = Some(d);
@@ -230,7 +213,7 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
             }
             if next == NodeName::Coder && d.task.is_none() {
                 d.task = Some(
-                    rules::task_from_failure(state)
+                    super::tasks::task_from_failure(state)
                         .or_else(|| state.plan.first().cloned())
                         .unwrap_or_else(|| state.goal.clone()),
                 );
@@ -247,13 +230,12 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
                 *n += 1;
                 *n
             };
-            let fired = rules::clamp_decision(
-                &d,
-                &state.loop_counters,
+            let hop = guards::Hop {
+                decision: &d,
                 repeats,
-                state.coder_noop_count,
-                &ctx.limits,
-            );
+            };
+            let facts = guards::Facts::on_hop(state, &ctx.limits, hop);
+            let fired = guards::first_stop(guards::ON_HOP, &facts);
             state.last_decision = Some(d);
             if let Some(ending) = fired
                 .as_ref()
@@ -277,6 +259,37 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
                 None => StepResult::to(next, Decision::Route(next), reason, false),
             }
         }
+    }
+}
+
+/// The step's result when a proposal guard ended the run or refused the proposal (`Succeed`,
+/// `Refuse`, `Stop`); the planner takes the other verdicts itself.
+fn settle(state: &mut RunState, d: PlannerDecision, verdict: guards::Verdict) -> StepResult {
+    state.last_decision = Some(d);
+    match verdict {
+        guards::Verdict::Succeed(ending) => finish_in_success(state, ending),
+        guards::Verdict::Refuse(note) => {
+            state.planner_note = Some(note.clone());
+            // With a test command the refusal costs no model call: the verifier checks the
+            // current state, and the planner decides again with its result in front of it.
+            let next = if state.test_command.is_some() {
+                NodeName::Verifier
+            } else {
+                NodeName::Planner
+            };
+            StepResult::to(next, Decision::DoneRefused, note, false)
+        }
+        guards::Verdict::Stop(f) => {
+            state.stop(f.rule, f.reason.clone());
+            let rule = Some(f.rule);
+            StepResult::to(NodeName::Snitch, Decision::Stop(rule), f.reason, false)
+        }
+        guards::Verdict::Continue | guards::Verdict::Redirect { .. } => StepResult::to(
+            NodeName::Planner,
+            Decision::Malformed,
+            "a guard's verdict was not settled".into(),
+            false,
+        ),
     }
 }
 

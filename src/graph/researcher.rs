@@ -80,6 +80,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             json_reply: false,
             temperature: None,
             max_tokens: None,
+            code_reply: false,
         };
         let reply = match llm::call(ctx, state, NodeName::Researcher, request).await {
             Err(CallFailure::Stopped) => return StepResult::stopped(state, false),

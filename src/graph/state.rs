@@ -230,6 +230,31 @@ impl std::fmt::Display for Decision {
     }
 }
 
+/// Why a planner step sent the coder a task instead of the hop the model proposed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Redirect {
+    /// A give-up before the coder had a fair try (refused once per run).
+    GiveUpRefused,
+    /// A verification of files whose verification already failed with `signature` (once per
+    /// failure).
+    Reverify { signature: String },
+}
+
+impl Redirect {
+    /// What the step's reason says of it.
+    pub fn note(&self) -> &'static str {
+        match self {
+            Self::GiveUpRefused => {
+                "give-up refused once: nothing was changed yet, so the coder gets the failure first"
+            }
+            Self::Reverify { .. } => {
+                "redirected to the coder: the verification already failed on these exact files"
+            }
+        }
+    }
+}
+
 /// One executed step, for the report's timeline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepRecord {
@@ -241,6 +266,12 @@ pub struct StepRecord {
     /// The earlier step whose state this step returned to, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revisit_of: Option<u32>,
+    /// A coder step whose only moves were changes to the protected tests (each refused).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub only_test_edits: bool,
+    /// A planner step that sent the coder a task instead of the proposed hop, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redirect: Option<Redirect>,
 }
 
 /// Where the verifier's command came from.
@@ -283,12 +314,33 @@ impl RoutingHistory {
     }
 }
 
+/// A fired rule and its one-sentence reason.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fired {
+    pub rule: StopRule,
+    pub reason: String,
+}
+
 /// Why and how the run ended, once it has.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ending {
     pub status: TerminalStatus,
     pub rule: Option<StopRule>,
     pub reason: String,
+}
+
+impl Ending {
+    /// `done_success` because the verification (`command`) after the latest change passed,
+    /// although something else was about to happen (`why`).
+    pub fn verified_success(command: &str, why: &str) -> Self {
+        Self {
+            status: TerminalStatus::DoneSuccess,
+            rule: None,
+            reason: format!(
+                "The verification after the latest change (`{command}`) passed; {why}, but verified success wins, so the run ended."
+            ),
+        }
+    }
 }
 
 /// Everything a run knows.
@@ -312,21 +364,13 @@ pub struct RunState {
     pub hashes_at_last_verification: Option<BTreeMap<String, String>>,
     pub test: Option<TestResult>,
     pub failures: FailureHistory,
-    /// Consecutive coder steps without progress (no net change, or back to an earlier state).
-    pub coder_noop_count: u32,
     /// World fingerprint (files + verified outcome) → the first step that reached it (0: the
     /// start of the run).
     pub seen_states: BTreeMap<String, u32>,
-    /// Coder steps since the last progress that returned the workspace to an earlier state.
-    pub revisit_streak: u32,
-    /// The step the last revisit returned to.
-    pub last_revisit_of: Option<u32>,
     pub model_calls: u32,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     pub calls: Vec<CallRecord>,
-    /// Consecutive failed model calls (any node).
-    pub consecutive_model_failures: u32,
     pub plan: Vec<String>,
     pub last_decision: Option<PlannerDecision>,
     /// (fingerprint, decision key) → times seen; for the exact-repeat rule.
@@ -337,16 +381,6 @@ pub struct RunState {
     pub ending: Option<Ending>,
     /// The coder's last `done` summary.
     pub coder_summary: Option<String>,
-    /// Times the planner's `done` was refused because nothing was changed or verified yet.
-    #[serde(default)]
-    pub done_refusals: u32,
-    /// Give-ups refused because the coder had not yet had a fair try (see
-    /// `rules::premature_give_up`).
-    #[serde(default)]
-    pub give_up_refusals: u32,
-    /// Error signatures whose redundant re-verification was redirected to the coder.
-    #[serde(default)]
-    pub redirected_failures: BTreeSet<String>,
     /// Tool calls executed, by tool name (names clipped; a model may invent any).
     #[serde(default)]
     pub tools_run: BTreeMap<String, u32>,
@@ -364,10 +398,6 @@ pub struct RunState {
     /// `rules::empty_done_refusal`).
     #[serde(default)]
     pub empty_done_refusals: u32,
-    /// Coder steps since the last progress in which the coder tried to change the protected
-    /// tests (refused) and changed nothing else (see `rules::test_edits_only`).
-    #[serde(default)]
-    pub test_edit_steps: u32,
     /// The files the latest coder step changed, as they were before it (`None`: the file did
     /// not exist), so a change that makes the tests worse can be undone (see
     /// `rules::regression`). Held in memory only.
@@ -394,15 +424,11 @@ impl RunState {
             hashes_at_last_verification: None,
             test: None,
             failures: FailureHistory::default(),
-            coder_noop_count: 0,
             seen_states: BTreeMap::new(),
-            revisit_streak: 0,
-            last_revisit_of: None,
             model_calls: 0,
             prompt_tokens: 0,
             completion_tokens: 0,
             calls: Vec::new(),
-            consecutive_model_failures: 0,
             plan: Vec::new(),
             last_decision: None,
             decision_repeats: BTreeMap::new(),
@@ -410,15 +436,11 @@ impl RunState {
             path_edges: BTreeMap::new(),
             ending: None,
             coder_summary: None,
-            done_refusals: 0,
-            give_up_refusals: 0,
             off_list_denials: 0,
             tools_run: BTreeMap::new(),
-            redirected_failures: BTreeSet::new(),
             planner_note: None,
             standing_decision: None,
             empty_done_refusals: 0,
-            test_edit_steps: 0,
             undo: BTreeMap::new(),
             last_planner_reason: String::new(),
         }
@@ -430,17 +452,11 @@ impl RunState {
 
     /// Records one model call (failed calls count too; retried attempts are in its figures).
     pub fn record_call(&mut self, mut call: CallRecord) {
-        let failed = call.failed;
         self.model_calls += 1;
         self.prompt_tokens += call.prompt_tokens;
         self.completion_tokens += call.completion_tokens;
         call.step = self.total_steps + 1;
         self.calls.push(call);
-        if failed {
-            self.consecutive_model_failures += 1;
-        } else {
-            self.consecutive_model_failures = 0;
-        }
     }
 
     /// Ends the run (first ending wins: a later rule never overwrites the cause).

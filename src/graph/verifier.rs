@@ -142,7 +142,7 @@ fn undone_to_coder(
         state.test.as_ref().map_or("", |t| t.command.as_str()),
         super::context::clip(worse, 160)
     );
-    if let Some(task) = super::rules::undone_task(state, &files, worse) {
+    if let Some(task) = super::tasks::undone_task(state, &files, worse) {
         state.standing_decision = Some(PlannerDecision::to_coder(
             "the coder's change made the tests worse and was undone, so the coder gets the earlier failure again (no planner call)",
             task,
@@ -213,7 +213,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             return StepResult::to(NodeName::Done, Decision::Pass, reason, progress);
         }
     }
-    if let Some(task) = super::rules::opening_task(state) {
+    if let Some(task) = super::tasks::opening_task(state) {
         state.last_decision = Some(PlannerDecision::to_coder(
             "the opening verification failed",
             task,
@@ -221,7 +221,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         let reason = format!("{reason}; the failure goes to the coder as its task");
         return StepResult::to(NodeName::Coder, Decision::Fail, reason, progress);
     }
-    if let Some(task) = super::rules::follow_up_task(state) {
+    if let Some(task) = super::tasks::follow_up_task(state) {
         state.standing_decision = Some(PlannerDecision::to_coder(
             "the coder's change still fails the tests, so the new failure goes back to the coder (no planner call)",
             task,

@@ -2,7 +2,8 @@
 //! each get the right decision.
 
 use kotef_core::IssueNumber;
-use kotef_github::inbound::trigger::{decide, Decision, DecisionConfig, Trigger};
+use kotef_github::inbound::decide::decide;
+use kotef_github::inbound::trigger::{Decision, DecisionConfig, Trigger};
 
 fn load(name: &str) -> Vec<u8> {
     let path = format!(

@@ -359,6 +359,7 @@ mod tests {
             json_reply,
             temperature: None,
             max_tokens: None,
+            code_reply: false,
         }
     }
 

@@ -195,7 +195,7 @@ impl Transport {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .map_or(0, |end| millis(started.saturating_duration_since(end)));
-            let (status, result) = match self.send_once(build()).await {
+            let (status, result) = match self.send_once(build(), request.code_reply).await {
                 Err(e) => (None, Err(AttemptFailure::from(e))),
                 Ok(raw) if (200..300).contains(&raw.status) => {
                     (Some(raw.status), parse(&raw.body, request))
@@ -274,8 +274,15 @@ impl Transport {
         records.push_back(r);
     }
 
-    async fn send_once(&self, req: reqwest::RequestBuilder) -> Result<RawResponse, ModelError> {
+    /// One attempt. A streamed reply is read as it comes: cut when it repeats itself, and,
+    /// for a `code_reply`, ended once its blocks are complete and prose follows them.
+    async fn send_once(
+        &self,
+        req: reqwest::RequestBuilder,
+        code_reply: bool,
+    ) -> Result<RawResponse, ModelError> {
         let timeout_ms = millis(self.timeout);
+        let started = Instant::now();
         let attempt = async {
             let mut resp = req.send().await.map_err(|e| self.transport_error(e))?;
             let status = resp.status().as_u16();
@@ -286,7 +293,7 @@ impl Transport {
                     .and_then(|v| v.to_str().ok())
                     .is_some_and(|v| v.starts_with("text/event-stream"));
             let mut body = Vec::new();
-            let mut events = StreamedReply::default();
+            let mut events = StreamedReply::started_at(started);
             let mut read = 0usize;
             while let Some(chunk) = resp.chunk().await.map_err(|e| self.transport_error(e))? {
                 read += chunk.len();
@@ -306,6 +313,10 @@ impl Transport {
                 if events.cut_if_degenerate() {
                     // Dropping the response closes the connection: the server stops too.
                     tracing::warn!(model = %self.label, "cut a reply that kept repeating itself");
+                    break;
+                }
+                if code_reply && events.end_after_code() {
+                    tracing::debug!(model = %self.label, "a code reply's blocks are complete");
                     break;
                 }
             }

@@ -436,6 +436,7 @@ mod tests {
             json_reply,
             temperature: None,
             max_tokens: None,
+            code_reply: false,
         }
     }
 

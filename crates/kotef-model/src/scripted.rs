@@ -225,6 +225,7 @@ mod tests {
             json_reply: false,
             temperature: None,
             max_tokens: None,
+            code_reply: false,
         }
     }
 

@@ -7,8 +7,12 @@
 //! The events are folded into the body of an ordinary, non-streamed reply, so the reply
 //! parser is the same for both. A cut reply keeps what came before the repetition (and one
 //! copy of the repeated piece) with `finish_reason: "length"`, as a reply cut by the cap has.
+//!
+//! A code reply (the repair loop's fenced blocks) is also complete once its blocks are: the
+//! prose a model writes after the last one is not waited for ([`prose_after_code`]).
 
 use serde_json::{json, Value};
+use std::time::Instant;
 
 /// How many bytes at the end of a reply must repeat one piece before it is cut.
 pub const DEGENERATE_WINDOW: usize = 400;
@@ -37,6 +41,59 @@ pub fn degenerate_from(text: &str) -> Option<usize> {
     Some(cut)
 }
 
+/// Bytes of an unfinished line after a closed block read before it is judged as prose.
+pub const PROSE_LINE: usize = 80;
+
+/// Where a code reply (fenced blocks, or search/replace blocks) is complete: just after its
+/// last closed block, once a line after that block is prose — three words or more, not
+/// ending in `:` as a line that introduces another block does. `None` while a block is
+/// open, before any block has closed, or while what follows may still open another block
+/// (a path, a marker word, a blank line). Pure; checked after every streamed chunk.
+pub fn prose_after_code(text: &str) -> Option<usize> {
+    let (mut in_fence, mut in_search) = (false, false);
+    let mut end = None;
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        pos += line.len();
+        if !line.ends_with('\n') {
+            break;
+        }
+        let t = line.trim();
+        if t.starts_with("```") {
+            in_fence = !in_fence;
+            if !in_fence && !in_search {
+                end = Some(pos);
+            }
+        } else if t.starts_with("<<<<<<<") {
+            in_search = true;
+        } else if t.starts_with(">>>>>>>") {
+            in_search = false;
+            if !in_fence {
+                end = Some(pos);
+            }
+        }
+    }
+    let end = end.filter(|_| !in_fence && !in_search)?;
+    let after = &text[end..];
+    let mut lines = after.split_inclusive('\n').peekable();
+    while let Some(line) = lines.next() {
+        let finished = line.ends_with('\n') || line.len() >= PROSE_LINE;
+        if finished && is_prose(line) {
+            return Some(end);
+        }
+        if lines.peek().is_none() {
+            break;
+        }
+    }
+    None
+}
+
+/// A line of sentence text: three words or more, not introducing something with `:`.
+fn is_prose(line: &str) -> bool {
+    let t = line.trim();
+    t.split_whitespace().count() >= 3 && !t.trim_end_matches(['*', '`']).ends_with(':')
+}
+
 /// A streamed reply being read: the text so far and what the events said about the end.
 #[derive(Debug, Default)]
 pub struct StreamedReply {
@@ -48,9 +105,23 @@ pub struct StreamedReply {
     error: Option<Value>,
     done: bool,
     cut: bool,
+    ended: bool,
+    started: Option<Instant>,
+    first_text: Option<Instant>,
+    deltas: u64,
 }
 
 impl StreamedReply {
+    /// A reply whose request was sent at `started`: a stream this side ends early (the server
+    /// never sends its closing `timings`) gets timings from this clock instead — the prompt
+    /// until the first text, generation after it, one token per text event.
+    pub fn started_at(started: Instant) -> Self {
+        Self {
+            started: Some(started),
+            ..Self::default()
+        }
+    }
+
     /// Reads one chunk of the event stream (lines may be split across chunks).
     pub fn push(&mut self, chunk: &[u8]) {
         self.pending.extend_from_slice(chunk);
@@ -86,6 +157,10 @@ impl StreamedReply {
                 .and_then(|d| d.get("content"))
                 .and_then(Value::as_str)
             {
+                if !text.is_empty() {
+                    self.first_text.get_or_insert_with(Instant::now);
+                    self.deltas += 1;
+                }
                 self.content.push_str(text);
             }
             if let Some(r) = choice.get("finish_reason").and_then(Value::as_str) {
@@ -119,13 +194,47 @@ impl StreamedReply {
         }
     }
 
+    /// Ends a code reply whose blocks are complete and which has gone on to prose
+    /// ([`prose_after_code`]): the text after the last block is dropped and the reply ends as
+    /// a finished one (`stop`); true when it did (the caller then stops reading).
+    pub fn end_after_code(&mut self) -> bool {
+        match prose_after_code(&self.content) {
+            Some(at) => {
+                self.content.truncate(at);
+                self.finish_reason = Some("stop".into());
+                self.ended = true;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Whether the reply was cut for repeating itself.
     pub fn was_cut(&self) -> bool {
         self.cut
     }
 
+    /// Timings from this side's clock for a stream it ended before the server's own came
+    /// (llama.cpp's field names; the prompt's cached/uncached split is unknown).
+    fn client_timings(&self) -> Option<Value> {
+        if self.timings.is_some() || !(self.cut || self.ended) {
+            return None;
+        }
+        let (started, first) = (self.started?, self.first_text?);
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+        Some(json!({
+            "prompt_ms": ms(first.saturating_duration_since(started)),
+            "predicted_ms": ms(first.elapsed()),
+            "predicted_n": self.deltas,
+            "client_clock": true,
+        }))
+    }
+
     /// The reply as a non-streamed Chat Completions body (an error event as an error body).
-    pub fn into_body(self) -> Vec<u8> {
+    pub fn into_body(mut self) -> Vec<u8> {
+        if let Some(t) = self.client_timings() {
+            self.timings = Some(t);
+        }
         let v = match self.error {
             Some(e) if self.content.is_empty() => json!({ "error": e }),
             _ => {
@@ -237,6 +346,89 @@ mod tests {
         let v: Value = serde_json::from_slice(&r.into_body()).unwrap();
         assert_eq!(v["choices"][0]["message"]["content"], format!("{FIX}\\n"));
         assert_eq!(v["choices"][0]["finish_reason"], "length");
+    }
+
+    #[test]
+    fn a_code_reply_ends_at_the_first_line_of_prose_after_its_block() {
+        let text = format!("{FIX}\nThis keeps the recursion going.\n");
+        assert_eq!(prose_after_code(&text), Some(FIX.len()));
+    }
+
+    #[test]
+    fn a_code_reply_is_not_ended_inside_or_before_a_block() {
+        assert_eq!(
+            prose_after_code("The bug is on line two, it must swap.\n"),
+            None
+        );
+        let open = "gcd.py\n```python\ndef gcd(a, b):\n    # this is a long comment line\n";
+        assert_eq!(prose_after_code(open), None);
+    }
+
+    #[test]
+    fn a_path_or_a_line_introducing_another_block_waits_for_it() {
+        for next in [
+            "\nutils.py\n",
+            "\nAnd in `utils.py` change this too:\n",
+            "\nREPLACE\n",
+        ] {
+            assert_eq!(prose_after_code(&format!("{FIX}{next}")), None, "{next:?}");
+        }
+    }
+
+    #[test]
+    fn a_second_block_moves_the_end_to_after_it() {
+        let second = "\nutils.py\n```python\ndef f():\n    return 1\n```\n";
+        let text = format!("{FIX}{second}Both functions are fixed now.\n");
+        assert_eq!(prose_after_code(&text), Some(FIX.len() + second.len()));
+    }
+
+    #[test]
+    fn a_search_replace_block_outside_a_fence_ends_at_its_marker() {
+        let block = "a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n";
+        let text = format!("{block}This sets x to two.\n");
+        assert_eq!(prose_after_code(&text), Some(block.len()));
+    }
+
+    #[test]
+    fn a_long_unfinished_line_of_prose_is_judged_before_it_ends() {
+        let text = format!("{FIX}{}", "word ".repeat(20));
+        assert_eq!(prose_after_code(&text), Some(FIX.len()));
+        assert_eq!(prose_after_code(&format!("{FIX}This keeps")), None);
+    }
+
+    #[test]
+    fn a_streamed_code_reply_ends_as_a_finished_one() {
+        let mut r = StreamedReply::default();
+        r.push(&sse(&[FIX, "\nThis ", "fixes the ", "recursion.\n"]));
+        assert!(r.end_after_code());
+        assert!(!r.was_cut());
+        let v: Value = serde_json::from_slice(&r.into_body()).unwrap();
+        assert_eq!(v["choices"][0]["message"]["content"], FIX);
+        assert_eq!(v["choices"][0]["finish_reason"], "stop");
+    }
+
+    #[test]
+    fn a_stream_ended_early_has_timings_from_this_side() {
+        let mut r = StreamedReply::started_at(Instant::now());
+        r.push(&sse(&[
+            "gcd.py\n",
+            "```python\n",
+            "def gcd(a, b):\n    return b\n```\n",
+        ]));
+        r.push(&sse(&["\nThis returns the ", "divisor now.\n"]));
+        assert!(r.end_after_code());
+        let v: Value = serde_json::from_slice(&r.into_body()).unwrap();
+        assert_eq!(v["timings"]["predicted_n"], 5);
+        assert_eq!(v["timings"]["client_clock"], true);
+        assert!(v["timings"]["prompt_ms"].as_f64().is_some());
+    }
+
+    #[test]
+    fn a_finished_stream_keeps_the_servers_timings_only() {
+        let mut r = StreamedReply::started_at(Instant::now());
+        r.push(&sse(&["hi"]));
+        let v: Value = serde_json::from_slice(&r.into_body()).unwrap();
+        assert!(v.get("timings").is_none());
     }
 
     #[test]

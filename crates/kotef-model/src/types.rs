@@ -92,6 +92,10 @@ pub struct ModelRequest {
     /// A lower cap on this reply's completion tokens than the configured one (the repair
     /// loop's short replies): the smaller of the two is sent.
     pub max_tokens: Option<u32>,
+    /// The reply is code in fenced blocks (the repair loop's): it is complete once its last
+    /// fenced or search/replace block closes, so a streamed reply is cut at the first line of
+    /// prose after a closed block instead of being waited for (`crate::stream`).
+    pub code_reply: bool,
 }
 
 impl ModelRequest {
@@ -186,6 +190,11 @@ pub struct ServerTimings {
     pub prompt_ms: f64,
     pub generated: u64,
     pub generation_ms: f64,
+    /// Timed by kotef, not the server: kotef ended the streamed reply itself (a runaway, or a
+    /// code reply complete before its prose), so the server sent no figures; the prompt is
+    /// the time to the first text, and the cached/uncached split is unknown (0).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub client_clock: bool,
 }
 
 impl ServerTimings {
@@ -201,6 +210,10 @@ impl ServerTimings {
             prompt_ms: ms("prompt_ms"),
             generated: n("predicted_n"),
             generation_ms: ms("predicted_ms"),
+            client_clock: t
+                .get("client_clock")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false),
         })
     }
 }
@@ -377,6 +390,7 @@ mod tests {
             json_reply: true,
             temperature: None,
             max_tokens: None,
+            code_reply: false,
         };
         assert_eq!(req.estimated_prompt_tokens(), 2);
     }

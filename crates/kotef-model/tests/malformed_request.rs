@@ -42,6 +42,7 @@ fn history_with_string_arguments() -> ModelRequest {
         json_reply: false,
         temperature: None,
         max_tokens: None,
+        code_reply: false,
     }
 }
 

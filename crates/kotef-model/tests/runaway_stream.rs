@@ -86,6 +86,7 @@ fn plain_request() -> ModelRequest {
         json_reply: false,
         temperature: None,
         max_tokens: Some(600),
+        code_reply: false,
     }
 }
 

@@ -39,6 +39,7 @@ fn coder_request() -> ModelRequest {
         json_reply: false,
         temperature: None,
         max_tokens: None,
+        code_reply: false,
     }
 }
 
@@ -351,6 +352,7 @@ async fn a_request_temperature_wins_over_the_configured_one() {
     let request = kotef_model::ModelRequest {
         temperature: Some(0.8),
         max_tokens: None,
+        code_reply: false,
         ..json_request()
     };
     assert_eq!(

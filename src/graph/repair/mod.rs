@@ -87,6 +87,19 @@ fn change_key(blocks: &[EditBlock]) -> String {
         .join("\u{1}")
 }
 
+/// The request of one attempt: a short reply of fenced code at the attempt's temperature.
+fn attempt_request(messages: Vec<Message>, heat: u32) -> ModelRequest {
+    ModelRequest {
+        node: NodeName::Coder,
+        messages,
+        tools: Vec::new(),
+        json_reply: false,
+        temperature: temperature(heat),
+        max_tokens: Some(REPAIR_MAX_TOKENS),
+        code_reply: true,
+    }
+}
+
 /// The edit blocks of a reply; a model that still wrote `edit_file`/`write_file` calls (as
 /// JSON text, or as native tool calls although none were offered) gets them read as blocks.
 fn reply_blocks(reply: &kotef_model::ModelReply) -> Vec<EditBlock> {
@@ -300,14 +313,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         if !std::mem::take(&mut fresh) && !history.is_empty() {
             messages.push(Message::user(tried_message(&history)));
         }
-        let request = ModelRequest {
-            node: NodeName::Coder,
-            messages,
-            tools: Vec::new(),
-            json_reply: false,
-            temperature: temperature(heat),
-            max_tokens: Some(REPAIR_MAX_TOKENS),
-        };
+        let request = attempt_request(messages, heat);
         attempts += 1;
         heat += 1;
         let reply = match llm::call(ctx, state, NodeName::Coder, request).await {

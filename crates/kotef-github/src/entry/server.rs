@@ -8,8 +8,9 @@
 //! its status comment finished, and the worker goes on.
 
 use crate::config::{ExecutorMode, ServeConfig};
+use crate::inbound::decide::decide;
 use crate::inbound::signature::{verify, SIGNATURE_HEADER};
-use crate::inbound::trigger::{decide, Decision, DecisionConfig};
+use crate::inbound::trigger::{Decision, DecisionConfig};
 use crate::metrics::Metrics;
 use crate::outbound::client::GitHub;
 use crate::pipeline::{end_abandoned, finish_comment, process_job, JobContext, INTERNAL_ERROR};

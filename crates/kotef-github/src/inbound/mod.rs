@@ -3,6 +3,9 @@
 //! [`visible`]). The HTTP server that receives deliveries is an entry point
 //! (`crate::entry::server`).
 
+pub mod decide;
+pub mod goal;
+pub mod payload;
 pub mod sanitize;
 pub mod signature;
 pub mod trigger;

@@ -4,7 +4,9 @@
 //! dispatcher.
 
 use super::{JobContext, JobResult, JobStatus};
-use crate::inbound::trigger::{build_goal, fork_reason, PullContext, ThreadComment, Trigger};
+use crate::inbound::decide::fork_reason;
+use crate::inbound::goal::{build_goal, PullContext, ThreadComment};
+use crate::inbound::trigger::Trigger;
 use crate::outbound::client::Reaction;
 use crate::outbound::render;
 use crate::outbound::workspace::issue_branch;
@@ -183,7 +185,7 @@ pub(crate) async fn goal_for(ctx: &JobContext, job: &Job, trigger: &Trigger) -> 
     if let Some(g) = job.goal.as_deref().filter(|g| !g.trim().is_empty()) {
         return crate::text::truncate_chars(
             &crate::inbound::sanitize::visible_text(g),
-            crate::inbound::trigger::MAX_GOAL_CHARS,
+            crate::inbound::goal::MAX_GOAL_CHARS,
         );
     }
     let thread = match trigger {

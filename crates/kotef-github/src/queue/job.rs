@@ -1,7 +1,8 @@
 //! A job: one accepted trigger (or a rejection to answer) with everything the pipeline needs
 //! to run it later, serialisable so the job store can keep it across restarts.
 
-use crate::inbound::trigger::{decide, Decision, DecisionConfig, PayloadError, Rejection, Trigger};
+use crate::inbound::decide::decide;
+use crate::inbound::trigger::{Decision, DecisionConfig, PayloadError, Rejection, Trigger};
 use kotef_core::{DeliveryId, IssueNumber, LimitsOverride, Profile, RepoName, RunId};
 use serde::{Deserialize, Serialize};
 

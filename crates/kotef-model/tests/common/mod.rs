@@ -194,6 +194,7 @@ pub fn tool_request() -> ModelRequest {
         json_reply: false,
         temperature: None,
         max_tokens: None,
+        code_reply: false,
     }
 }
 
@@ -209,6 +210,7 @@ pub fn json_request() -> ModelRequest {
         json_reply: true,
         temperature: None,
         max_tokens: None,
+        code_reply: false,
     }
 }
 

@@ -1,0 +1,80 @@
+//! `fix_attempts`: the verification still fails after as many fix attempts (failing
+//! verifications after code changes) as the profile allows.
+
+use super::{Facts, Fires, Guard, Row, Verdict, BEFORE_PLANNER_CHECKED};
+use crate::graph::state::Fired;
+use kotef_core::StopRule;
+
+pub struct FixAttempts;
+
+impl Guard for FixAttempts {
+    fn row(&self) -> Row {
+        Row {
+            rule: Fires::Rule(StopRule::FixAttempts),
+            variant: "",
+            checked: BEFORE_PLANNER_CHECKED,
+            threshold: "`fix_attempts` failing verifications after code changes".into(),
+        }
+    }
+
+    fn check(&self, f: &Facts<'_>) -> Verdict {
+        let state = f.state;
+        let limits = f.limits;
+        let Some(t) = state.test.as_ref().filter(|t| !t.passed) else {
+            return Verdict::Continue;
+        };
+        if state.failures.attempts < limits.fix_attempts {
+            return Verdict::Continue;
+        }
+        Verdict::Stop(Fired {
+            rule: StopRule::FixAttempts,
+            reason: format!(
+                "bounded_attempts_exceeded: verification still fails (`{}`) after {} fix attempts, the {} profile's limit.",
+                t.command,
+                state.failures.attempts,
+                state.profile.as_str()
+            ),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::facts::testing::test_result;
+    use crate::graph::state::RunState;
+    use kotef_core::Limits;
+    use kotef_core::Profile;
+    use std::collections::BTreeMap;
+
+    fn yolo_after(attempts: u32, passed: bool) -> Verdict {
+        let mut s = RunState::new("g", Profile::Yolo, BTreeMap::new());
+        s.test = Some(test_result("cargo test", passed, ""));
+        s.failures.attempts = attempts;
+        FixAttempts.check(&Facts::before_planner(
+            &s,
+            &Limits::for_profile(Profile::Yolo),
+        ))
+    }
+
+    #[test]
+    fn fix_attempts_fire_at_the_profile_limit() {
+        let Verdict::Stop(f) = yolo_after(3, false) else {
+            panic!("no stop");
+        };
+        assert_eq!(
+            f.reason,
+            "bounded_attempts_exceeded: verification still fails (`cargo test`) after 3 fix attempts, the yolo profile's limit."
+        );
+    }
+
+    #[test]
+    fn fewer_attempts_do_not_fire() {
+        assert_eq!(yolo_after(2, false), Verdict::Continue);
+    }
+
+    #[test]
+    fn a_passing_last_verification_never_fires() {
+        assert_eq!(yolo_after(3, true), Verdict::Continue);
+    }
+}

@@ -1,0 +1,285 @@
+//! Guards: the run's heuristics and stop rules, one file each. A guard holds its threshold,
+//! its check over the run's facts ([`super::facts`]), the text it gives, its row of the
+//! stop-rule table and its tests; it implements [`Guard`] and answers with one [`Verdict`].
+//! A registry lists the guards of each checkpoint in the order they are asked, and the
+//! stop-rule table (`docs/stop-rules.md`, included below) is generated from the registries
+//! ([`super::stop_table`]): a test fails when the file and the registry differ.
+//!
+//! A new heuristic is one new file here plus one line in its checkpoint's registry.
+#![doc = include_str!("../../../docs/stop-rules.md")]
+
+use super::state::{Ending, Fired, PlannerDecision, Redirect, RunState};
+use kotef_core::{Limits, StopRule};
+
+pub mod coder_noop;
+pub mod edge_limit;
+pub mod exact_repeat;
+pub mod fix_attempts;
+pub mod model_failures;
+pub mod no_progress;
+pub mod oscillation;
+pub mod outside_repository;
+pub mod premature_done;
+pub mod premature_give_up;
+pub mod reverify;
+pub mod test_edits_only;
+pub mod verified_success_wins;
+
+/// What a guard says of the run at its checkpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Nothing to say: the next guard is asked.
+    Continue,
+    /// The proposal is refused; the note goes to the planner's next prompt.
+    Refuse(String),
+    /// The coder gets `task` instead of the proposed hop, for the reason `why`.
+    Redirect { task: String, why: Redirect },
+    /// The run ends in success here.
+    Succeed(Ending),
+    /// The run stops with this rule and reason (unless a verified success wins).
+    Stop(Fired),
+}
+
+/// What a guard's row says it fires.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fires {
+    /// One rule of the contract.
+    Rule(StopRule),
+    /// The rule of the proposed hop's edge (`planner_to_<node>`).
+    EdgeRule,
+    /// No rule: the row redirects or refuses, or ends the run by itself, with this status.
+    NoRule { status: &'static str },
+}
+
+/// A guard's row of the stop-rule table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// The contract's rule it fires.
+    pub rule: Fires,
+    /// What sets this row apart from the rule's other rows (empty: nothing).
+    pub variant: &'static str,
+    /// Where it is checked.
+    pub checked: &'static str,
+    /// When it fires.
+    pub threshold: String,
+}
+
+impl Row {
+    /// The row of a guard that fires no rule: `label` names it, `status` says what follows.
+    pub fn without_rule(
+        label: &'static str,
+        checked: &'static str,
+        threshold: &str,
+        status: &'static str,
+    ) -> Self {
+        Self {
+            rule: Fires::NoRule { status },
+            variant: label,
+            checked,
+            threshold: threshold.to_string(),
+        }
+    }
+
+    /// The row's cells: rule, where, threshold, status.
+    pub fn cells(&self) -> [String; 4] {
+        let variant = if self.variant.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", self.variant)
+        };
+        let (rule, status) = match self.rule {
+            Fires::Rule(r) => (
+                format!("`{r}`{variant}"),
+                format!("`{}`", r.terminal_status().as_str()),
+            ),
+            // Every edge's rule ends a run stuck.
+            Fires::EdgeRule => (
+                format!("`planner_to_<node>`{variant}"),
+                format!("`{}`", StopRule::PlannerToCoder.terminal_status().as_str()),
+            ),
+            Fires::NoRule { status } => (self.variant.to_string(), status.to_string()),
+        };
+        [
+            rule,
+            self.checked.to_string(),
+            self.threshold.clone(),
+            status,
+        ]
+    }
+}
+
+/// What a guard judges: the run's facts and limits, and at [`ON_HOP`] the planner's proposed
+/// hop.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    pub state: &'a RunState,
+    pub limits: &'a Limits,
+    /// The hop the planner proposed, already counted (only at [`ON_HOP`]).
+    pub hop: Option<Hop<'a>>,
+}
+
+/// A proposed hop, as the hop guards see it.
+#[derive(Debug, Clone, Copy)]
+pub struct Hop<'a> {
+    pub decision: &'a PlannerDecision,
+    /// How often this exact proposal has now been made on this exact state.
+    pub repeats: u32,
+}
+
+impl<'a> Facts<'a> {
+    /// The facts at the start of a planner step.
+    pub fn before_planner(state: &'a RunState, limits: &'a Limits) -> Self {
+        Self {
+            state,
+            limits,
+            hop: None,
+        }
+    }
+
+    /// The facts when the planner proposed `hop`.
+    pub fn on_hop(state: &'a RunState, limits: &'a Limits, hop: Hop<'a>) -> Self {
+        Self {
+            state,
+            limits,
+            hop: Some(hop),
+        }
+    }
+}
+
+/// A heuristic or stop rule over the run's facts.
+pub trait Guard: Sync {
+    /// Its row in the stop-rule table.
+    fn row(&self) -> Row;
+    /// Its verdict on the run as it is now.
+    fn check(&self, facts: &Facts<'_>) -> Verdict;
+}
+
+/// Where the planner's guards are asked: at the start of a planner step, before the model.
+pub const BEFORE_PLANNER_CHECKED: &str = "planner, before asking the model";
+
+/// Where the proposal guards are asked: on the model's proposal, before anything else.
+pub const ON_PROPOSAL_CHECKED: &str = "planner, on the model's proposal";
+
+/// Where the hop guards are asked: after the model's proposal, with the hop counted.
+pub const ON_HOP_CHECKED: &str = "planner, after the model's proposal";
+
+/// The guards asked at the start of a planner step, in order; the first that stops the run
+/// decides.
+pub const BEFORE_PLANNER: &[&dyn Guard] = &[
+    &model_failures::ModelFailures,
+    &oscillation::Oscillation,
+    &fix_attempts::FixAttempts,
+    &outside_repository::OutsideRepository,
+    &test_edits_only::TestEditsOnly,
+    &coder_noop::CoderNoop,
+    &no_progress::NoProgress,
+];
+
+/// The guards asked on the planner's proposal (any next node), in order; the first verdict
+/// that is not `Continue` is taken: success, a refused `done`, or the coder sent the failure
+/// instead of the proposed hop.
+pub const ON_PROPOSAL: &[&dyn Guard] = &[
+    &verified_success_wins::VerifiedSuccessWins,
+    &premature_done::PrematureDone,
+    &premature_give_up::PrematureGiveUp,
+    &reverify::Reverify,
+];
+
+/// The guards asked on a proposed hop to the researcher, the coder or the verifier, in order.
+pub const ON_HOP: &[&dyn Guard] = &[
+    &exact_repeat::ExactRepeat,
+    &edge_limit::EdgeLimit,
+    &coder_noop::CoderNoopHop,
+];
+
+/// Every registry with its checkpoint, in the order a run meets them (the table's order).
+pub const REGISTRIES: &[(&str, &[&dyn Guard])] = &[
+    (BEFORE_PLANNER_CHECKED, BEFORE_PLANNER),
+    (ON_PROPOSAL_CHECKED, ON_PROPOSAL),
+    (ON_HOP_CHECKED, ON_HOP),
+];
+
+/// The first verdict among `guards` that is not `Continue`, asked in order.
+pub fn first_verdict(guards: &[&dyn Guard], facts: &Facts<'_>) -> Verdict {
+    guards
+        .iter()
+        .map(|g| g.check(facts))
+        .find(|v| *v != Verdict::Continue)
+        .unwrap_or(Verdict::Continue)
+}
+
+/// The first stop among `guards`, asked in order (their other verdicts are not taken here:
+/// these registries hold stop rules only).
+pub fn first_stop(guards: &[&dyn Guard], facts: &Facts<'_>) -> Option<Fired> {
+    match first_verdict(guards, facts) {
+        Verdict::Stop(f) => Some(f),
+        _ => None,
+    }
+}
+
+/// Facts for the guards' tests.
+#[cfg(test)]
+pub mod testing {
+    use super::{Facts, Guard, Hop, Verdict};
+    use crate::graph::state::{PlannerDecision, RunState};
+    use kotef_core::{Limits, NodeName, Profile};
+    use std::collections::BTreeMap;
+
+    /// `guard`'s verdict on a hop to `next` proposed `repeats` times, on a strict run that
+    /// `setup` prepared.
+    pub fn on_hop(
+        next: NodeName,
+        repeats: u32,
+        setup: impl FnOnce(&mut RunState),
+        guard: &dyn Guard,
+    ) -> Verdict {
+        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        setup(&mut s);
+        let decision = PlannerDecision {
+            next,
+            reason: "r".into(),
+            plan: Vec::new(),
+            query: None,
+            task: None,
+            verify: None,
+        };
+        let limits = Limits::for_profile(Profile::Strict);
+        let hop = Hop {
+            decision: &decision,
+            repeats,
+        };
+        guard.check(&Facts::on_hop(&s, &limits, hop))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_guard_is_checked_where_its_registry_says_and_listed_once() {
+        let mut seen: Vec<[String; 4]> = Vec::new();
+        for (checked, guards) in REGISTRIES {
+            for g in *guards {
+                let r = g.row().cells();
+                assert_eq!(r[1], *checked, "{r:?}");
+                assert!(!seen.contains(&r), "listed twice: {r:?}");
+                seen.push(r);
+            }
+        }
+    }
+
+    #[test]
+    fn a_fresh_run_passes_every_guard() {
+        let s = RunState::new(
+            "g",
+            kotef_core::Profile::Strict,
+            std::collections::BTreeMap::new(),
+        );
+        let l = Limits::for_profile(kotef_core::Profile::Strict);
+        assert_eq!(
+            first_stop(BEFORE_PLANNER, &Facts::before_planner(&s, &l)),
+            None
+        );
+    }
+}

@@ -1,0 +1,128 @@
+//! The texts the graph sends the model besides the nodes' system prompts: the templates in
+//! `prompts/messages.md`, one `## name` section each with `{field}` placeholders, filled here
+//! by name. A value is inserted as it is (code with braces in it is never read as a field).
+
+/// The template file, compiled in.
+const TEMPLATES: &str = include_str!("../../prompts/messages.md");
+
+/// The coder's task from a failing test: `fix`, `command`, `failure`, `advice`.
+pub const FIX_TASK: &str = "fix_task";
+/// What to fix when the failure names code files: `what`.
+pub const FIX_CODE: &str = "fix_code";
+/// What to fix when it names none.
+pub const FIX_UNNAMED_CODE: &str = "fix_unnamed_code";
+/// The fix for a Python name a module lacks: `name`, `module`.
+pub const ADD_MISSING_FUNCTION: &str = "add_missing_function";
+/// The advice for a failure that needs something outside the repository: `cause`.
+pub const ADVICE_OUTSIDE: &str = "advice_outside";
+/// The advice for a failure inside it.
+pub const ADVICE_INSIDE: &str = "advice_inside";
+/// The task after a change that made the tests worse was undone: `files`, `worse`, `task`.
+pub const UNDONE_TASK: &str = "undone_task";
+/// The coder's `done` refused while nothing changed and the tests fail: `command`, `failure`.
+pub const EMPTY_DONE_REFUSED: &str = "empty_done_refused";
+/// The planner's `done` refused before anything was changed or verified.
+pub const DONE_REFUSED: &str = "done_refused";
+
+/// Every template's name, with the fields it is filled with.
+pub const ALL: &[(&str, &[&str])] = &[
+    (FIX_TASK, &["fix", "command", "failure", "advice"]),
+    (FIX_CODE, &["what"]),
+    (FIX_UNNAMED_CODE, &[]),
+    (ADD_MISSING_FUNCTION, &["name", "module"]),
+    (ADVICE_OUTSIDE, &["cause"]),
+    (ADVICE_INSIDE, &[]),
+    (UNDONE_TASK, &["files", "worse", "task"]),
+    (EMPTY_DONE_REFUSED, &["command", "failure"]),
+    (DONE_REFUSED, &[]),
+];
+
+/// The text of the section `name` (empty for a name the file lacks; the tests make sure none
+/// is).
+fn section(name: &str) -> &'static str {
+    let head = format!("\n## {name}\n");
+    let Some(at) = TEMPLATES.find(&head) else {
+        return "";
+    };
+    let body = &TEMPLATES[at + head.len()..];
+    let end = body.find("\n## ").unwrap_or(body.len());
+    body[..end].trim()
+}
+
+/// Template `name` with each `{field}` replaced by its value; a placeholder without a value
+/// stays as it is.
+pub fn fill(name: &str, fields: &[(&str, &str)]) -> String {
+    let text = section(name);
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let value = after.find('}').and_then(|close| {
+            let key = &after[..close];
+            fields
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| (*v, close))
+        });
+        match value {
+            Some((v, close)) => {
+                out.push_str(v);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A template with no fields.
+pub fn text(name: &str) -> String {
+    fill(name, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_template_exists_and_is_filled_whole_by_its_fields() {
+        for (name, fields) in ALL {
+            assert!(
+                !section(name).is_empty(),
+                "prompts/messages.md has no `## {name}`"
+            );
+            let values: Vec<(&str, &str)> = fields.iter().map(|f| (*f, "X")).collect();
+            let filled = fill(name, &values);
+            for f in *fields {
+                assert!(
+                    section(name).contains(&format!("{{{f}}}")),
+                    "{name} lacks {{{f}}}"
+                );
+            }
+            assert!(!filled.contains('{'), "{name} left a field: {filled}");
+        }
+    }
+
+    #[test]
+    fn every_section_of_the_file_is_a_known_template() {
+        for line in TEMPLATES.lines().filter_map(|l| l.strip_prefix("## ")) {
+            assert!(
+                ALL.iter().any(|(n, _)| *n == line),
+                "`## {line}` is not used"
+            );
+        }
+    }
+
+    #[test]
+    fn a_value_with_braces_is_inserted_as_it_is() {
+        assert_eq!(
+            fill(FIX_CODE, &[("what", "`f({what})`")]),
+            "Fix `f({what})`"
+        );
+    }
+}
