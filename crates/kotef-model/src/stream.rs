@@ -46,11 +46,15 @@ pub const PROSE_LINE: usize = 80;
 
 /// Where a code reply (fenced blocks, or search/replace blocks) is complete: just after its
 /// last closed block, once a line after that block is prose — three words or more, not
-/// ending in `:` as a line that introduces another block does. `None` while a block is
-/// open, before any block has closed, or while what follows may still open another block
-/// (a path, a marker word, a blank line). Pure; checked after every streamed chunk.
+/// ending in `:` as a line that introduces another block does — and only when that block
+/// came after the reply's explanation (prose before it), as the repair prompt asks. A reply
+/// that opens with code (a small model restating the code before it explains and fixes it)
+/// is not ended after that first block. `None` while a block is open, before any block has
+/// closed, or while what follows may still open another block (a path, a marker word, a blank
+/// line). Pure; checked after every streamed chunk.
 pub fn prose_after_code(text: &str) -> Option<usize> {
     let (mut in_fence, mut in_search) = (false, false);
+    let (mut seen_prose, mut opened_after_prose) = (false, false);
     let mut end = None;
     let mut pos = 0;
     for line in text.split_inclusive('\n') {
@@ -59,18 +63,27 @@ pub fn prose_after_code(text: &str) -> Option<usize> {
             break;
         }
         let t = line.trim();
+        let outside = !in_fence && !in_search;
         if t.starts_with("```") {
+            if outside {
+                opened_after_prose = seen_prose;
+            }
             in_fence = !in_fence;
             if !in_fence && !in_search {
-                end = Some(pos);
+                end = opened_after_prose.then_some(pos);
             }
         } else if t.starts_with("<<<<<<<") {
+            if outside {
+                opened_after_prose = seen_prose;
+            }
             in_search = true;
         } else if t.starts_with(">>>>>>>") {
             in_search = false;
             if !in_fence {
-                end = Some(pos);
+                end = opened_after_prose.then_some(pos);
             }
+        } else if outside && t.split_whitespace().count() >= 3 {
+            seen_prose = true;
         }
     }
     let end = end.filter(|_| !in_fence && !in_search)?;
@@ -262,7 +275,8 @@ impl StreamedReply {
 mod tests {
     use super::*;
 
-    const FIX: &str = "gcd.py\n```python\ndef gcd(a, b):\n    return gcd(b, a % b)\n```\n";
+    /// A reply as the repair prompt asks for it: the explanation, the path, the block.
+    const FIX: &str = "The recursion swaps its arguments wrongly.\ngcd.py\n```python\ndef gcd(a, b):\n    return gcd(b, a % b)\n```\n";
 
     fn sse(deltas: &[&str]) -> Vec<u8> {
         let mut out = String::new();
@@ -355,6 +369,17 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_that_opens_with_code_is_not_ended_after_it() {
+        let restated = "gcd.py\n```python\ndef gcd(a, b):\n    return gcd(a, b % a)\n```\n";
+        let text = format!("{restated}\nThe arguments are swapped in the recursion.\n");
+        assert_eq!(prose_after_code(&text), None);
+        let fixed =
+            format!("{text}gcd.py\n```python\ndef gcd(a, b):\n    return gcd(b, a % b)\n```\n");
+        let done = format!("{fixed}\nThat is the whole fix here.\n");
+        assert_eq!(prose_after_code(&done), Some(fixed.len()));
+    }
+
+    #[test]
     fn a_code_reply_is_not_ended_inside_or_before_a_block() {
         assert_eq!(
             prose_after_code("The bug is on line two, it must swap.\n"),
@@ -384,7 +409,8 @@ mod tests {
 
     #[test]
     fn a_search_replace_block_outside_a_fence_ends_at_its_marker() {
-        let block = "a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n";
+        let block =
+            "x must be two.\na.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n";
         let text = format!("{block}This sets x to two.\n");
         assert_eq!(prose_after_code(&text), Some(block.len()));
     }
@@ -411,6 +437,7 @@ mod tests {
     fn a_stream_ended_early_has_timings_from_this_side() {
         let mut r = StreamedReply::started_at(Instant::now());
         r.push(&sse(&[
+            "It returns a.\n",
             "gcd.py\n",
             "```python\n",
             "def gcd(a, b):\n    return b\n```\n",
@@ -418,7 +445,7 @@ mod tests {
         r.push(&sse(&["\nThis returns the ", "divisor now.\n"]));
         assert!(r.end_after_code());
         let v: Value = serde_json::from_slice(&r.into_body()).unwrap();
-        assert_eq!(v["timings"]["predicted_n"], 5);
+        assert_eq!(v["timings"]["predicted_n"], 6);
         assert_eq!(v["timings"]["client_clock"], true);
         assert!(v["timings"]["prompt_ms"].as_f64().is_some());
     }

@@ -92,9 +92,10 @@ pub struct ModelRequest {
     /// A lower cap on this reply's completion tokens than the configured one (the repair
     /// loop's short replies): the smaller of the two is sent.
     pub max_tokens: Option<u32>,
-    /// The reply is code in fenced blocks (the repair loop's): it is complete once its last
-    /// fenced or search/replace block closes, so a streamed reply is cut at the first line of
-    /// prose after a closed block instead of being waited for (`crate::stream`).
+    /// The reply is code in fenced blocks after an explanation (the repair loop's): it is
+    /// complete once its last fenced or search/replace block closes, so a streamed reply is
+    /// ended at the first line of prose after a block that followed the explanation, instead
+    /// of being waited for (`crate::stream::prose_after_code`).
     pub code_reply: bool,
 }
 
