@@ -8,7 +8,7 @@ use super::state::{RunState, StepRecord};
 use kotef_core::NodeName;
 
 /// A count of records as the `u32` the rules compare with their limits.
-fn count<'a>(records: impl Iterator<Item = &'a StepRecord>) -> u32 {
+fn count<T>(records: impl Iterator<Item = T>) -> u32 {
     u32::try_from(records.count()).unwrap_or(u32::MAX)
 }
 
@@ -20,8 +20,7 @@ impl RunState {
 
     /// Model calls that failed in a row, the latest among them (0 after a call that worked).
     pub fn failed_calls_in_a_row(&self) -> u32 {
-        let n = self.calls.iter().rev().take_while(|c| c.failed).count();
-        u32::try_from(n).unwrap_or(u32::MAX)
+        count(self.calls.iter().rev().take_while(|c| c.failed))
     }
 
     /// Coder steps in a row without progress (a step that went back to an earlier state is
@@ -43,8 +42,7 @@ impl RunState {
                 .filter(|r| r.node == NodeName::Coder)
                 .filter_map(|r| r.revisit_of)
         };
-        let n = u32::try_from(revisits().count()).unwrap_or(u32::MAX);
-        (n, revisits().next())
+        (count(revisits()), revisits().next())
     }
 
     /// Coder steps since the coder's last progress whose only moves were changes to the

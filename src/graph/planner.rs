@@ -167,7 +167,17 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
             format!("{reason} [{}]", why.note()),
             Some(why),
         ),
-        other => return settle(state, d, other),
+        guards::Verdict::Succeed(ending) => {
+            state.last_decision = Some(d);
+            return finish_in_success(state, ending);
+        }
+        guards::Verdict::Refuse(note) => return refuse_done(state, d, note),
+        guards::Verdict::Stop(f) => {
+            state.last_decision = Some(d);
+            state.stop(f.rule, f.reason.clone());
+            let rule = Some(f.rule);
+            return StepResult::to(NodeName::Snitch, Decision::Stop(rule), f.reason, false);
+        }
     };
     route(ctx, state, d, reason).with_redirect(redirect)
 }
@@ -262,35 +272,18 @@ fn route(
     }
 }
 
-/// The step's result when a proposal guard ended the run or refused the proposal (`Succeed`,
-/// `Refuse`, `Stop`); the planner takes the other verdicts itself.
-fn settle(state: &mut RunState, d: PlannerDecision, verdict: guards::Verdict) -> StepResult {
+/// A refused `done`: the note goes to the planner's next prompt. With a test command the
+/// refusal costs no model call: the verifier checks the current state, and the planner
+/// decides again with its result in front of it.
+fn refuse_done(state: &mut RunState, d: PlannerDecision, note: String) -> StepResult {
     state.last_decision = Some(d);
-    match verdict {
-        guards::Verdict::Succeed(ending) => finish_in_success(state, ending),
-        guards::Verdict::Refuse(note) => {
-            state.planner_note = Some(note.clone());
-            // With a test command the refusal costs no model call: the verifier checks the
-            // current state, and the planner decides again with its result in front of it.
-            let next = if state.test_command.is_some() {
-                NodeName::Verifier
-            } else {
-                NodeName::Planner
-            };
-            StepResult::to(next, Decision::DoneRefused, note, false)
-        }
-        guards::Verdict::Stop(f) => {
-            state.stop(f.rule, f.reason.clone());
-            let rule = Some(f.rule);
-            StepResult::to(NodeName::Snitch, Decision::Stop(rule), f.reason, false)
-        }
-        guards::Verdict::Continue | guards::Verdict::Redirect { .. } => StepResult::to(
-            NodeName::Planner,
-            Decision::Malformed,
-            "a guard's verdict was not settled".into(),
-            false,
-        ),
-    }
+    state.planner_note = Some(note.clone());
+    let next = if state.test_command.is_some() {
+        NodeName::Verifier
+    } else {
+        NodeName::Planner
+    };
+    StepResult::to(next, Decision::DoneRefused, note, false)
 }
 
 /// Takes the planner's `"verify"` command when the run has none configured or detected. It

@@ -2,6 +2,8 @@
 //! itself: the fake server answers like llama.cpp's streaming endpoint, writes the right fix,
 //! and then `\n` for ever. The call returns with the fix (one copy of the repeated piece
 //! kept, `finish_reason: "length"`), and the server sees the connection closed, so it stops.
+//! A code reply (`code_reply`) whose server goes on writing prose after the fix ends there,
+//! finished (`stop`), and the server is stopped the same way.
 
 use kotef_model::{ClientOptions, Message, Model, ModelRequest, OpenAiModel};
 use serde_json::{json, Value};
@@ -23,9 +25,11 @@ fn event(delta: &str) -> String {
     )
 }
 
-/// Serves one request: the request body goes to `seen`, then the fix and endless `\n`s as
+/// Serves one request: the request body goes to `seen`, then the fix and `tail` for ever as
 /// server-sent events; `sent` counts the events written before the client went away.
-async fn runaway_server() -> (
+async fn runaway_server(
+    tail: &'static str,
+) -> (
     String,
     Arc<AtomicUsize>,
     tokio::sync::oneshot::Receiver<Value>,
@@ -65,7 +69,7 @@ async fn runaway_server() -> (
             return;
         }
         for _ in 0..MAX_EVENTS {
-            if sock.write_all(event("\n").as_bytes()).await.is_err() {
+            if sock.write_all(event(tail).as_bytes()).await.is_err() {
                 return;
             }
             counter.fetch_add(1, Ordering::SeqCst);
@@ -92,7 +96,7 @@ fn plain_request() -> ModelRequest {
 
 #[tokio::test]
 async fn a_reply_that_repeats_itself_is_cut_with_the_fix_kept() {
-    let (url, sent, seen) = runaway_server().await;
+    let (url, sent, seen) = runaway_server("\n").await;
     let model =
         OpenAiModel::new(ClientOptions::new("qwen", url).with_timeout(Duration::from_secs(60)))
             .unwrap();
@@ -104,7 +108,11 @@ async fn a_reply_that_repeats_itself_is_cut_with_the_fix_kept() {
         (body["stream"].clone(), body["stream_options"].clone()),
         (json!(true), json!({"include_usage": true}))
     );
-    // The server stops far before its bound: the client closed the connection.
+    assert_stopped(&sent).await;
+}
+
+/// The server stops far before its bound: the client closed the connection.
+async fn assert_stopped(sent: &AtomicUsize) {
     for _ in 0..200 {
         let before = sent.load(Ordering::SeqCst);
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -116,4 +124,22 @@ async fn a_reply_that_repeats_itself_is_cut_with_the_fix_kept() {
         sent.load(Ordering::SeqCst) < MAX_EVENTS,
         "the server was never stopped"
     );
+}
+
+#[tokio::test]
+async fn a_code_reply_ends_at_the_prose_after_its_block() {
+    let (url, sent, _seen) = runaway_server("\nThis keeps gcd right for every pair. ").await;
+    let model =
+        OpenAiModel::new(ClientOptions::new("qwen", url).with_timeout(Duration::from_secs(60)))
+            .unwrap();
+    let request = ModelRequest {
+        code_reply: true,
+        ..plain_request()
+    };
+    let reply = model.complete(&request).await.unwrap();
+    assert_eq!(
+        (reply.content.as_str(), reply.finish_reason.as_deref()),
+        (FIX, Some("stop"))
+    );
+    assert_stopped(&sent).await;
 }
