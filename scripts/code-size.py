@@ -4,7 +4,8 @@ them to a ratchet: a file or function already over its limit may shrink but not 
 size recorded in `scripts/code-size.baseline`, and nothing new may cross a limit.
 
 Production means `src/` of every crate (not `tests/`, `benches/` or `examples/`), and in a file
-only the lines before its `#[cfg(test)]` module. A function is counted from its `fn` line to
+only the lines before its `#[cfg(test)]` module; a file that opens (after its doc comment) with
+`#![cfg(test)]` is a test module of its own and has none. A function is counted from its `fn` line to
 its closing brace, comments and blank lines included.
 
     scripts/code-size.py                    # print both lists; exit 1 when the ratchet slips
@@ -76,6 +77,9 @@ def blank_literals(text):
 
 
 def production_lines(lines):
+    head = [l for l in lines if l.strip() and not l.lstrip().startswith("//")]
+    if head and head[0].strip() == "#![cfg(test)]":
+        return []
     for k, line in enumerate(lines):
         if TEST_MOD_RE.match(line) and k + 1 < len(lines) and re.match(r"^mod\s+\w+\s*\{", lines[k + 1]):
             return lines[:k]
@@ -165,6 +169,9 @@ mod tests {
     want = [("a", 1, 7), ("c", 9, 4), ("lifetimes", 13, 1)]
     if got != want:
         sys.exit(f"code-size self-test: got {got}, want {want}")
+    test_file = "//! Tests.\n\n#![cfg(test)]\n\nfn helper() {\n}\n"
+    if production_lines(test_file.split("\n")):
+        sys.exit("code-size self-test: a `#![cfg(test)]` file counted as production")
     print("code-size self-test: ok")
 
 

@@ -27,7 +27,8 @@ RAW = re.compile(
 
 # file → why its raw calls never touch a work tree the agent has run in.
 ALLOWED = {
-    "crates/kotef-tools/src/tree.rs": "the one module that opens work-tree paths (by handle, no link followed)",
+    "crates/kotef-tools/src/tree/mod.rs": "the one module that opens work-tree paths (by handle, no link followed)",
+    "crates/kotef-tools/src/tree/walk.rs": "the same module's walk (directories by handle, no link followed)",
     "crates/kotef-tools/src/workdir.rs": "canonicalizes the root and checks each component of a model-given path before the tree opens it",
     "crates/kotef-tools/src/sandbox.rs": "bwrap's own path and the operator's hidden paths, never the work tree",
     "crates/kotef-tools/src/runner.rs": "canonicalizes the command's working directory (kotef's own workspace root)",
@@ -36,9 +37,11 @@ ALLOWED = {
     "crates/kotef-model/src/scripted.rs": "the operator's scripted-model file",
     "crates/kotef-github/src/config.rs": "the operator's server config and secret files",
     "crates/kotef-github/src/entry/server.rs": "the operator's data directory (job store, work dir, stale clones, not followed)",
+    "crates/kotef-github/src/entry/startup.rs": "creates the operator's data and work directories before any clone",
     "crates/kotef-github/src/entry/leftovers.rs": "removes stale clone directories directly in the operator's work dir, never following a link",
     "crates/kotef-github/src/entry/action/mod.rs": "the runner's event file and step-summary file (the Action's operator)",
-    "crates/kotef-github/src/outbound/workspace.rs": "kotef's own git dir and empty HOME beside the work tree, checked before git runs",
+    "crates/kotef-github/src/outbound/workspace/mod.rs": "kotef's own git dir and empty HOME beside the work tree, checked before git runs",
+    "crates/kotef-github/src/outbound/workspace/tamper.rs": "checks kotef's own git dir (lstat only, no link followed) before git runs",
     "crates/kotef-github/src/pipeline/config.rs": "an operator's absolute config path (repository config comes from git, not the tree)",
     "src/scenario.rs": "builds a fresh workspace from the user's scenario before anything runs in it",
     "src/bin/kotef/cli.rs": "the user's --config file, --keep directory and the transcript given to `kotef report` (the repository is read through Tree)",

@@ -238,6 +238,68 @@ fn issue_writer(
     })
 }
 
+/// Runs the repository's `setup` command (if any) before anything else, within the run's
+/// time budget; its failure ends the run before any model call.
+async fn run_setup_command(
+    setup: &RunSetup,
+    root: &std::path::Path,
+    runner_config: &RunnerConfig,
+    time_budget_s: u64,
+) -> anyhow::Result<()> {
+    let Some(command) = setup
+        .config
+        .setup
+        .as_deref()
+        .filter(|c| !c.trim().is_empty())
+    else {
+        return Ok(());
+    };
+    let timeout = setup
+        .config
+        .setup_timeout_s
+        .unwrap_or(crate::setup::DEFAULT_SETUP_TIMEOUT_S)
+        .min(time_budget_s);
+    crate::setup::run(
+        command,
+        root,
+        runner_config,
+        Duration::from_secs(timeout),
+        &setup.redactor,
+    )
+    .await?;
+    Ok(())
+}
+
+/// The test command: the one given (flag or config), else the one detected in the tree.
+fn test_command_of(
+    setup: &RunSetup,
+    root: &std::path::Path,
+) -> (Option<String>, Option<CommandSource>) {
+    let configured = setup
+        .test_command
+        .clone()
+        .or_else(|| setup.config.test_command.clone());
+    match configured {
+        Some(c) => (Some(c), Some(CommandSource::Configured)),
+        None => match kotef_tools::detect_test_command(root) {
+            Some(c) => (Some(c), Some(CommandSource::Detected)),
+            None => (None, None),
+        },
+    }
+}
+
+/// The last failing verification in one line, for the run's outcome.
+fn failure_summary(state: &RunState) -> Option<String> {
+    state.test.as_ref().filter(|t| !t.passed).map(|t| {
+        format!(
+            "`{}` failed ({}): {}",
+            t.command,
+            t.kind.map(|k| k.as_str()).unwrap_or("unknown"),
+            t.summary
+        )
+    })
+}
+
 /// Runs the graph and writes the report. An `Err` means the run could not start (a missing
 /// workspace) or its report could not be written; every other ending is an `Ok` outcome.
 pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
@@ -245,7 +307,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
     let started_at = chrono::Utc::now();
     let (profile, limits) = setup.resolve_limits();
     let price_known = setup.cost.as_ref().is_some_and(|f| f(0, 0).is_some());
-    if let Err(problem) = graph::rules::cost_budget_usable(limits.cost_budget_usd, price_known) {
+    if let Err(problem) = graph::budgets::cost_budget_usable(limits.cost_budget_usd, price_known) {
         anyhow::bail!("{problem} (model `{}`)", setup.model_name);
     }
     let workdir = WorkDir::new(&setup.workdir)
@@ -267,40 +329,11 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         ..RunnerConfig::default()
     };
     // The repository's `setup` before anything else: its failure costs no model call.
-    if let Some(command) = setup
-        .config
-        .setup
-        .as_deref()
-        .filter(|c| !c.trim().is_empty())
-    {
-        let timeout = setup
-            .config
-            .setup_timeout_s
-            .unwrap_or(crate::setup::DEFAULT_SETUP_TIMEOUT_S)
-            .min(limits.time_budget_s);
-        crate::setup::run(
-            command,
-            &root,
-            &runner_config,
-            Duration::from_secs(timeout),
-            &setup.redactor,
-        )
-        .await?;
-    }
+    run_setup_command(&setup, &root, &runner_config, limits.time_budget_s).await?;
     let runner = CommandRunner::new(runner_config);
     let sandbox_name = runner.sandbox_in_force().to_string();
     let tools = ToolBox::new(workdir, runner, profile);
-    let configured = setup
-        .test_command
-        .clone()
-        .or_else(|| setup.config.test_command.clone());
-    let (test_command, source) = match configured {
-        Some(c) => (Some(c), Some(CommandSource::Configured)),
-        None => match kotef_tools::detect_test_command(&root) {
-            Some(c) => (Some(c), Some(CommandSource::Detected)),
-            None => (None, None),
-        },
-    };
+    let (test_command, source) = test_command_of(&setup, &root);
 
     let transcript_rel = crate::sdd::transcript::rel_path(&report::stem(started_at, &setup.run_id));
     let goal = goal_with_instructions(&setup.goal, setup.config.instructions.as_deref());
@@ -360,20 +393,12 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
             .map(|r| r.display().to_string())
             .unwrap_or_else(|_| p.display().to_string())
     };
-    let failure_summary = state.test.as_ref().filter(|t| !t.passed).map(|t| {
-        format!(
-            "`{}` failed ({}): {}",
-            t.command,
-            t.kind.map(|k| k.as_str()).unwrap_or("unknown"),
-            t.summary
-        )
-    });
     Ok(RunOutcome {
         run_id: setup.run_id,
         summary,
         cost_usd,
         duration_ms: meta.duration_ms,
-        failure_summary: failure_summary.map(|f| redactor.redact(&f)),
+        failure_summary: failure_summary(&state).map(|f| redactor.redact(&f)),
         mermaid: crate::sdd::mermaid::render(&state.path_edges),
         files_changed: state.files_changed(),
         report_rel_path: rel(&written.markdown),

@@ -82,6 +82,16 @@ impl RunState {
         })
     }
 
+    /// Coder `done`s refused so far because nothing had changed while the tests failed.
+    pub fn refused_empty_dones(&self) -> u32 {
+        count(self.timeline.iter().filter(|r| r.refused_empty_done))
+    }
+
+    /// Commands denied so far as merely off the strict allow-list.
+    pub fn off_list_denials(&self) -> u32 {
+        self.timeline.iter().map(|r| r.off_list_denials).sum()
+    }
+
     /// The planner's `done` calls refused so far (nothing changed or verified yet).
     pub fn refused_dones(&self) -> u32 {
         count(
@@ -149,6 +159,8 @@ pub mod testing {
             revisit_of: None,
             only_test_edits: false,
             redirect: None,
+            refused_empty_done: false,
+            off_list_denials: 0,
         });
         let last = s.timeline.len() - 1;
         &mut s.timeline[last]

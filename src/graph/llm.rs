@@ -4,7 +4,6 @@
 //! the rules whether a failure ends the run.
 
 use super::events::RunEvent;
-use super::rules;
 use super::state::{CallRecord, Fired, RunState};
 use super::GraphContext;
 use kotef_core::NodeName;
@@ -26,7 +25,9 @@ pub async fn call(
     node: NodeName,
     request: ModelRequest,
 ) -> Result<ModelReply, CallFailure> {
-    if let Some(Fired { rule, reason }) = rules::budget_stop(&ctx.spent(state), &ctx.limits) {
+    if let Some(Fired { rule, reason }) =
+        crate::graph::budgets::budget_stop(&ctx.spent(state), &ctx.limits)
+    {
         state.stop(rule, reason);
         return Err(CallFailure::Stopped);
     }
@@ -59,7 +60,7 @@ pub async fn call(
         record.prompt_tokens += request.estimated_prompt_tokens();
         record.failed = true;
         state.record_call(record);
-        let f = rules::deadline_cancelled("model call", &ctx.limits);
+        let f = crate::graph::budgets::deadline_cancelled("model call", &ctx.limits);
         state.stop(f.rule, f.reason);
         return Err(CallFailure::Stopped);
     };
@@ -106,7 +107,9 @@ pub async fn call(
             });
             state.record_call(record);
             tracing::warn!(node = node.as_str(), error = %err_text, "model call failed");
-            if let Some(f) = rules::model_failure(&err, &err_text, state.failed_calls_in_a_row()) {
+            if let Some(f) =
+                crate::graph::budgets::model_failure(&err, &err_text, state.failed_calls_in_a_row())
+            {
                 state.stop(f.rule, f.reason);
                 return Err(CallFailure::Stopped);
             }

@@ -24,6 +24,17 @@ pub const EMPTY_DONE_REFUSED: &str = "empty_done_refused";
 /// The planner's `done` refused before anything was changed or verified.
 pub const DONE_REFUSED: &str = "done_refused";
 
+/// The coder's correction after a reply without a tool call: `shape` (a real call's shape).
+pub const NO_TOOL_CALL: &str = "no_tool_call";
+/// Before the result of a call repeated with nothing changed: `name`.
+pub const REPEATED_CALL: &str = "repeated_call";
+/// A write or edit of a protected test refused: `path`, `command`.
+pub const PROTECTED_TEST_REFUSED: &str = "protected_test_refused";
+/// The coder warned after budget reviews in a row: `reviews`.
+pub const BUDGET_WARNING: &str = "budget_warning";
+/// After a command the profile does not list: `test` (the project's test command).
+pub const ALLOWED_COMMAND_HINT: &str = "allowed_command_hint";
+
 /// Every template's name, with the fields it is filled with.
 pub const ALL: &[(&str, &[&str])] = &[
     (FIX_TASK, &["fix", "command", "failure", "advice"]),
@@ -35,6 +46,11 @@ pub const ALL: &[(&str, &[&str])] = &[
     (UNDONE_TASK, &["files", "worse", "task"]),
     (EMPTY_DONE_REFUSED, &["command", "failure"]),
     (DONE_REFUSED, &[]),
+    (NO_TOOL_CALL, &["shape"]),
+    (REPEATED_CALL, &["name"]),
+    (PROTECTED_TEST_REFUSED, &["path", "command"]),
+    (BUDGET_WARNING, &["reviews"]),
+    (ALLOWED_COMMAND_HINT, &["test"]),
 ];
 
 /// The text of the section `name` (empty for a name the file lacks; the tests make sure none

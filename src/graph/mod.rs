@@ -3,17 +3,20 @@
 //! verifier, and a failing opening verification goes straight to the coder. An iterative loop with a hard step cap — no recursion and no
 //! framework limit that could fire first. Every ending, errors included, leaves a run report.
 
+pub mod budgets;
 pub mod coder;
 pub mod context;
+mod decision_tests;
+pub mod endings;
 pub mod events;
 pub mod facts;
 pub mod guards;
 pub mod llm;
 pub mod messages;
 pub mod planner;
+pub mod progress;
 pub mod repair;
 pub mod researcher;
-pub mod rules;
 pub mod snitch;
 pub mod state;
 pub mod stop_table;
@@ -90,8 +93,8 @@ impl GraphContext {
     }
 
     /// What the run has used so far, for the budget rules.
-    pub fn spent(&self, state: &RunState) -> rules::Spent {
-        rules::Spent {
+    pub fn spent(&self, state: &RunState) -> crate::graph::budgets::Spent {
+        crate::graph::budgets::Spent {
             tokens: state.tokens_used(),
             elapsed_s: self.started.elapsed().as_secs(),
             model_calls: state.model_calls,
@@ -142,6 +145,10 @@ pub struct StepResult {
     pub only_test_edits: bool,
     /// A planner step that sent the coder a task instead of the proposed hop.
     pub redirect: Option<state::Redirect>,
+    /// A coder step that refused an empty `done`.
+    pub refused_empty_done: bool,
+    /// Commands a coder step had denied as off the strict allow-list.
+    pub off_list_denials: u32,
 }
 
 impl StepResult {
@@ -171,6 +178,17 @@ impl StepResult {
             progress,
             only_test_edits: false,
             redirect: None,
+            refused_empty_done: false,
+            off_list_denials: 0,
+        }
+    }
+
+    /// Records what a coder step refused and had denied, for the counts later checks read.
+    pub fn with_coder_counts(self, refused_empty_done: bool, off_list_denials: u32) -> Self {
+        Self {
+            refused_empty_done,
+            off_list_denials,
+            ..self
         }
     }
 
@@ -196,11 +214,11 @@ pub fn workspace_hashes(root: &Path) -> BTreeMap<String, String> {
 /// repeated, for the step's record (the guards read their streaks from the records).
 fn judge_revisit(state: &mut RunState, node: NodeName, result: &mut StepResult) -> Option<u32> {
     let world_changing = matches!(node, NodeName::Coder | NodeName::Verifier);
-    let revisit = rules::revisit_of(state).filter(|_| world_changing);
+    let revisit = crate::graph::progress::revisit_of(state).filter(|_| world_changing);
     let step = state.total_steps;
     state
         .seen_states
-        .entry(rules::world_fingerprint(state))
+        .entry(crate::graph::progress::world_fingerprint(state))
         .or_insert(step);
     let repeated = if result.progress { revisit } else { None };
     if let Some(earlier) = repeated {
@@ -227,14 +245,14 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
     let mut prev: Option<NodeName> = None;
     state
         .seen_states
-        .insert(rules::world_fingerprint(&state), 0);
+        .insert(crate::graph::progress::world_fingerprint(&state), 0);
     loop {
         if let Some(ending) = &state.ending {
             // Success ends here; every other ending goes through the snitch once.
             if ending.status == TerminalStatus::DoneSuccess || prev == Some(NodeName::Snitch) {
                 break;
             }
-            if let Some(reason) = rules::reason_with_failure(&state) {
+            if let Some(reason) = crate::graph::endings::reason_with_failure(&state) {
                 if let Some(e) = state.ending.as_mut() {
                     e.reason = reason;
                 }
@@ -244,13 +262,15 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
         if next == NodeName::Done {
             // The planner ended the run (success handled above); make sure it is recorded.
             if state.ending.is_none() {
-                state.finish(rules::no_verdict());
+                state.finish(crate::graph::endings::no_verdict());
             }
             continue;
         }
         if next != NodeName::Snitch {
-            let budget = rules::budget_stop(&ctx.spent(&state), &ctx.limits)
-                .or_else(|| rules::step_cap_reached(state.total_steps, &ctx.limits));
+            let budget = crate::graph::budgets::budget_stop(&ctx.spent(&state), &ctx.limits)
+                .or_else(|| {
+                    crate::graph::budgets::step_cap_reached(state.total_steps, &ctx.limits)
+                });
             if let Some(f) = budget {
                 state.stop(f.rule, f.reason);
                 continue;
@@ -288,6 +308,8 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
             revisit_of,
             only_test_edits: result.only_test_edits,
             redirect: result.redirect.clone(),
+            refused_empty_done: result.refused_empty_done,
+            off_list_denials: result.off_list_denials,
         };
         tracing::info!(step = record.step, node = node.as_str(), decision = %record.decision, progress = record.progress, "step");
         if let Some(tx) = &ctx.progress {
@@ -340,7 +362,8 @@ mod tests {
 
     fn revisited_state() -> RunState {
         let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
-        s.seen_states.insert(rules::world_fingerprint(&s), 2);
+        s.seen_states
+            .insert(crate::graph::progress::world_fingerprint(&s), 2);
         s.total_steps = 8;
         s
     }

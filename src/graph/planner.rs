@@ -5,7 +5,6 @@
 use super::context::{self, PLANNER_PROMPT};
 use super::guards;
 use super::llm::{self, CallFailure};
-use super::rules;
 use super::state::{CommandSource, Decision, Ending, PlannerDecision, RunState};
 use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
@@ -57,7 +56,7 @@ pub fn parse_decision(text: &str) -> Result<PlannerDecision, String> {
 pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let facts = guards::Facts::before_planner(state, &ctx.limits);
     if let Some(f) = guards::first_stop(guards::BEFORE_PLANNER, &facts) {
-        if let Some(ending) = rules::success_over_stop(state, &f) {
+        if let Some(ending) = crate::graph::endings::success_over_stop(state, &f) {
             return finish_in_success(state, ending);
         }
         state.stop(f.rule, f.reason.clone());
@@ -193,7 +192,7 @@ fn route(
     match d.next {
         NodeName::Done => {
             state.last_decision = Some(d);
-            let verdict = rules::done_verdict(state, &reason);
+            let verdict = crate::graph::endings::done_verdict(state, &reason);
             let success = verdict.status == kotef_core::TerminalStatus::DoneSuccess;
             state.finish(verdict);
             if success {
@@ -204,7 +203,7 @@ fn route(
         }
         NodeName::Snitch => {
             state.last_decision = Some(d);
-            state.finish(rules::gave_up(&reason));
+            state.finish(crate::graph::endings::gave_up(&reason));
             StepResult::to(NodeName::Snitch, Decision::GaveUp, reason, false)
         }
         next => {
@@ -232,8 +231,8 @@ fn route(
             state.routing.push(edge, &reason);
             let key = format!(
                 "{}|{}",
-                rules::state_fingerprint(state),
-                rules::decision_key(&d)
+                crate::graph::progress::state_fingerprint(state),
+                crate::graph::progress::decision_key(&d)
             );
             let repeats = {
                 let n = state.decision_repeats.entry(key).or_insert(0);
@@ -249,7 +248,7 @@ fn route(
             state.last_decision = Some(d);
             if let Some(ending) = fired
                 .as_ref()
-                .and_then(|f| rules::success_over_stop(state, f))
+                .and_then(|f| crate::graph::endings::success_over_stop(state, f))
             {
                 return finish_in_success(state, ending);
             }
@@ -300,7 +299,12 @@ fn adopt_verify_command(state: &mut RunState, verify: Option<&str>) -> Option<St
         kotef_tools::check_command(state.profile, command)
     {
         // The run's own test command is not a slip to correct: any denial of it ends the run.
-        let f = rules::command_denied(state.profile, command, &reason, rules::Denial::Hard)?;
+        let f = crate::graph::budgets::command_denied(
+            state.profile,
+            command,
+            &reason,
+            crate::graph::budgets::Denial::Hard,
+        )?;
         state.stop(f.rule, f.reason.clone());
         return Some(StepResult::to(
             NodeName::Snitch,

@@ -4,7 +4,6 @@
 
 use super::context::{self, RESEARCHER_PROMPT};
 use super::llm::{self, CallFailure};
-use super::rules;
 use super::state::{Decision, RunState};
 use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
@@ -39,7 +38,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         .as_ref()
         .and_then(|d| d.query.clone())
         .unwrap_or_else(|| state.goal.clone());
-    let fingerprint = rules::state_fingerprint(state);
+    let fingerprint = crate::graph::progress::state_fingerprint(state);
     let r = &state.research;
     if r.attempts > 0
         && r.last_query.as_deref() == Some(query.as_str())
@@ -139,8 +138,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     r.results_hash =
         (!findings.is_empty()).then(|| hex::encode(Sha256::digest(findings.as_bytes())));
     r.findings = findings;
-    let progress = rules::research_progress(&before, &state.research);
-    state.research.fingerprint_at_last_query = Some(rules::state_fingerprint(state));
+    let progress = crate::graph::progress::research_progress(&before, &state.research);
+    state.research.fingerprint_at_last_query =
+        Some(crate::graph::progress::state_fingerprint(state));
     let reason = if progress {
         format!(
             "new findings for \"{}\" (quality {quality:.2})",

@@ -8,7 +8,7 @@ use kotef_core::NodeName;
 
 pub fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     if state.ending.is_none() {
-        state.finish(super::rules::no_cause());
+        state.finish(crate::graph::endings::no_cause());
     }
     let reason = match (ctx.issue_writer)(state) {
         Ok(()) => "wrote .sdd/issues.md".to_string(),

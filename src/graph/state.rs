@@ -272,6 +272,12 @@ pub struct StepRecord {
     /// A planner step that sent the coder a task instead of the proposed hop, and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redirect: Option<Redirect>,
+    /// A coder step that refused a `done` with nothing changed while the tests failed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refused_empty_done: bool,
+    /// Commands a coder step had denied as merely off the strict allow-list.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub off_list_denials: u32,
 }
 
 /// Where the verifier's command came from.
@@ -384,23 +390,16 @@ pub struct RunState {
     /// Tool calls executed, by tool name (names clipped; a model may invent any).
     #[serde(default)]
     pub tools_run: BTreeMap<String, u32>,
-    /// Commands denied as merely off the strict allow-list (see `rules::command_denied`).
-    #[serde(default)]
-    pub off_list_denials: u32,
     /// A one-time message for the planner's next prompt (why its last choice was refused).
     #[serde(default)]
     pub planner_note: Option<String>,
     /// A hop the rules chose for the next planner step, taken with no model call (see
-    /// `rules::follow_up_task`); the planner's stop rules still judge it.
+    /// `tasks::follow_up_task`); the planner's stop rules still judge it.
     #[serde(default)]
     pub standing_decision: Option<PlannerDecision>,
-    /// Coder `done` calls refused because nothing changed while the tests fail (see
-    /// `rules::empty_done_refusal`).
-    #[serde(default)]
-    pub empty_done_refusals: u32,
     /// The files the latest coder step changed, as they were before it (`None`: the file did
     /// not exist), so a change that makes the tests worse can be undone (see
-    /// `rules::regression`). Held in memory only.
+    /// `crate::graph::endings::regression`). Held in memory only.
     #[serde(skip)]
     pub undo: BTreeMap<String, Option<String>>,
     /// Last planner reason, for the snitch.
@@ -436,11 +435,9 @@ impl RunState {
             path_edges: BTreeMap::new(),
             ending: None,
             coder_summary: None,
-            off_list_denials: 0,
             tools_run: BTreeMap::new(),
             planner_note: None,
             standing_decision: None,
-            empty_done_refusals: 0,
             undo: BTreeMap::new(),
             last_planner_reason: String::new(),
         }

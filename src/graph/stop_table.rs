@@ -1,10 +1,12 @@
 //! The stop-rule table, generated: every registered guard's row ([`super::guards`]), then the
-//! rows of the rules not yet moved into a guard ([`super::rules::pending_rows`]). The copy in
+//! rows of the checks that are not guards ([`other_rows`]: budgets, endings, the undo and the
+//! follow-up). The copy in
 //! `docs/stop-rules.md` (also the guards' module doc) must match it: a test fails when it
 //! differs, and `KOTEF_BLESS=1 cargo test --lib stop_rule_table` writes it anew.
 
+use super::budgets::SOFT_DENIAL_LIMIT;
+use super::guards::model_failures::MODEL_FAILURE_LIMIT;
 use super::guards::REGISTRIES;
-use super::rules::pending_rows;
 
 /// The generated part of `docs/stop-rules.md` lies between these lines.
 pub const TABLE_START: &str = "<!-- generated from src/graph/guards: do not edit by hand -->";
@@ -15,7 +17,7 @@ pub fn table() -> String {
     let rows = REGISTRIES
         .iter()
         .flat_map(|(_, guards)| guards.iter().map(|g| g.row().cells()))
-        .chain(pending_rows());
+        .chain(other_rows());
     let mut out =
         String::from("| rule | where it is checked | threshold | status |\n|---|---|---|---|\n");
     for [rule, checked, threshold, status] in rows {
@@ -24,6 +26,32 @@ pub fn table() -> String {
         ));
     }
     out
+}
+
+/// The stop-rule table's rows for the checks that are not guards (budgets and endings, in
+/// `super::budgets` and `super::endings`), as cells (rule, where it is checked, threshold,
+/// status); the guards' rows come first.
+pub fn other_rows() -> Vec<[String; 4]> {
+    let row = |rule: &str, checked: &str, threshold: String, status: &str| {
+        [rule, checked, &threshold, status].map(String::from)
+    };
+    let stuck = "`aborted_stuck`";
+    vec![
+        row("`budget` (tokens)", "graph loop before every step; `llm::call` before every model call", "`token_budget`".into(), stuck),
+        row("`budget` (time)", "the same; at the deadline an in-flight model call or command is cancelled", "`time_budget_s`".into(), stuck),
+        row("`budget` (model calls)", "the same", "`max_model_calls`".into(), stuck),
+        row("`budget` (dollars)", "the same, from the price table or the configured prices", "`cost_budget_usd`".into(), stuck),
+        row("`max_steps`", "graph loop before every step (the last step is kept for the snitch)", "`max_steps`".into(), stuck),
+        row("`model_error`", "`llm::call` after a failed call (one call = all its retries)", format!("{MODEL_FAILURE_LIMIT} failed calls in a row, or a rejected request"), stuck),
+        row("`constraint`", "coder's `run_command`; the planner's `verify` command", format!("under `strict`: a command reaching outside the workspace or on the denylist (at once), or command number {SOFT_DENIAL_LIMIT} merely off the allow-list (earlier ones are tool errors)"), "`aborted_constraint`"),
+        row("none (success)", "planner says `done`", "the last verification passed after the last change".into(), "`done_success`"),
+        row("none (fixed and done)", "verifier, after a pass", "a verification failed earlier, the coder's latest step changed files and called `done`, and they pass (`fixed_and_done`)".into(), "`done_success` (no planner call)"),
+        row("none (success over a stop)", "planner, wherever a rule above fires", "the same verified success: a loop or no-progress rule firing then ends the run in success, naming the rule".into(), "`done_success`"),
+        row("(undo)", "verifier, after a failing verification of a coder change", "more failing tests than before, or code that no longer loads (`regression`)".into(), "— (the change is undone; the coder gets the earlier failure and why)"),
+        row("(follow-up)", "planner, before asking the model (after its stop rules)", "the coder's step changed the code and the verification still fails as tests do (`follow_up_task`)".into(), "— (the new failure goes to the coder with no planner call)"),
+        row("none (partial)", "planner says `done`", "no passing verification after the last change".into(), "`done_partial`"),
+        row("none (gave up)", "planner says `snitch`", "—".into(), stuck),
+    ]
 }
 
 #[cfg(test)]

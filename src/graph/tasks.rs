@@ -13,6 +13,47 @@ use kotef_tools::FailureKind;
 /// A concrete coder task from the last failing verification: the command, its key line and
 /// where to look. `None` when the last verification passed or none ran.
 pub fn task_from_failure(state: &RunState) -> Option<String> {
+    let t = fix_task(state)?;
+    Some(fill(
+        messages::FIX_TASK,
+        &[
+            ("fix", &t.fix),
+            ("command", &t.command),
+            ("failure", &t.failure),
+            ("advice", &t.advice),
+        ],
+    ))
+}
+
+/// The part of `task` a prompt that already shows the test command and its failing output
+/// does not repeat: `None` for the task [`task_from_failure`] wrote, unless it names a missing
+/// function or a cause outside the repository; otherwise `task` itself.
+pub fn news_in_task(state: &RunState, task: &str) -> Option<String> {
+    let Some(t) = fix_task(state).filter(|_| task_from_failure(state).as_deref() == Some(task))
+    else {
+        return Some(task.to_string());
+    };
+    let mut news = Vec::new();
+    if t.adds_function {
+        news.push(format!("{}.", t.fix));
+    }
+    if t.outside {
+        news.push(t.advice);
+    }
+    (!news.is_empty()).then(|| news.join(" "))
+}
+
+/// The pieces of [`task_from_failure`].
+struct FixTask {
+    fix: String,
+    adds_function: bool,
+    command: String,
+    failure: String,
+    advice: String,
+    outside: bool,
+}
+
+fn fix_task(state: &RunState) -> Option<FixTask> {
     let t = state.test.as_ref().filter(|t| !t.passed)?;
     let files = state.file_hashes.keys();
     let tests = protected_tests(Some(&t.command), &state.goal, files.clone());
@@ -27,10 +68,11 @@ pub fn task_from_failure(state: &RunState) -> Option<String> {
         code.join(" and ")
     };
     let key = key_line(&t.summary);
-    let fix = match missing_python_name(&key) {
+    let missing = missing_python_name(&key);
+    let fix = match &missing {
         Some((name, module)) => fill(
             messages::ADD_MISSING_FUNCTION,
-            &[("name", &name), ("module", &module)],
+            &[("name", name), ("module", module)],
         ),
         None => fill(messages::FIX_CODE, &[("what", &what)]),
     };
@@ -38,15 +80,14 @@ pub fn task_from_failure(state: &RunState) -> Option<String> {
         Some(cause) => fill(messages::ADVICE_OUTSIDE, &[("cause", cause)]),
         None => messages::text(messages::ADVICE_INSIDE),
     };
-    Some(fill(
-        messages::FIX_TASK,
-        &[
-            ("fix", &fix),
-            ("command", &t.command),
-            ("failure", &clip(&key, 300)),
-            ("advice", &advice),
-        ],
-    ))
+    Some(FixTask {
+        fix,
+        adds_function: missing.is_some(),
+        command: t.command.clone(),
+        failure: clip(&key, 300),
+        advice,
+        outside: t.outside_cause.is_some(),
+    })
 }
 
 /// The coder's task when the run opened with the verifier (nothing before it in the timeline)
@@ -69,7 +110,7 @@ pub fn opening_failure(state: &RunState) -> Option<String> {
         .flatten()
 }
 
-/// The coder's task after its change was undone (`rules::regression`): what went wrong, then the
+/// The coder's task after its change was undone (`crate::graph::endings::regression`): what went wrong, then the
 /// earlier failure as a task.
 pub fn undone_task(state: &RunState, files: &[String], worse: &str) -> Option<String> {
     let task = task_from_failure(state)?;
@@ -104,11 +145,13 @@ pub fn follow_up_task(state: &RunState) -> Option<String> {
 /// The tool result for a coder `done` with nothing changed in its step while the tests fail as
 /// tests do, for a cause inside the repository — once per run: a small model's `done` is often its first move, not a verdict. A
 /// second such `done` is taken (the tests may need something outside the repository).
-pub fn empty_done_refusal(state: &RunState) -> Option<String> {
+/// `refused_in_step`: the current step (not yet in the timeline) refused one already.
+pub fn empty_done_refusal(state: &RunState, refused_in_step: bool) -> Option<String> {
     let t = state.test.as_ref().filter(|t| !t.passed)?;
     // A failure that needs something outside the repository may well have nothing to change.
     let fixable_here = t.kind != Some(FailureKind::ToolingError) && t.outside_cause.is_none();
-    (fixable_here && state.empty_done_refusals == 0).then(|| {
+    let first = state.refused_empty_dones() == 0 && !refused_in_step;
+    (fixable_here && first).then(|| {
         fill(
             messages::EMPTY_DONE_REFUSED,
             &[
@@ -117,4 +160,74 @@ pub fn empty_done_refusal(state: &RunState) -> Option<String> {
             ],
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::state::TestResult;
+    use kotef_core::Profile;
+    use std::collections::BTreeMap;
+
+    fn failing(summary: &str, outside: Option<&str>) -> RunState {
+        let mut s = RunState::new("Fix f", Profile::Strict, BTreeMap::new());
+        s.test = Some(TestResult {
+            command: "python3 -m unittest".into(),
+            passed: false,
+            exit_code: Some(1),
+            kind: Some(FailureKind::TestFailure),
+            summary: summary.into(),
+            error_signature: Some("e".into()),
+            same_error_count: 0,
+            step: 1,
+            after_code_change: false,
+            outside_cause: outside.map(str::to_string),
+            timed_out: false,
+        });
+        s
+    }
+
+    fn news_in_the_generated_task(s: &RunState) -> Option<String> {
+        news_in_task(s, &task_from_failure(s).unwrap_or_default())
+    }
+
+    #[test]
+    fn a_task_written_from_the_failure_has_nothing_a_prompt_with_the_failure_lacks() {
+        assert_eq!(
+            news_in_the_generated_task(&failing("AssertionError: 1 != 2", None)),
+            None
+        );
+    }
+
+    #[test]
+    fn a_missing_function_is_news() {
+        let s = failing(
+            "ImportError: cannot import name 'median' from 'stats' (/w/stats.py)",
+            None,
+        );
+        assert_eq!(
+            news_in_the_generated_task(&s).as_deref(),
+            Some(
+                "Add the missing function `median` to `stats.py` (keep every function it has now)."
+            )
+        );
+    }
+
+    #[test]
+    fn a_cause_outside_the_repository_is_news() {
+        let s = failing("OSError: no route", Some("the network"));
+        assert_eq!(
+            news_in_the_generated_task(&s).as_deref(),
+            Some("That needs the network, outside the repository: if the code cannot pass without it, call done and say so.")
+        );
+    }
+
+    #[test]
+    fn a_task_the_planner_wrote_is_shown_as_it_is() {
+        let s = failing("AssertionError: 1 != 2", None);
+        assert_eq!(
+            news_in_task(&s, "Rename `f` to `g`").as_deref(),
+            Some("Rename `f` to `g`")
+        );
+    }
 }

@@ -59,8 +59,11 @@ pub fn record_result(state: &mut RunState, r: &CommandResult, step: u32) -> bool
     }
     let files_changed_since =
         state.hashes_at_last_verification.as_ref() != Some(&state.file_hashes);
-    let progress =
-        super::rules::verification_progress(state.test.as_ref(), &result, files_changed_since);
+    let progress = crate::graph::progress::verification_progress(
+        state.test.as_ref(),
+        &result,
+        files_changed_since,
+    );
     state.test = Some(result);
     state.hashes_at_last_verification = Some(state.file_hashes.clone());
     progress
@@ -81,7 +84,7 @@ fn missing_command() -> CommandResult {
     }
 }
 
-/// Puts back the files the coder's step changed (see `rules::regression`). When that restores
+/// Puts back the files the coder's step changed (see `crate::graph::endings::regression`). When that restores
 /// exactly the verified files of the verification before, its result is the run's again.
 /// Returns the timeline reason, or `None` when the change cannot be undone whole (a file
 /// changed by a command, a file that could not be written): it then stands, and the run goes
@@ -170,7 +173,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         output: super::events::clip_output(&format!("{}{}", result.stdout, result.stderr)),
     });
     if let Some(why) = result.limit_message() {
-        let f = super::rules::resource_limit(&result.command, &why);
+        let f = crate::graph::budgets::resource_limit(&result.command, &why);
         state.stop(f.rule, f.reason);
         return StepResult::stopped(state, false);
     }
@@ -186,7 +189,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let worse = state
         .test
         .as_ref()
-        .filter(|t| !undo.is_empty() && super::rules::regression(test_before.as_ref(), t))
+        .filter(|t| !undo.is_empty() && crate::graph::endings::regression(test_before.as_ref(), t))
         .map(|t| super::context::key_line(&t.summary));
     if let Some(worse) = worse {
         if let Some(undone) = undo_change(ctx, state, &undo, test_before, verified_before) {
@@ -208,7 +211,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         )
     };
     if t.passed {
-        if let Some(ending) = super::rules::fixed_and_done(state) {
+        if let Some(ending) = crate::graph::endings::fixed_and_done(state) {
             state.finish(ending);
             return StepResult::to(NodeName::Done, Decision::Pass, reason, progress);
         }

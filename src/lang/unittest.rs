@@ -1,9 +1,11 @@
 //! Python's unittest output cut to what a model needs to fix the code: every failing test is
 //! a block (`FAIL: …` or `ERROR: …`) of the test's name, the traceback and the error, then
 //! assertion details (`First differing element 0:`, a `- … / + …` diff) that repeat the
-//! error line at length. The first failure is shown with its details, each later one only as
-//! its first paragraph (name, line and error), and past a few of them only a count. Which
-//! tests fail, and how many ran, are read here too.
+//! error line at length. The first failure is shown with its details only when its error line
+//! was shortened (`[36 chars]`) or is no comparison, each later one only as its first
+//! paragraph (name, line and error), and past a few of them only a count; the `Ran 3 tests in
+//! 0.001s` line is left out (the `FAILED (failures=2)` line says the same). Which tests fail,
+//! and how many ran, are read here too.
 
 use std::collections::BTreeSet;
 
@@ -15,6 +17,10 @@ pub const MORE_BLOCKS: usize = 3;
 /// `out` with unittest's failure blocks trimmed (see the module doc); output without such
 /// blocks (pytest, cargo, a crash) comes back as it is.
 pub fn trim_failure_blocks(out: &str) -> String {
+    without_test_names(&trim_blocks(out))
+}
+
+fn trim_blocks(out: &str) -> String {
     let mut kept: Vec<String> = Vec::new();
     // Which block a line is in: none yet, the n-th, or past the last (the `Ran …` summary).
     let mut block: Option<usize> = None;
@@ -24,13 +30,13 @@ pub fn trim_failure_blocks(out: &str) -> String {
     let mut left_out = 0usize;
     let mut ended = false;
     for line in out.lines() {
-        let starts_block = !ended && (line.starts_with("FAIL: ") || line.starts_with("ERROR: "));
+        let starts_block = !ended && header(line).is_some();
         if !ended && line.starts_with("Ran ") && line.contains(" test") {
             ended = true;
             if left_out > 0 {
                 kept.push(format!("[… {left_out} more failing tests left out]"));
             }
-            kept.push(String::new());
+            continue;
         }
         if starts_block {
             let n = block.map_or(0, |b| b + 1);
@@ -45,16 +51,26 @@ pub fn trim_failure_blocks(out: &str) -> String {
             }
         }
         match (block, ended) {
-            (Some(n), false) => {
+            (Some(0), false) => {
                 in_block += 1;
-                if n == 0 {
-                    if in_block <= FIRST_BLOCK_LINES {
-                        kept.push(line.to_string());
-                    } else if !cut_lines {
-                        cut_lines = true;
-                        kept.push("[…]".into());
-                    }
-                } else if n <= MORE_BLOCKS && !paragraph_done {
+                let ends_paragraph = line.trim().is_empty() && in_block > 1;
+                if ends_paragraph && !paragraph_done {
+                    paragraph_done = true;
+                    // Details under an error line that states the whole comparison repeat it.
+                    cut_lines = kept.last().is_some_and(|l| whole_comparison(l));
+                }
+                if cut_lines {
+                    continue;
+                }
+                if in_block <= FIRST_BLOCK_LINES {
+                    kept.push(line.to_string());
+                } else {
+                    cut_lines = true;
+                    kept.push("[…]".into());
+                }
+            }
+            (Some(n), false) => {
+                if n <= MORE_BLOCKS && !paragraph_done {
                     if line.trim().is_empty() {
                         paragraph_done = true;
                     } else {
@@ -70,16 +86,63 @@ pub fn trim_failure_blocks(out: &str) -> String {
     kept.join("\n")
 }
 
+/// `out` with each failing test named once: the header `FAIL: test_2 (test_a.TestA.test_2)`
+/// reads `FAIL: test_2`, and the traceback's frame line in the test itself (`File
+/// "test_a.py", line 12, in test_2`) is left out; the test's source line under it stays, as
+/// do frames in the code.
+fn without_test_names(out: &str) -> String {
+    let mut test = String::new();
+    let mut kept = Vec::new();
+    for line in out.lines() {
+        if let Some((kind, name)) = header(line) {
+            test = name.to_string();
+            kept.push(format!("{kind}{test}"));
+            continue;
+        }
+        let frame = line.trim_start();
+        let in_test = frame.starts_with("File \"") && frame.ends_with(&format!(", in {test}"));
+        if !test.is_empty() && in_test {
+            continue;
+        }
+        kept.push(line.to_string());
+    }
+    let mut text = kept.join("\n");
+    if out.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
+/// A unittest block header's kind (`FAIL: ` or `ERROR: `) and test name, from
+/// `FAIL: test_2 (test_a.TestA.test_2)`; `None` for other lines that start alike (pip's
+/// `ERROR: Could not find …`).
+fn header(line: &str) -> Option<(&'static str, &str)> {
+    let (kind, rest) = ["FAIL: ", "ERROR: "]
+        .into_iter()
+        .find_map(|kind| Some((kind, line.strip_prefix(kind)?)))?;
+    let (name, qualified) = rest.split_once(' ')?;
+    let qualified = qualified.strip_prefix('(')?.strip_suffix(')')?;
+    let word = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
+    (word(name) && qualified.split('.').all(word)).then_some((kind, name))
+}
+
+/// Whether an error line states both sides of a comparison in full (`AssertionError: Lists
+/// differ: [5, 4] != [4, 3]`), so the details under it only repeat it; unittest writes
+/// `[36 chars]` where it shortened a side.
+fn whole_comparison(line: &str) -> bool {
+    let shortened = line.split('[').skip(1).any(|rest| {
+        rest.split_once(" chars]")
+            .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    });
+    line.contains("Error") && line.contains(" != ") && !shortened
+}
+
 /// The tests unittest reports as failing or erroring (`FAIL: test_x (mod.Class.test_x)`), by
 /// method name.
 pub fn failing_tests(out: &str) -> BTreeSet<String> {
     out.lines()
-        .filter_map(|l| {
-            l.strip_prefix("FAIL: ")
-                .or_else(|| l.strip_prefix("ERROR: "))
-        })
-        .filter_map(|rest| rest.split_whitespace().next())
-        .map(str::to_string)
+        .filter_map(header)
+        .map(|(_, name)| name.to_string())
         .collect()
 }
 
@@ -116,7 +179,7 @@ mod tests {
     }
 
     #[test]
-    fn the_first_failure_keeps_its_details_and_later_ones_their_first_paragraph() {
+    fn every_failure_is_its_first_paragraph_when_the_error_states_the_whole_comparison() {
         let out = format!(
             "{}{}Ran 2 tests in 0.001s\n\nFAILED (failures=2)\n",
             failure(1),
@@ -124,7 +187,16 @@ mod tests {
         );
         assert_eq!(
             trim_failure_blocks(&out),
-            "FAIL: test_1 (test_a.T.test_1)\n  File \"test_a.py\", line 1, in test_1\n    self.assertEqual(f(1), [1])\nAssertionError: Lists differ: [] != [1]\n\nSecond list contains 1 additional elements.\nFirst extra element 0:\n1\n\n- []\n+ [1]\n\nFAIL: test_2 (test_a.T.test_2)\n  File \"test_a.py\", line 2, in test_2\n    self.assertEqual(f(2), [2])\nAssertionError: Lists differ: [] != [2]\n\nRan 2 tests in 0.001s\n\nFAILED (failures=2)"
+            "FAIL: test_1\n    self.assertEqual(f(1), [1])\nAssertionError: Lists differ: [] != [1]\n\nFAIL: test_2\n    self.assertEqual(f(2), [2])\nAssertionError: Lists differ: [] != [2]\n\nFAILED (failures=2)"
+        );
+    }
+
+    #[test]
+    fn the_first_failure_keeps_its_details_when_unittest_shortened_the_error() {
+        let out = "FAIL: test_1 (t.T.test_1)\n    self.assertEqual(f(), [1, 2])\nAssertionError: Lists differ: [1, 2, 3, [30 chars] 9] != [1, 2]\n\nFirst list contains 7 additional elements.\n\nRan 1 test in 0.001s\n\nFAILED (failures=1)\n";
+        assert_eq!(
+            trim_failure_blocks(out),
+            "FAIL: test_1\n    self.assertEqual(f(), [1, 2])\nAssertionError: Lists differ: [1, 2, 3, [30 chars] 9] != [1, 2]\n\nFirst list contains 7 additional elements.\n\nFAILED (failures=1)"
         );
     }
 
@@ -133,10 +205,10 @@ mod tests {
         let out: String =
             (1..=6).map(failure).collect::<String>() + "Ran 6 tests\n\nFAILED (failures=6)\n";
         let trimmed = trim_failure_blocks(&out);
-        assert!(trimmed.contains("FAIL: test_4 "), "{trimmed}");
-        assert!(!trimmed.contains("FAIL: test_5 "), "{trimmed}");
+        assert!(trimmed.contains("FAIL: test_4\n"), "{trimmed}");
+        assert!(!trimmed.contains("FAIL: test_5\n"), "{trimmed}");
         assert!(
-            trimmed.contains("[… 2 more failing tests left out]\n\nRan 6 tests"),
+            trimmed.contains("[… 2 more failing tests left out]\n\nFAILED (failures=6)"),
             "{trimmed}"
         );
     }
@@ -148,8 +220,18 @@ mod tests {
             "  line\n".repeat(30)
         );
         let trimmed = trim_failure_blocks(&long);
-        assert_eq!(trimmed.lines().count(), FIRST_BLOCK_LINES + 3, "{trimmed}");
-        assert!(trimmed.contains("[…]\n\nRan 1 test"), "{trimmed}");
+        assert_eq!(trimmed.lines().count(), FIRST_BLOCK_LINES + 1, "{trimmed}");
+        assert!(trimmed.ends_with("[…]"), "{trimmed}");
+        assert!(!trimmed.contains("Ran 1 test"), "{trimmed}");
+    }
+
+    #[test]
+    fn frames_in_the_code_are_kept_and_lines_only_like_a_header_left_alone() {
+        let out = "ERROR: test_1 (t.T.test_1)\n  File \"t.py\", line 3, in test_1\n    f()\n  File \"m.py\", line 2, in f\n    return 1 / 0\nZeroDivisionError: division by zero\nERROR: Could not find a version (from versions: none)\n";
+        assert_eq!(
+            trim_failure_blocks(out),
+            "ERROR: test_1\n    f()\n  File \"m.py\", line 2, in f\n    return 1 / 0\nZeroDivisionError: division by zero\nERROR: Could not find a version (from versions: none)"
+        );
     }
 
     #[test]

@@ -95,10 +95,23 @@ fn ending_parts(state: &RunState) -> (TerminalStatus, Option<StopRule>, String) 
 
 /// Renders the Markdown report (pure).
 pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> String {
-    let (status, rule, reason) = ending_parts(state);
     let mut s = String::new();
     let _ = writeln!(s, "# kotef run {}\n", meta.run_id);
     let _ = writeln!(s, "**Goal:** {}\n", state.goal.trim());
+    status_section(&mut s, state, meta);
+    settings_sections(&mut s, meta);
+    counters_section(&mut s, state, meta);
+    budgets_section(&mut s, state, meta);
+    timeline_and_failures(&mut s, state);
+    files_section(&mut s, state);
+    calls_section(&mut s, state);
+    let _ = writeln!(s, "\n## Path\n\n```mermaid\n{}```", mermaid);
+    s
+}
+
+/// How the run ended and under which settings.
+fn status_section(s: &mut String, state: &RunState, meta: &ReportMeta) {
+    let (status, rule, reason) = ending_parts(state);
     let _ = writeln!(s, "## Status\n");
     let _ = writeln!(s, "- Terminal status: {} `{status}`", status.emoji());
     let _ = writeln!(
@@ -121,6 +134,10 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
         meta.started_at.format("%Y-%m-%d %H:%M:%S UTC"),
         meta.duration_ms as f64 / 1000.0
     );
+}
+
+/// The instruction files read and the settings the operator decided.
+fn settings_sections(s: &mut String, meta: &ReportMeta) {
     if !meta.instruction_files.is_empty() {
         let _ = writeln!(
             s,
@@ -145,7 +162,10 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
         }
         s.push('\n');
     }
+}
 
+/// The loop counters against their limits.
+fn counters_section(s: &mut String, state: &RunState, meta: &ReportMeta) {
     let _ = writeln!(
         s,
         "## Loop counters\n\n| edge | hops since progress | limit |\n|---|---|---|"
@@ -167,7 +187,11 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
         "| planner_to_verifier | {} | {} |\n",
         c.planner_to_verifier, l.edge_limit_verifier
     );
+}
 
+/// Each budget, used against allowed.
+fn budgets_section(s: &mut String, state: &RunState, meta: &ReportMeta) {
+    let l = &meta.limits;
     let _ = writeln!(
         s,
         "## Budgets\n\n| budget | used | allowed |\n|---|---|---|"
@@ -210,7 +234,10 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
             .map(|c| format!("{c:.4}"))
             .unwrap_or_else(|| "—".into()),
     );
+}
 
+/// The steps, then the failing commands.
+fn timeline_and_failures(s: &mut String, state: &RunState) {
     let _ = writeln!(
         s,
         "## Timeline\n\n| step | node | decision | reason | progress |\n|---|---|---|---|---|"
@@ -250,7 +277,10 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
             );
         }
     }
+}
 
+/// The files the run changed.
+fn files_section(s: &mut String, state: &RunState) {
     let _ = writeln!(s, "\n## Files changed\n");
     let changed = state.files_changed();
     if changed.is_empty() {
@@ -259,7 +289,10 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
     for p in &changed {
         let _ = writeln!(s, "- `{p}`");
     }
+}
 
+/// Each model call, the totals, the tools run and any provider trouble.
+fn calls_section(s: &mut String, state: &RunState) {
     let _ = writeln!(
         s,
         "\n## Model calls\n\n| # | step | node | prompt tokens | completion tokens | latency (ms) | attempts | retry wait (ms) |\n|---|---|---|---|---|---|---|---|"
@@ -305,9 +338,6 @@ pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> St
     if let Some(p) = provider_trouble(&state.calls) {
         let _ = writeln!(s, "\n{p}");
     }
-
-    let _ = writeln!(s, "\n## Path\n\n```mermaid\n{}```", mermaid);
-    s
 }
 
 /// Which command verified the result, and where it came from.

@@ -419,7 +419,9 @@ fn strict_denied(p: &str) -> String {
     )
 }
 
-fn strict_allows(c: &SimpleCommand, depth: usize) -> Result<(), String> {
+/// What the strict profile refuses before the program is looked at: output redirected into a
+/// file, and `LD_*` assignments.
+fn strict_redirects_and_assignments(c: &SimpleCommand) -> Result<(), String> {
     for r in &c.redirects {
         if r.writes_file() {
             return Err(format!(
@@ -438,6 +440,11 @@ fn strict_allows(c: &SimpleCommand, depth: usize) -> Result<(), String> {
             ));
         }
     }
+    Ok(())
+}
+
+fn strict_allows(c: &SimpleCommand, depth: usize) -> Result<(), String> {
+    strict_redirects_and_assignments(c)?;
     let Some((p, args)) = program(&c.words) else {
         return Ok(()); // assignments or redirections alone
     };

@@ -186,70 +186,20 @@ impl CommandRunner {
 
     async fn run_inner(&self, command: &str, cwd: &Path) -> CommandResult {
         let mut r = CommandResult::new(command);
-        let cwd = match std::fs::canonicalize(cwd) {
-            Ok(p) if p.is_dir() => p,
-            Ok(p) => {
-                r.spawn_error = Some(format!(
-                    "working directory {} is not a directory",
-                    p.display()
-                ));
-                return r;
-            }
+        let prepared = resolve_cwd(cwd).and_then(|cwd| {
+            let use_bwrap = self.sandbox_choice()?;
+            let use_bwrap_is_none = use_bwrap.is_none();
+            let program = self.program_and_args(use_bwrap, &cwd, command)?;
+            Ok((cwd, use_bwrap_is_none, program))
+        });
+        // The sandbox's temp dir (in `program`) lives until the command has finished.
+        let (cwd, use_bwrap_is_none, program) = match prepared {
+            Ok(p) => p,
             Err(e) => {
-                r.spawn_error = Some(format!("working directory {}: {e}", cwd.display()));
+                r.spawn_error = Some(e);
                 return r;
             }
         };
-        let use_bwrap = match self.cfg.sandbox {
-            SandboxMode::None => None,
-            mode => match (mode, bwrap_status()) {
-                (_, Ok(path)) => Some(path.clone()),
-                (SandboxMode::Bwrap, Err(why)) => {
-                    r.spawn_error = Some(format!(
-                        "sandbox `bwrap` is required but no working bwrap is available: {why}"
-                    ));
-                    return r;
-                }
-                (_, Err(why)) => {
-                    static WARNED: AtomicBool = AtomicBool::new(false);
-                    if !WARNED.swap(true, Ordering::Relaxed) {
-                        tracing::warn!(reason = %why, "no working bwrap; commands run without a sandbox");
-                    }
-                    None
-                }
-            },
-        };
-        let use_bwrap_is_none = use_bwrap.is_none();
-        // The fresh temp dir lives until the command has finished.
-        let (program, args, _tmp): (PathBuf, Vec<String>, Option<tempfile::TempDir>) =
-            match use_bwrap {
-                Some(bwrap) => {
-                    let tmp = match tempfile::Builder::new().prefix("kotef-sbx-").tempdir() {
-                        Ok(t) => t,
-                        Err(e) => {
-                            r.spawn_error =
-                                Some(format!("cannot create the sandbox temp dir: {e}"));
-                            return r;
-                        }
-                    };
-                    let mut args = bwrap_args_hiding(
-                        &cwd,
-                        tmp.path(),
-                        &self.cfg.hidden_paths,
-                        &self.cfg.read_only_paths,
-                        command,
-                    );
-                    if self.cfg.network {
-                        args.retain(|a| a != "--unshare-net");
-                    }
-                    (bwrap, args, Some(tmp))
-                }
-                None => (
-                    PathBuf::from("/bin/sh"),
-                    vec!["-c".to_string(), command.to_string()],
-                    None,
-                ),
-            };
 
         // Processes and memory in a cgroup when kotef may make one, else rlimits; file size
         // always (see `crate::limits`).
@@ -262,8 +212,8 @@ impl CommandRunner {
         let in_cgroup = cgroup.is_some();
         // SAFETY: geteuid has no preconditions.
         let drop_caps = use_bwrap_is_none && unsafe { libc::geteuid() } == 0;
-        let mut cmd = tokio::process::Command::new(&program);
-        cmd.args(&args)
+        let mut cmd = tokio::process::Command::new(&program.path);
+        cmd.args(&program.args)
             .current_dir(&cwd)
             .env_clear()
             .envs(self.command_env())
@@ -280,7 +230,7 @@ impl CommandRunner {
         let watch = crate::limits::Watch {
             group: cgroup.as_ref(),
             dirs: std::iter::once(cwd.clone())
-                .chain(_tmp.as_ref().map(|t| t.path().to_path_buf()))
+                .chain(program.tmp.as_ref().map(|t| t.path().to_path_buf()))
                 .collect(),
             free_at_start: crate::limits::free_bytes(&cwd),
             disk_bytes: limits.disk_bytes,
@@ -290,7 +240,7 @@ impl CommandRunner {
         let mut child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => {
-                r.spawn_error = Some(format!("cannot start {}: {e}", program.display()));
+                r.spawn_error = Some(format!("cannot start {}: {e}", program.path.display()));
                 return r;
             }
         };
@@ -307,43 +257,15 @@ impl CommandRunner {
             .take()
             .map(|s| tokio::spawn(pump(s, err_buf.clone())));
 
-        let deadline = tokio::time::sleep(self.cfg.timeout);
-        tokio::pin!(deadline);
-        let mut ticks = tokio::time::interval(LIMIT_SAMPLE);
-        let mut hit = None;
-        loop {
-            tokio::select! {
-                status = child.wait() => {
-                    match status {
-                        Ok(status) => {
-                            use std::os::unix::process::ExitStatusExt;
-                            r.exit_code = status.code();
-                            hit = crate::limits::hit_from_exit(status.code(), status.signal());
-                        }
-                        Err(e) => r.spawn_error = Some(format!("waiting for the command failed: {e}")),
-                    }
-                    break;
-                }
-                _ = &mut deadline => {
-                    r.timed_out = true;
-                    group.kill();
-                    let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
-                    break;
-                }
-                _ = ticks.tick() => {
-                    if let Some(h) = watch.check() {
-                        hit = Some(h);
-                        group.kill();
-                        if let Some(g) = &cgroup {
-                            g.kill_all();
-                        }
-                        let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
-                        r.exit_code = None;
-                        break;
-                    }
-                }
-            }
-        }
+        let (mut hit, watch) = wait_or_kill(
+            &mut child,
+            self.cfg.timeout,
+            watch,
+            &group,
+            cgroup.as_ref(),
+            &mut r,
+        )
+        .await;
         // A limit the command ran into just before it ended (a fork bomb that gave up).
         if hit.is_none() {
             hit = watch.check();
@@ -364,8 +286,102 @@ impl CommandRunner {
                 a.abort();
             }
         }
-        let (stdout, t1) = take(&out_buf);
-        let (stderr, t2) = take(&err_buf);
+        self.finish(&mut r, &out_buf, &err_buf, hit, abandoned);
+        r
+    }
+}
+
+/// What runs a command: the program, its arguments, and the sandbox's temp dir (removed when
+/// this is dropped, after the command ended).
+struct Program {
+    path: PathBuf,
+    args: Vec<String>,
+    tmp: Option<tempfile::TempDir>,
+}
+
+/// The canonical working directory of a command, or why it cannot be one.
+fn resolve_cwd(cwd: &Path) -> Result<PathBuf, String> {
+    match std::fs::canonicalize(cwd) {
+        Ok(p) if p.is_dir() => Ok(p),
+        Ok(p) => Err(format!(
+            "working directory {} is not a directory",
+            p.display()
+        )),
+        Err(e) => Err(format!("working directory {}: {e}", cwd.display())),
+    }
+}
+
+impl CommandRunner {
+    /// The bwrap binary to run the command under, `None` to run it directly (no sandbox
+    /// asked, or `auto` without a working bwrap, said once); an error when bwrap is required
+    /// and missing.
+    fn sandbox_choice(&self) -> Result<Option<PathBuf>, String> {
+        match self.cfg.sandbox {
+            SandboxMode::None => Ok(None),
+            mode => match (mode, bwrap_status()) {
+                (_, Ok(path)) => Ok(Some(path.clone())),
+                (SandboxMode::Bwrap, Err(why)) => Err(format!(
+                    "sandbox `bwrap` is required but no working bwrap is available: {why}"
+                )),
+                (_, Err(why)) => {
+                    static WARNED: AtomicBool = AtomicBool::new(false);
+                    if !WARNED.swap(true, Ordering::Relaxed) {
+                        tracing::warn!(reason = %why, "no working bwrap; commands run without a sandbox");
+                    }
+                    Ok(None)
+                }
+            },
+        }
+    }
+
+    /// The program and arguments that run `command`: bwrap with its arguments and a fresh
+    /// temp dir (kept until the command ends), or `/bin/sh -c`.
+    fn program_and_args(
+        &self,
+        use_bwrap: Option<PathBuf>,
+        cwd: &Path,
+        command: &str,
+    ) -> Result<Program, String> {
+        let Some(bwrap) = use_bwrap else {
+            return Ok(Program {
+                path: PathBuf::from("/bin/sh"),
+                args: vec!["-c".to_string(), command.to_string()],
+                tmp: None,
+            });
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix("kotef-sbx-")
+            .tempdir()
+            .map_err(|e| format!("cannot create the sandbox temp dir: {e}"))?;
+        let mut args = bwrap_args_hiding(
+            cwd,
+            tmp.path(),
+            &self.cfg.hidden_paths,
+            &self.cfg.read_only_paths,
+            command,
+        );
+        if self.cfg.network {
+            args.retain(|a| a != "--unshare-net");
+        }
+        Ok(Program {
+            path: bwrap,
+            args,
+            tmp: Some(tmp),
+        })
+    }
+
+    /// Puts the captured output into `r` with notes for what cut it short: a background
+    /// process holding the pipe, a resource limit, the timeout.
+    fn finish(
+        &self,
+        r: &mut CommandResult,
+        out_buf: &Arc<Mutex<Capped>>,
+        err_buf: &Arc<Mutex<Capped>>,
+        hit: Option<crate::limits::LimitHit>,
+        abandoned: bool,
+    ) {
+        let (stdout, t1) = take(out_buf);
+        let (stderr, t2) = take(err_buf);
         r.stdout = stdout;
         r.stderr = stderr;
         r.truncated = t1 || t2 || abandoned;
@@ -386,8 +402,59 @@ impl CommandRunner {
             );
             r.stderr.push_str(&note);
         }
-        r
     }
+}
+
+/// Waits for `child` until it ends, its time is up or `watch` finds a limit hit, killing its
+/// process group (and cgroup) in the last two cases; the exit code or the timeout goes into
+/// `r`, the limit hit is returned with the watch (owned here, not borrowed across the waits:
+/// it is not `Sync`).
+async fn wait_or_kill<'a>(
+    child: &mut tokio::process::Child,
+    timeout: Duration,
+    watch: crate::limits::Watch<'a>,
+    group: &GroupGuard,
+    cgroup: Option<&crate::limits::Group>,
+    r: &mut CommandResult,
+) -> (Option<crate::limits::LimitHit>, crate::limits::Watch<'a>) {
+    let deadline = tokio::time::sleep(timeout);
+    tokio::pin!(deadline);
+    let mut ticks = tokio::time::interval(LIMIT_SAMPLE);
+    let mut hit = None;
+    loop {
+        tokio::select! {
+            status = child.wait() => {
+                match status {
+                    Ok(status) => {
+                        use std::os::unix::process::ExitStatusExt;
+                        r.exit_code = status.code();
+                        hit = crate::limits::hit_from_exit(status.code(), status.signal());
+                    }
+                    Err(e) => r.spawn_error = Some(format!("waiting for the command failed: {e}")),
+                }
+                break;
+            }
+            _ = &mut deadline => {
+                r.timed_out = true;
+                group.kill();
+                let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
+                break;
+            }
+            _ = ticks.tick() => {
+                if let Some(h) = watch.check() {
+                    hit = Some(h);
+                    group.kill();
+                    if let Some(g) = cgroup {
+                        g.kill_all();
+                    }
+                    let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
+                    r.exit_code = None;
+                    break;
+                }
+            }
+        }
+    }
+    (hit, watch)
 }
 
 async fn futures_join_all(tasks: Vec<tokio::task::JoinHandle<()>>) {

@@ -238,64 +238,8 @@ impl Lexer {
                     }
                     None => {}
                 },
-                '\'' => {
-                    self.word_quoted = true;
-                    self.word.get_or_insert_with(String::new);
-                    loop {
-                        match self.peek(0) {
-                            None => return Err("unbalanced single quote".into()),
-                            Some('\'') => {
-                                self.pos += 1;
-                                break;
-                            }
-                            Some(n) => {
-                                self.pos += 1;
-                                self.push_char(n);
-                            }
-                        }
-                    }
-                }
-                '"' => {
-                    self.word_quoted = true;
-                    self.word.get_or_insert_with(String::new);
-                    loop {
-                        match self.peek(0) {
-                            None => return Err("unbalanced double quote".into()),
-                            Some('"') => {
-                                self.pos += 1;
-                                break;
-                            }
-                            Some('\\') => {
-                                self.pos += 1;
-                                if let Some(n) = self.peek(0) {
-                                    self.pos += 1;
-                                    if !matches!(n, '"' | '\\' | '$' | '`' | '\n') {
-                                        self.push_char('\\');
-                                    }
-                                    if n != '\n' {
-                                        self.push_char(n);
-                                    }
-                                }
-                            }
-                            Some('$') if self.peek(1) == Some('(') => {
-                                self.pos += 2;
-                                let inner = self.read_balanced()?;
-                                self.push_str(&format!("$({inner})"));
-                                self.out.substitutions.push(inner);
-                            }
-                            Some('`') => {
-                                self.pos += 1;
-                                let inner = self.read_backticks()?;
-                                self.push_str(&format!("`{inner}`"));
-                                self.out.substitutions.push(inner);
-                            }
-                            Some(n) => {
-                                self.pos += 1;
-                                self.push_char(n);
-                            }
-                        }
-                    }
-                }
+                '\'' => self.single_quoted()?,
+                '"' => self.double_quoted()?,
                 '$' if self.peek(0) == Some('(') => {
                     self.pos += 1;
                     let inner = self.read_balanced()?;
@@ -351,44 +295,7 @@ impl Lexer {
                 {
                     self.separator(false)
                 }
-                '<' | '>' => {
-                    // A bare number right before the operator is its file descriptor.
-                    if let Some(w) = &self.word {
-                        if !self.word_quoted && w.chars().all(|d| d.is_ascii_digit()) {
-                            self.word = None;
-                        }
-                    }
-                    let mut op = c.to_string();
-                    if c == '>' {
-                        match self.peek(0) {
-                            Some('>') | Some('|') | Some('&') => {
-                                op.push(self.chars[self.pos]);
-                                self.pos += 1;
-                            }
-                            _ => {}
-                        }
-                    } else {
-                        match self.peek(0) {
-                            Some('<') => {
-                                op.push('<');
-                                self.pos += 1;
-                                match self.peek(0) {
-                                    Some('<') | Some('-') => {
-                                        op.push(self.chars[self.pos]);
-                                        self.pos += 1;
-                                    }
-                                    _ => {}
-                                }
-                            }
-                            Some('>') | Some('&') => {
-                                op.push(self.chars[self.pos]);
-                                self.pos += 1;
-                            }
-                            _ => {}
-                        }
-                    }
-                    self.start_redirect(op);
-                }
+                '<' | '>' => self.redirect_operator(c),
                 _ => self.push_char(c),
             }
         }
@@ -397,6 +304,112 @@ impl Lexer {
         }
         self.end_command();
         Ok(self.out)
+    }
+
+    /// The rest of a single-quoted string: every character as it is.
+    fn single_quoted(&mut self) -> Result<(), String> {
+        self.word_quoted = true;
+        self.word.get_or_insert_with(String::new);
+        loop {
+            match self.peek(0) {
+                None => return Err("unbalanced single quote".into()),
+                Some('\'') => {
+                    self.pos += 1;
+                    break;
+                }
+                Some(n) => {
+                    self.pos += 1;
+                    self.push_char(n);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The rest of a double-quoted string: `\` escapes, and `$(..)` and backticks recorded
+    /// as substitutions.
+    fn double_quoted(&mut self) -> Result<(), String> {
+        self.word_quoted = true;
+        self.word.get_or_insert_with(String::new);
+        loop {
+            match self.peek(0) {
+                None => return Err("unbalanced double quote".into()),
+                Some('"') => {
+                    self.pos += 1;
+                    break;
+                }
+                Some('\\') => {
+                    self.pos += 1;
+                    if let Some(n) = self.peek(0) {
+                        self.pos += 1;
+                        if !matches!(n, '"' | '\\' | '$' | '`' | '\n') {
+                            self.push_char('\\');
+                        }
+                        if n != '\n' {
+                            self.push_char(n);
+                        }
+                    }
+                }
+                Some('$') if self.peek(1) == Some('(') => {
+                    self.pos += 2;
+                    let inner = self.read_balanced()?;
+                    self.push_str(&format!("$({inner})"));
+                    self.out.substitutions.push(inner);
+                }
+                Some('`') => {
+                    self.pos += 1;
+                    let inner = self.read_backticks()?;
+                    self.push_str(&format!("`{inner}`"));
+                    self.out.substitutions.push(inner);
+                }
+                Some(n) => {
+                    self.pos += 1;
+                    self.push_char(n);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A redirection operator starting with `c` (`<` or `>`); a bare number right before it
+    /// is its file descriptor, not a word.
+    fn redirect_operator(&mut self, c: char) {
+        // A bare number right before the operator is its file descriptor.
+        if let Some(w) = &self.word {
+            if !self.word_quoted && w.chars().all(|d| d.is_ascii_digit()) {
+                self.word = None;
+            }
+        }
+        let mut op = c.to_string();
+        if c == '>' {
+            match self.peek(0) {
+                Some('>') | Some('|') | Some('&') => {
+                    op.push(self.chars[self.pos]);
+                    self.pos += 1;
+                }
+                _ => {}
+            }
+        } else {
+            match self.peek(0) {
+                Some('<') => {
+                    op.push('<');
+                    self.pos += 1;
+                    match self.peek(0) {
+                        Some('<') | Some('-') => {
+                            op.push(self.chars[self.pos]);
+                            self.pos += 1;
+                        }
+                        _ => {}
+                    }
+                }
+                Some('>') | Some('&') => {
+                    op.push(self.chars[self.pos]);
+                    self.pos += 1;
+                }
+                _ => {}
+            }
+        }
+        self.start_redirect(op);
     }
 
     fn push_str(&mut self, s: &str) {

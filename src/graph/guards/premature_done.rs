@@ -63,6 +63,8 @@ mod tests {
                     revisit_of: None,
                     only_test_edits: false,
                     redirect: None,
+                    refused_empty_done: false,
+                    off_list_denials: 0,
                 })
             },
             &PrematureDone,

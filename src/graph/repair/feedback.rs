@@ -95,18 +95,19 @@ pub fn line_diff(path: &str, before: &str, after: &str) -> String {
     out
 }
 
-/// The first user message: the stable part of every attempt's prompt (task, files, test
-/// command and the starting failure), so a server's prompt cache reuses it.
+/// The first user message: the stable part of every attempt's prompt (goal, what the task
+/// adds to it, files, test command and the starting failure), so a server's prompt cache
+/// reuses it.
 pub fn opening_message(
     goal: &str,
-    task: &str,
+    task: Option<&str>,
     files: &[(String, String)],
     protected: &[String],
     command: &str,
     failure: &str,
 ) -> String {
     let mut out = format!("# Goal\n{goal}\n");
-    if task.trim() != goal.trim() {
+    if let Some(task) = task.filter(|t| t.trim() != goal.trim()) {
         out.push_str(&format!("\n# Task\n{task}\n"));
     }
     out.push_str("\n# Files\n");
@@ -483,7 +484,7 @@ mod tests {
     fn python_code_is_shown_with_its_docstrings_above_it_by_name() {
         let text = opening_message(
             "Fix f",
-            "Fix f",
+            Some("Fix f"),
             &[(
                 "f.py".into(),
                 "def f(a):\n    \"\"\"Add one.\"\"\"\n    return a\n".into(),
@@ -504,7 +505,7 @@ mod tests {
     fn the_opening_message_marks_the_tests_and_ends_with_the_failure() {
         let text = opening_message(
             "Fix gcd",
-            "Fix gcd",
+            None,
             &[
                 ("gcd.py".into(), "def gcd(a, b):\n    return b\n".into()),
                 ("test_gcd.py".into(), "import unittest\n".into()),

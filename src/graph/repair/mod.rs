@@ -28,11 +28,10 @@ use kotef_tools::{
 };
 use std::collections::BTreeMap;
 
+mod attempts;
 pub mod feedback;
-use feedback::{
-    badness, block_error, contradiction, contradiction_reason, failure_text, feedback, line_diff,
-    opening_message, tried_message, Outcome, TestSet,
-};
+use attempts::{Attempts, Seen};
+use feedback::{badness, block_error, failure_text, line_diff, opening_message, Outcome, TestSet};
 
 /// The repair loop's system prompt.
 pub const REPAIR_PROMPT: &str = include_str!("../../../prompts/repair.md");
@@ -168,6 +167,70 @@ fn read_now(ctx: &GraphContext, path: &str) -> Option<Option<Vec<u8>>> {
     }
 }
 
+/// What applying one attempt's blocks did: the files as they were (to undo it), the line diff
+/// it made, and why blocks that could not be placed were refused.
+struct Applied {
+    snap: Snapshot,
+    diff: String,
+    errors: Vec<String>,
+}
+
+/// Applies `blocks` to the work tree (each file remembered first, to undo it) and records the
+/// `edit_blocks` tool call.
+fn apply_attempt(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    blocks: &[EditBlock],
+    known: &[(String, String)],
+    protected: &[String],
+) -> Applied {
+    let mut snap: Snapshot = BTreeMap::new();
+    let paths = known
+        .iter()
+        .map(|(p, _)| p)
+        .chain(blocks.iter().filter_map(|b| b.path.as_ref()));
+    for p in paths {
+        if let Some(prev) = read_now(ctx, p) {
+            snap.entry(p.clone()).or_insert(prev);
+        }
+    }
+    let applied = apply_edit_blocks(ctx.tools.workdir(), blocks, known, protected);
+    let mut errors = Vec::new();
+    let mut written = Vec::new();
+    for a in &applied {
+        match &a.result {
+            Ok(w) => written.push(w.path.clone()),
+            Err(e) => errors.push(block_error(&e.to_string())),
+        }
+    }
+    for w in &written {
+        snap.entry(w.clone()).or_insert(None);
+    }
+    ctx.record(super::events::RunEvent::ToolCall {
+        step: state.total_steps + 1,
+        node: NodeName::Coder.as_str().to_string(),
+        name: "edit_blocks".into(),
+        arguments: serde_json::json!({ "blocks": blocks.len(), "applied": written }),
+        output: errors.join("\n"),
+        is_error: written.is_empty(),
+    });
+    state.count_tool("edit_blocks");
+    let diff: String = snap
+        .iter()
+        .filter_map(|(p, prev)| {
+            let now = read_now(ctx, p).flatten().unwrap_or_default();
+            let prev = prev.clone().unwrap_or_default();
+            let d = line_diff(
+                p,
+                &String::from_utf8_lossy(&prev),
+                &String::from_utf8_lossy(&now),
+            );
+            (!d.is_empty()).then_some(d)
+        })
+        .collect();
+    Applied { snap, diff, errors }
+}
+
 /// Puts the files of `snap` back as they were (through the tree: a link the test run planted
 /// is replaced, not followed).
 fn restore(ctx: &GraphContext, snap: &Snapshot) {
@@ -225,7 +288,7 @@ async fn starting_run(ctx: &GraphContext, state: &RunState, command: &str) -> Co
 }
 
 /// The best candidate so far: the files it wrote (their text after it) and how bad it was.
-struct Best {
+pub(super) struct Best {
     badness: u32,
     files: BTreeMap<String, Vec<u8>>,
     diff: String,
@@ -255,21 +318,13 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         );
     };
     let protected = context::protected_tests(Some(&command), &state.goal, state.file_hashes.keys());
-    // The code only: the failing output quotes the assertions, and a small model shown a
-    // test copies it back as its "fix".
-    let files: Vec<(String, String)> =
-        context::task_files(ctx, state, task, REPAIR_FILES + protected.len())
-            .into_iter()
-            .filter(|(p, _)| !protected.contains(p))
-            .take(REPAIR_FILES)
-            .collect();
-    for (p, _) in &files {
-        ctx.tools.mark_read(p);
-    }
+    let files = repair_files(ctx, state, task, &protected);
+    // Read before the starting run below replaces the failure the task was written from.
+    let task_news = crate::graph::tasks::news_in_task(state, task);
     // The starting failure, measured here so every attempt is compared with the same run.
     let start = starting_run(ctx, state, &command).await;
     if let Some(why) = start.limit_message() {
-        let f = super::rules::resource_limit(&start.command, &why);
+        let f = crate::graph::budgets::resource_limit(&start.command, &why);
         state.stop(f.rule, f.reason);
         return StepResult::stopped(state, false);
     }
@@ -281,226 +336,135 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             false,
         );
     }
-    let baseline = badness(&start);
-    let (start_tests, mut tested) = (TestSet::of(&start), Vec::new());
     let opening = opening_message(
         &state.goal,
-        task,
+        task_news.as_deref(),
         &files,
         &protected,
         &command,
         &failure_text(&start, &root),
     );
-    let mut history: Vec<String> = Vec::new();
-    let mut best: Option<Best> = None;
-    let mut seen: BTreeMap<String, u32> = BTreeMap::new();
-    let mut unreadable = 0u32;
-    let mut attempts = 0u32;
-    // How hot the next attempt samples: it rises with every attempt, and jumps after a reply
-    // that repeats an earlier change or changes nothing (a peaked small model at a low
-    // temperature sends the same reply again).
-    let mut heat = 0u32;
-    let mut fresh = false;
-    let mut notes: Vec<String> = Vec::new();
-
+    let mut a = Attempts::new(badness(&start), TestSet::of(&start));
     let end = loop {
-        if super::rules::coder_step_cap_reached(attempts, &ctx.limits) {
+        if crate::graph::coder::breakers::coder_step_cap_reached(a.made, &ctx.limits) {
             break CoderEnd::CallCap;
         }
-        let mut messages = vec![Message::system(REPAIR_PROMPT), Message::user(&opening)];
-        // After a repeated change the next attempt is a fresh, hot sample of the opening
-        // alone: a small model shown what it tried tends to write it again.
-        if !std::mem::take(&mut fresh) && !history.is_empty() {
-            messages.push(Message::user(tried_message(&history)));
-        }
-        let request = attempt_request(messages, heat);
-        attempts += 1;
-        heat += 1;
+        let request = a.next_request(&opening);
         let reply = match llm::call(ctx, state, NodeName::Coder, request).await {
-            Err(CallFailure::Stopped) => {
-                break CoderEnd::RunStopped;
-            }
+            Err(CallFailure::Stopped) => break CoderEnd::RunStopped,
             Err(CallFailure::Failed(_)) => continue,
             Ok(reply) => reply,
         };
         let blocks = reply_blocks(&reply);
         if blocks.is_empty() {
-            unreadable += 1;
-            notes.push(format!("attempt {attempts}: no edit block"));
-            history.push(feedback(attempts, &Outcome::Unreadable, baseline));
-            if unreadable >= UNREADABLE_LIMIT {
-                break CoderEnd::NoToolCalls;
-            }
-            continue;
-        }
-        unreadable = 0;
-        let key = change_key(&blocks);
-        let times = seen.entry(key).or_insert(0);
-        *times += 1;
-        if *times >= SAME_CHANGE_LIMIT {
-            notes.push(format!(
-                "attempt {attempts}: the same change {SAME_CHANGE_LIMIT} times"
-            ));
-            break CoderEnd::RepeatedCall;
-        }
-        if *times > 1 {
-            // The earlier attempt's feedback is in the conversation already; a copy of the
-            // same reply would only make the next one likelier to copy it again. The next
-            // attempt samples the opening alone, hotter (a prefix the server has cached).
-            notes.push(format!("attempt {attempts}: a repeated change"));
-            heat = heat.max(4);
-            fresh = true;
-            continue;
-        }
-        // Remember each file before the attempt touches it, to undo it.
-        let mut snap: Snapshot = BTreeMap::new();
-        let known: Vec<(String, String)> = files.clone();
-        for b in &blocks {
-            for (p, _) in &known {
-                if let Some(prev) = read_now(ctx, p) {
-                    snap.entry(p.clone()).or_insert(prev);
-                }
-            }
-            if let Some(p) = &b.path {
-                if let Some(prev) = read_now(ctx, p) {
-                    snap.entry(p.clone()).or_insert(prev);
-                }
+            match a.unreadable() {
+                Some(end) => break end,
+                None => continue,
             }
         }
-        let applied = apply_edit_blocks(ctx.tools.workdir(), &blocks, &known, &protected);
-        let mut errors = Vec::new();
-        let mut written = Vec::new();
-        for a in &applied {
-            match &a.result {
-                Ok(w) => written.push(w.path.clone()),
-                Err(e) => errors.push(block_error(&e.to_string())),
-            }
+        match a.seen(&blocks) {
+            Seen::New => {}
+            Seen::Again => continue,
+            Seen::TooOften => break CoderEnd::RepeatedCall,
         }
-        for w in &written {
-            if !snap.contains_key(w) {
-                snap.insert(w.clone(), None);
-            }
-        }
-        ctx.record(super::events::RunEvent::ToolCall {
-            step: state.total_steps + 1,
-            node: NodeName::Coder.as_str().to_string(),
-            name: "edit_blocks".into(),
-            arguments: serde_json::json!({ "blocks": blocks.len(), "applied": written }),
-            output: errors.join("\n"),
-            is_error: written.is_empty(),
-        });
-        state.count_tool("edit_blocks");
-        let diff: String = snap
-            .iter()
-            .filter_map(|(p, prev)| {
-                let now = read_now(ctx, p).flatten().unwrap_or_default();
-                let prev = prev.clone().unwrap_or_default();
-                let d = line_diff(
-                    p,
-                    &String::from_utf8_lossy(&prev),
-                    &String::from_utf8_lossy(&now),
-                );
-                (!d.is_empty()).then_some(d)
-            })
-            .collect();
+        let Applied { snap, diff, errors } = apply_attempt(ctx, state, &blocks, &files, &protected);
         if diff.is_empty() {
-            notes.push(format!("attempt {attempts}: not applied"));
-            heat = heat.max(3);
-            let outcome = if errors.is_empty() {
-                Outcome::NotApplied(vec![
-                    "the code you wrote is the same as the file's: it changes nothing, so the bug is still there"
-                        .into(),
-                ])
-            } else {
-                Outcome::NotApplied(errors)
-            };
-            history.push(feedback(attempts, &outcome, baseline));
+            a.not_applied(errors);
             restore(ctx, &snap);
             continue;
         }
         let result = run_tests(ctx, state, &command).await;
         if let Some(why) = result.limit_message() {
             restore(ctx, &snap);
-            let f = super::rules::resource_limit(&result.command, &why);
+            let f = crate::graph::budgets::resource_limit(&result.command, &why);
             state.stop(f.rule, f.reason);
             break CoderEnd::RunStopped;
         }
-        let bad = badness(&result);
-        notes.push(format!(
-            "attempt {attempts}: {}",
-            if bad == 0 {
-                "the tests pass".to_string()
-            } else {
-                format!(
-                    "still failing ({})",
-                    context::key_line(&failure_text(&result, &root))
-                )
-            }
-        ));
+        let (bad, failure) = (badness(&result), failure_text(&result, &root));
+        a.note_tested(bad, &failure);
         if bad == 0 {
             state.coder_summary = Some(context::clip(reply.content.trim(), 400));
-            best = None;
+            a.best = None;
             break CoderEnd::Done;
         }
-        if bad < baseline && best.as_ref().is_none_or(|b| bad < b.badness) {
-            let files_after = snap
+        if a.improves(bad) {
+            let files = snap
                 .keys()
                 .filter_map(|p| Some((p.clone(), read_now(ctx, p)??)))
                 .collect();
-            best = Some(Best {
+            let diff = diff.clone();
+            a.best = Some(Best {
                 badness: bad,
-                files: files_after,
-                diff: diff.clone(),
+                files,
+                diff,
             });
         }
         restore(ctx, &snap);
         let outcome = Outcome::Tested {
             diff,
             badness: bad,
-            failure: failure_text(&result, &root),
+            failure,
             errors,
         };
-        history.push(feedback(attempts, &outcome, baseline));
-        tested.push(TestSet::of(&result));
-        if let Some((wanted, broken)) = contradiction(&start_tests, &tested) {
-            let why = contradiction_reason(&wanted, &broken, &command);
+        if let Some(why) = a.failed(outcome, TestSet::of(&result), &command) {
             state.stop(StopRule::NoProgress, why);
         }
         if state.ending.is_some() {
             break CoderEnd::RunStopped;
         }
     };
-    // The best candidate stands when no attempt passed (a passing one is in the tree).
-    if let Some(b) = &best {
+    finish(ctx, state, a, end, &before)
+}
+
+/// Ends the step: the best candidate stands when no attempt passed (a passing one is in the
+/// tree), and the step reports whether the code changed.
+fn finish(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    mut a: Attempts,
+    end: CoderEnd,
+    before: &BTreeMap<String, String>,
+) -> StepResult {
+    if let Some(b) = &a.best {
         keep_best(ctx, b);
-        notes.push(format!(
-            "kept the best attempt ({} failing, from {baseline})",
-            b.badness
-        ));
+        let kept = format!(
+            "kept the best attempt ({} failing, from {})",
+            b.badness, a.baseline
+        );
+        a.notes.push(kept);
     }
-    let after = super::workspace_hashes(&root);
-    let changed = super::rules::files_progress(&before, &after);
+    let after = super::workspace_hashes(ctx.tools.workdir().root());
+    let changed = crate::graph::progress::files_progress(before, &after);
     state.file_hashes = after;
     if state.ending.is_some() {
         return StepResult::stopped(state, changed);
     }
-    let what = if changed {
-        "changed the code"
-    } else {
-        "no net change"
-    };
-    let reason = format!(
-        "repair loop: {attempts} attempt(s), {what}; {}",
-        notes
-            .iter()
-            .rev()
-            .take(4)
-            .rev()
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("; ")
-    );
-    StepResult::to(NodeName::Verifier, Decision::Code(end), reason, changed)
+    StepResult::to(
+        NodeName::Verifier,
+        Decision::Code(end),
+        a.reason(changed),
+        changed,
+    )
+}
+
+/// The files shown to the model: the code only (the failing output quotes the assertions,
+/// and a small model shown a test copies it back as its "fix"), each counted as read.
+fn repair_files(
+    ctx: &GraphContext,
+    state: &RunState,
+    task: &str,
+    protected: &[String],
+) -> Vec<(String, String)> {
+    let files: Vec<(String, String)> =
+        context::task_files(ctx, state, task, REPAIR_FILES + protected.len())
+            .into_iter()
+            .filter(|(p, _)| !protected.contains(p))
+            .take(REPAIR_FILES)
+            .collect();
+    for (p, _) in &files {
+        ctx.tools.mark_read(p);
+    }
+    files
 }
 
 #[cfg(test)]

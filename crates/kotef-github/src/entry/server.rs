@@ -7,6 +7,7 @@
 //! deadline ([`ServeConfig::job_deadline`]) or a stored job that no longer reads ends failed with
 //! its status comment finished, and the worker goes on.
 
+use super::startup::{bot_login, open_store, prepare_work_dir, server_redactor};
 use crate::config::{ExecutorMode, ServeConfig};
 use crate::inbound::decide::decide;
 use crate::inbound::signature::{verify, SIGNATURE_HEADER};
@@ -15,8 +16,8 @@ use crate::metrics::Metrics;
 use crate::outbound::client::GitHub;
 use crate::pipeline::{end_abandoned, finish_comment, process_job, JobContext, INTERNAL_ERROR};
 use crate::queue::job::{Job, Work};
-use crate::queue::store::{Claimed, Enqueued, JobStore, TenantLimits, Unreadable};
-use crate::secret::{ExposeSecret, Secret};
+use crate::queue::store::{Claimed, Enqueued, JobStore, Unreadable};
+use crate::secret::Secret;
 use crate::RunExecutor;
 use anyhow::Context;
 use axum::body::Bytes;
@@ -25,7 +26,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use kotef_core::{DeliveryId, Redactor};
+use kotef_core::DeliveryId;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -244,70 +245,17 @@ pub async fn start(
     executor: Arc<dyn RunExecutor>,
 ) -> anyhow::Result<RunningServer> {
     cfg.validate()?;
-    std::fs::create_dir_all(&cfg.data_dir)
-        .with_context(|| format!("cannot create the data dir {}", cfg.data_dir.display()))?;
-    let work_dir = cfg.data_dir.join("workspaces");
-    std::fs::create_dir_all(&work_dir)
-        .with_context(|| format!("cannot create {}", work_dir.display()))?;
-    // Before any worker clones: what is there now was left by a process that died.
-    let leftovers = {
-        let dir = work_dir.clone();
-        tokio::task::spawn_blocking(move || crate::entry::leftovers::remove_leftover_clones(&dir))
-            .await
-            .unwrap_or_default()
-    };
-    if leftovers > 0 {
-        tracing::warn!(
-            removed = leftovers,
-            "clones left by an earlier stop were removed"
-        );
-    }
-    let store =
-        JobStore::open(&cfg.data_dir.join("jobs.sqlite3"))?.with_tenant_limits(TenantLimits {
-            running: u32::try_from(cfg.jobs_per_installation()).unwrap_or(u32::MAX),
-            queued: u32::try_from(cfg.max_queued_per_installation).unwrap_or(u32::MAX),
-        });
-    let pruned = store
-        .prune_finished(Duration::from_secs(30 * 24 * 3600))
-        .await?;
-    if pruned > 0 {
-        tracing::info!(pruned, "old finished jobs forgotten");
-    }
-    let requeued = store.requeue_interrupted().await?;
-    if requeued > 0 {
-        tracing::warn!(
-            requeued,
-            "jobs interrupted by a stop were put back in the queue"
-        );
-    }
+    let work_dir = prepare_work_dir(&cfg).await?;
+    let store = open_store(&cfg).await?;
 
     let github = GitHub::new(&cfg.github_api_url, cfg.auth.clone(), cfg.retry)?;
-    let bot_login = match &cfg.bot_login {
-        Some(l) => Some(l.clone()),
-        None => match tokio::time::timeout(Duration::from_secs(15), github.own_login()).await {
-            Ok(Ok(l)) if !l.is_empty() => Some(l),
-            Ok(Err(e)) => {
-                tracing::warn!(error = %e, "cannot learn kotef's own login; only bots are filtered");
-                None
-            }
-            _ => None,
-        },
-    };
+    let bot_login = bot_login(&cfg, &github).await;
     let app_id = match &cfg.auth {
         crate::outbound::client::GitHubAuth::App { app_id, .. } => Some(*app_id),
         _ => None,
     };
 
-    let mut redactor = Redactor::from_env();
-    for s in &cfg.webhook_secrets {
-        redactor.add(s.expose_secret());
-    }
-    match &cfg.auth {
-        crate::outbound::client::GitHubAuth::Token(t) => redactor.add(t.expose_secret()),
-        crate::outbound::client::GitHubAuth::App { private_key, .. } => {
-            redactor.add(private_key.expose_secret())
-        }
-    }
+    let redactor = server_redactor(&cfg);
     let metrics = Arc::new(Metrics::new());
     let mut ctx = JobContext::new(github, cfg.git.clone(), work_dir);
     ctx.model = cfg.model.clone();

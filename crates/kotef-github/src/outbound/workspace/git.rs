@@ -1,0 +1,171 @@
+//! Running one host git command: the token only in the child's environment (an
+//! `extraHeader` for the repository's URL), the `-c` hardening every call gets, a timeout and
+//! an output cap, and the output redacted.
+
+use super::*;
+
+#[derive(Debug)]
+pub(super) struct Output {
+    pub(super) ok: bool,
+    pub(super) code: Option<i32>,
+    pub(super) stdout: String,
+    pub(super) stderr: String,
+}
+
+/// The environment that gives git the token: an `Authorization` header scoped to `url` (the
+/// repository's own URL, so a remote or push URL pointing elsewhere never receives it), for
+/// http(s) remotes only.
+pub(super) fn auth_env(url: &str, token: Option<&Secret>) -> Vec<(String, Secret)> {
+    match token {
+        Some(t)
+            if !t.expose_secret().is_empty()
+                && (url.starts_with("https://") || url.starts_with("http://")) =>
+        {
+            let basic = base64::engine::general_purpose::STANDARD
+                .encode(format!("x-access-token:{}", t.expose_secret()));
+            vec![
+                ("GIT_CONFIG_COUNT".into(), "1".into()),
+                (
+                    "GIT_CONFIG_KEY_0".into(),
+                    format!("http.{url}.extraHeader").into(),
+                ),
+                (
+                    "GIT_CONFIG_VALUE_0".into(),
+                    format!("Authorization: Basic {basic}").into(),
+                ),
+            ]
+        }
+        _ => vec![("GIT_CONFIG_COUNT".into(), "0".into())],
+    }
+}
+
+/// A redactor for the token as given and in the `x-access-token:` Basic form git sends.
+pub(super) fn token_redactor(token: Option<&Secret>) -> Redactor {
+    let mut redactor = Redactor::new();
+    if let Some(t) = token.filter(|t| !t.expose_secret().is_empty()) {
+        redactor.add(t.expose_secret());
+        redactor.add(
+            base64::engine::general_purpose::STANDARD
+                .encode(format!("x-access-token:{}", t.expose_secret())),
+        );
+    }
+    redactor
+}
+
+/// How one git command runs: the settings, the empty `HOME`, the token's environment and
+/// the redactor for its output.
+pub(super) struct GitEnv<'a> {
+    pub(super) settings: &'a GitSettings,
+    pub(super) home: &'a Path,
+    pub(super) auth: &'a [(String, Secret)],
+    pub(super) redactor: &'a Redactor,
+}
+
+/// `-c` settings every host git call gets: no credential helper, hooks, fsmonitor, attribute
+/// file, ssh command or transport but http(s) (and `file` when the remotes are `file://`).
+pub(super) fn hardening(settings: &GitSettings) -> Vec<&'static str> {
+    let mut c = vec![
+        "credential.helper=",
+        "core.hooksPath=/dev/null",
+        "core.fsmonitor=false",
+        "core.attributesFile=/dev/null",
+        "core.sshCommand=false",
+        "submodule.recurse=false",
+        "protocol.allow=never",
+        "protocol.https.allow=always",
+        "protocol.http.allow=always",
+    ];
+    if settings.base_url.starts_with("file://") {
+        c.push("protocol.file.allow=always");
+    }
+    c
+}
+
+/// Runs git in `cwd`; `dirs` (git directory, work tree) are passed explicitly so nothing in
+/// the work tree (a `.git` file, directory or symlink) decides which repository git opens.
+pub(super) async fn run_git(
+    cwd: &Path,
+    dirs: Option<(&Path, &Path)>,
+    args: &[&str],
+    env: &GitEnv<'_>,
+) -> Result<Output, GitError> {
+    let GitEnv {
+        settings,
+        home,
+        auth,
+        redactor,
+    } = env;
+    let step = args.first().copied().unwrap_or("git").to_string();
+    let mut cmd = tokio::process::Command::new("git");
+    for c in hardening(settings) {
+        cmd.arg("-c").arg(c);
+    }
+    if let Some((git_dir, work_tree)) = dirs {
+        cmd.arg("--git-dir").arg(git_dir);
+        cmd.arg("--work-tree").arg(work_tree);
+    }
+    cmd.args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home)
+        .env("LC_ALL", "C")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_ASKPASS", "/bin/false")
+        .env("SSH_ASKPASS", "/bin/false")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_ATTR_NOSYSTEM", "1")
+        .env("GIT_NO_REPLACE_OBJECTS", "1")
+        .env("GIT_AUTHOR_NAME", &settings.author_name)
+        .env("GIT_AUTHOR_EMAIL", &settings.author_email)
+        .env("GIT_COMMITTER_NAME", &settings.author_name)
+        .env("GIT_COMMITTER_EMAIL", &settings.author_email)
+        .envs(auth.iter().map(|(k, v)| (k.as_str(), v.expose_secret())))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let fail = |message: String| GitError {
+        step: step.clone(),
+        message: redactor.redact(&message),
+    };
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| fail(format!("cannot start git: {e}")))?;
+    let cap = settings.output_cap as u64;
+    let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
+        return Err(fail("git's output is not piped".into()));
+    };
+    let (mut out, mut err) = (out.take(cap), err.take(cap));
+    let work = async {
+        let mut o = Vec::new();
+        let mut e = Vec::new();
+        let (r1, r2) = tokio::join!(out.read_to_end(&mut o), err.read_to_end(&mut e));
+        r1.and(r2)?;
+        let status = child.wait().await?;
+        Ok::<_, std::io::Error>((status, o, e))
+    };
+    let (status, o, e) = match tokio::time::timeout(settings.timeout, work).await {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => return Err(fail(format!("git i/o error: {e}"))),
+        Err(_) => {
+            return Err(fail(format!(
+                "timed out after {}s",
+                settings.timeout.as_secs()
+            )))
+        }
+    };
+    Ok(Output {
+        ok: status.success(),
+        code: status.code(),
+        stdout: redactor.redact(&String::from_utf8_lossy(&o)),
+        stderr: redactor.redact(&String::from_utf8_lossy(&e)),
+    })
+}
+
+pub(super) fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}

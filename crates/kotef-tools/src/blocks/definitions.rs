@@ -1,0 +1,289 @@
+//! Whole definitions in a code block: where each top-level definition of a Python (or
+//! brace-language) text starts and ends, replacing a file's definitions by a block's of the
+//! same name with their docstrings kept, Python docstrings shown apart from the code, and the
+//! imports a new definition needs added.
+
+/// A top-level-in-the-block definition: its name, its indent, and its lines `[start, end)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Definition {
+    pub(super) name: String,
+    pub(super) indent: usize,
+    pub(super) start: usize,
+    pub(super) end: usize,
+}
+
+pub(super) fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// The name a definition line defines (`def f(`, `async def f(`, `class C`, `fn f`,
+/// `function f`), if it is one.
+pub(super) fn defined_name(line: &str) -> Option<String> {
+    let t = line.trim_start();
+    let t = t
+        .strip_prefix("pub(crate) ")
+        .or_else(|| t.strip_prefix("pub "))
+        .or_else(|| t.strip_prefix("export "))
+        .unwrap_or(t);
+    let t = t.strip_prefix("async ").unwrap_or(t);
+    let rest = ["def ", "class ", "fn ", "function "]
+        .iter()
+        .find_map(|k| t.strip_prefix(k))?;
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// Where a definition starting at `start` ends: for a brace language the line that closes
+/// its first brace, otherwise (Python) before the next non-blank line indented no deeper.
+pub(super) fn definition_end(lines: &[&str], start: usize) -> usize {
+    let indent = indent_of(lines[start]);
+    let first = lines[start];
+    let braces = first.contains('{') || lines.get(start + 1).is_some_and(|l| l.trim() == "{");
+    if braces && !first.trim_end().ends_with(':') {
+        let mut depth = 0i64;
+        let mut opened = false;
+        for (i, l) in lines.iter().enumerate().skip(start) {
+            for c in l.chars() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            if opened && depth <= 0 {
+                return i + 1;
+            }
+        }
+        return lines.len();
+    }
+    let mut end = start + 1;
+    let mut last_code = start + 1;
+    while end < lines.len() {
+        let l = lines[end];
+        if !l.trim().is_empty() {
+            if indent_of(l) <= indent && !l.trim_start().starts_with(')') {
+                break;
+            }
+            last_code = end + 1;
+        }
+        end += 1;
+    }
+    last_code
+}
+
+/// The outermost definitions of `lines` (decorators included).
+pub(super) fn definitions(lines: &[&str]) -> Vec<Definition> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    let base = lines
+        .iter()
+        .filter(|l| defined_name(l).is_some())
+        .map(|l| indent_of(l))
+        .min();
+    let Some(base) = base else {
+        return out;
+    };
+    while i < lines.len() {
+        let l = lines[i];
+        match defined_name(l) {
+            Some(name) if indent_of(l) == base => {
+                let mut start = i;
+                while start > 0 && lines[start - 1].trim_start().starts_with('@') {
+                    start -= 1;
+                }
+                let end = definition_end(lines, i).max(i + 1);
+                out.push(Definition {
+                    name,
+                    indent: base,
+                    start,
+                    end,
+                });
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// `file` with each definition of `code` put in place of the file's definition of the same
+/// name (re-indented to where it goes); `None` when no definition of `code` is in `file`.
+pub fn replace_definitions(file: &str, code: &str) -> Option<String> {
+    let code_lines: Vec<&str> = code.lines().collect();
+    let defs = definitions(&code_lines);
+    if defs.is_empty() {
+        return None;
+    }
+    let mut text = file.to_string();
+    let mut placed = 0;
+    for d in defs {
+        let lines: Vec<&str> = text.lines().collect();
+        let target = lines
+            .iter()
+            .enumerate()
+            .find_map(|(i, l)| (defined_name(l).as_deref() == Some(d.name.as_str())).then_some(i));
+        let Some(at) = target else {
+            continue;
+        };
+        let mut start = at;
+        while start > 0 && lines[start - 1].trim_start().starts_with('@') {
+            start -= 1;
+        }
+        let end = definition_end(&lines, at).max(at + 1);
+        let to = indent_of(lines[at]);
+        let mut replacement: Vec<String> = code_lines[d.start..d.end]
+            .iter()
+            .map(|l| reindent(l, d.indent, to))
+            .collect();
+        keep_docstring(&mut replacement, &lines[start..end]);
+        let mut next: Vec<String> = lines[..start].iter().map(|s| s.to_string()).collect();
+        next.extend(replacement);
+        next.extend(lines[end..].iter().map(|s| s.to_string()));
+        let mut joined = next.join("\n");
+        if text.ends_with('\n') {
+            joined.push('\n');
+        }
+        text = joined;
+        placed += 1;
+    }
+    if placed == 0 {
+        return None;
+    }
+    Some(add_imports(&text, code))
+}
+
+/// A Python definition's header and docstring: the index after the header (the line that
+/// ends in `:`), and the docstring's line range, if the body opens with one. `None` for a
+/// definition that is not Python's (`def`, `async def`, `class`).
+pub(super) fn python_header_and_doc<S: AsRef<str>>(
+    lines: &[S],
+) -> Option<(usize, Option<(usize, usize)>)> {
+    let def_at = lines.iter().position(|l| {
+        let t = l.as_ref().trim_start();
+        let t = t.strip_prefix("async ").unwrap_or(t);
+        t.starts_with("def ") || t.starts_with("class ")
+    })?;
+    let header_end =
+        (def_at..lines.len()).find(|&i| lines[i].as_ref().trim_end().ends_with(':'))? + 1;
+    let first = (header_end..lines.len()).find(|&i| !lines[i].as_ref().trim().is_empty());
+    let doc = first.and_then(|i| {
+        let t = lines[i].as_ref().trim_start();
+        let t = t.trim_start_matches(['r', 'R', 'u', 'U']);
+        let quote = ["\"\"\"", "'''"].into_iter().find(|q| t.starts_with(q))?;
+        if t[3..].contains(quote) {
+            return Some((i, i + 1));
+        }
+        (i + 1..lines.len())
+            .find(|&j| lines[j].as_ref().contains(quote))
+            .map(|j| (i, j + 1))
+    });
+    Some((header_end, doc))
+}
+
+/// A Python file's code with its definitions' docstrings taken out, and the docstrings by the
+/// name they document (dedented, quotes kept). A small model copies what it is shown: shown
+/// the code without its docstrings, it writes a corrected function of a third of the tokens,
+/// and [`replace_definitions`] puts the docstring back. Text without docstrings is returned
+/// as it is, with none.
+pub fn split_docstrings(text: &str) -> (String, Vec<(String, String)>) {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut keep = vec![true; lines.len()];
+    let mut docs = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let python_def = {
+            let t = lines[i].trim_start();
+            let t = t.strip_prefix("async ").unwrap_or(t);
+            t.starts_with("def ") || t.starts_with("class ")
+        };
+        let name = defined_name(lines[i]).filter(|_| python_def);
+        if let (Some(name), Some((_, Some((from, to))))) =
+            (name, python_header_and_doc(&lines[i..]))
+        {
+            let (from, to) = (i + from, i + to);
+            let indent = indent_of(lines[from]);
+            let doc: Vec<String> = lines[from..to]
+                .iter()
+                .map(|l| l.get(indent.min(indent_of(l))..).unwrap_or(l).to_string())
+                .collect();
+            docs.push((name, doc.join("\n")));
+            keep[from..to].iter_mut().for_each(|k| *k = false);
+            i = to;
+            continue;
+        }
+        i += 1;
+    }
+    if docs.is_empty() {
+        return (text.to_string(), docs);
+    }
+    let mut code: Vec<&str> = lines
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(l, _)| *l)
+        .collect();
+    if text.ends_with('\n') {
+        code.push("");
+    }
+    (code.join("\n"), docs)
+}
+
+/// Puts the original's docstring back into a Python replacement that has none: the model is
+/// asked for the corrected function without it (fewer tokens to write, none to garble).
+pub(super) fn keep_docstring(replacement: &mut Vec<String>, original: &[&str]) {
+    let Some((_, Some((from, to)))) = python_header_and_doc(original) else {
+        return;
+    };
+    let Some((header_end, None)) = python_header_and_doc(replacement) else {
+        return;
+    };
+    let doc: Vec<String> = original[from..to].iter().map(|l| l.to_string()).collect();
+    replacement.splice(header_end..header_end, doc);
+}
+
+/// `file` with the top-level imports of `code` it lacks (a fix that needs `import re`) put
+/// after its own imports, or first.
+pub(super) fn add_imports(file: &str, code: &str) -> String {
+    let is_import = |l: &str| {
+        (l.starts_with("import ") || l.starts_with("from ") && l.contains(" import "))
+            && !l.contains('(')
+    };
+    let missing: Vec<&str> = code
+        .lines()
+        .filter(|l| is_import(l) && !file.lines().any(|f| f.trim_end() == l.trim_end()))
+        .collect();
+    if missing.is_empty() {
+        return file.to_string();
+    }
+    let lines: Vec<&str> = file.lines().collect();
+    let at = lines
+        .iter()
+        .rposition(|l| is_import(l))
+        .map_or(0, |i| i + 1);
+    let mut out: Vec<&str> = lines[..at].to_vec();
+    out.extend(&missing);
+    if at == 0 {
+        out.push("");
+    }
+    out.extend(&lines[at..]);
+    let mut joined = out.join("\n");
+    if file.ends_with('\n') {
+        joined.push('\n');
+    }
+    joined
+}
+
+pub(super) fn reindent(line: &str, from: usize, to: usize) -> String {
+    if line.trim().is_empty() {
+        return String::new();
+    }
+    let have = indent_of(line);
+    let keep = have.saturating_sub(from);
+    format!("{}{}", " ".repeat(to + keep), line.trim_start())
+}

@@ -1,0 +1,162 @@
+//! The run's budgets and hard limits as pure checks: tokens, time, model calls and dollars
+//! ([`budget_stop`], before every step and every model call), the step cap, failed model
+//! calls, commands the strict profile denies ([`command_denied`]) and a command that ran into
+//! a resource limit ([`resource_limit`]).
+
+use super::guards::model_failures::MODEL_FAILURE_LIMIT;
+use super::state::Fired;
+use kotef_core::{Limits, Profile, StopRule};
+use kotef_model::ModelError;
+
+fn fired(rule: StopRule, reason: String) -> Option<Fired> {
+    Some(Fired { rule, reason })
+}
+
+/// What the run has used so far, for the budget rules.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Spent {
+    pub tokens: u64,
+    pub elapsed_s: u64,
+    pub model_calls: u32,
+    /// Dollars, when the model's price is known.
+    pub cost_usd: Option<f64>,
+}
+
+/// The token, wall-clock, model-call and dollar budgets.
+pub fn budget_stop(spent: &Spent, limits: &Limits) -> Option<Fired> {
+    let counted = [
+        ("token", spent.tokens, limits.token_budget, "tokens used"),
+        ("time", spent.elapsed_s, limits.time_budget_s, "s used"),
+        (
+            "model-call",
+            u64::from(spent.model_calls),
+            u64::from(limits.max_model_calls),
+            "calls made",
+        ),
+    ];
+    for (name, used, cap, unit) in counted {
+        if used >= cap {
+            return fired(
+                StopRule::Budget,
+                format!("The {name} budget ran out: {used} of {cap} {unit}."),
+            );
+        }
+    }
+    if let (Some(cost), Some(cap)) = (spent.cost_usd, limits.cost_budget_usd) {
+        if cost >= cap {
+            return fired(
+                StopRule::Budget,
+                format!("The dollar budget ran out: ${cost:.4} of ${cap:.4} spent."),
+            );
+        }
+    }
+    None
+}
+
+/// The time budget ran out while a model call or command was in flight; it was cancelled.
+pub fn deadline_cancelled(what: &str, limits: &Limits) -> Fired {
+    Fired {
+        rule: StopRule::Budget,
+        reason: format!(
+            "The time budget ran out: {} s used, and the {what} in flight was cancelled.",
+            limits.time_budget_s
+        ),
+    }
+}
+
+/// Whether a run may start with this dollar budget: a cap needs a known price.
+pub fn cost_budget_usable(cap: Option<f64>, price_known: bool) -> Result<(), String> {
+    match cap {
+        None => Ok(()),
+        Some(c) if !c.is_finite() || c <= 0.0 => Err(format!(
+            "cost_budget_usd must be a positive number of dollars (got {c})"
+        )),
+        Some(c) if !price_known => Err(format!(
+            "cost_budget_usd is ${c} but the model's price is unknown; set [model] \
+             price_prompt_per_mtok and price_completion_per_mtok, or drop the dollar budget"
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+/// Whether the next step would be the last one allowed: that step is kept for the snitch, so a
+/// run never exceeds `max_steps`.
+pub fn step_cap_reached(total_steps: u32, limits: &Limits) -> Option<Fired> {
+    if total_steps + 1 >= limits.max_steps {
+        return fired(
+            StopRule::MaxSteps,
+            format!(
+                "The global cap of {} steps was reached before any other rule fired.",
+                limits.max_steps
+            ),
+        );
+    }
+    None
+}
+
+/// After a failed model call (all its retries included): `model_error` for a request the
+/// provider rejects, or after [`MODEL_FAILURE_LIMIT`] failed calls in a row.
+pub fn model_failure(err: &ModelError, err_text: &str, consecutive: u32) -> Option<Fired> {
+    if matches!(err, ModelError::Rejected { .. } | ModelError::Config(_)) {
+        return fired(
+            StopRule::ModelError,
+            format!("The model provider rejected the request: {err_text}"),
+        );
+    }
+    if consecutive >= MODEL_FAILURE_LIMIT {
+        return fired(
+            StopRule::ModelError,
+            format!("The model failed {consecutive} calls in a row (last: {err_text})."),
+        );
+    }
+    None
+}
+
+/// Commands off the strict profile's allow-list a run may try before that ends it.
+pub const SOFT_DENIAL_LIMIT: u32 = 3;
+
+/// How a denied command weighs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Denial {
+    /// On the denylist or reaching outside the workspace: a policy violation in itself.
+    Hard,
+    /// Only off the strict allow-list; `count` such denials so far in the run, this one included.
+    OffList { count: u32 },
+}
+
+/// A command the profile's policy denied. Under `strict` a hard denial ends the run at once;
+/// a command merely off the allow-list is a tool error the agent can correct, until
+/// [`SOFT_DENIAL_LIMIT`] of them end the run. Under `yolo` a denial never ends the run.
+pub fn command_denied(
+    profile: Profile,
+    command: &str,
+    reason: &str,
+    denial: Denial,
+) -> Option<Fired> {
+    if profile != Profile::Strict {
+        return None;
+    }
+    let reason = match denial {
+        Denial::Hard => {
+            format!("The command `{command}` is not allowed under the strict profile: {reason}")
+        }
+        Denial::OffList { count } if count >= SOFT_DENIAL_LIMIT => format!(
+            "{count} commands outside the strict profile's allow-list were tried; the last, `{command}`: {reason}"
+        ),
+        Denial::OffList { .. } => return None,
+    };
+    Some(Fired {
+        rule: StopRule::Constraint,
+        reason,
+    })
+}
+
+/// A command (the tests, or one the agent ran) that ran into a resource limit for one command
+/// (processes, memory, file size, disk) ends the run: no fix should need a fork bomb or
+/// gigabytes of output, and the next command would do the same.
+pub fn resource_limit(command: &str, why: &str) -> Fired {
+    Fired {
+        rule: StopRule::Constraint,
+        reason: format!("The command `{command}` hit a resource limit: {why}."),
+    }
+}
