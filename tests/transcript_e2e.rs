@@ -162,30 +162,9 @@ fn headless_chromium_takes_a_screenshot_of_the_page() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_secret_in_a_tool_output_or_a_message_is_redacted_in_the_transcript() {
     const KEY: &str = "sk-transcript-0123456789abcdef";
-    let dir = tempfile::tempdir().unwrap();
     // The repository holds the operator's key (a leaked .env), and the coder reads it.
-    std::fs::write(dir.path().join("leak.env"), format!("KEY={KEY}\n")).unwrap();
-    for args in [
-        &["init", "-q", "-b", "main"][..],
-        &["add", "-A"][..],
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-q",
-            "-m",
-            "s",
-        ][..],
-    ] {
-        assert!(Command::new("git")
-            .args(args)
-            .current_dir(dir.path())
-            .status()
-            .unwrap()
-            .success());
-    }
+    let leak = format!("KEY={KEY}\n");
+    let dir = kotef_testkit::git::committed_repo(&[("leak.env", &leak)], &[]);
     let read = json!({"name": "read_file", "arguments": {"path": "leak.env"}});
     let model = support::recording_model::RecordingModel::scripted(
         json!({"next": "done", "reason": "stop"}),

@@ -340,17 +340,7 @@ fn a_required_sandbox_that_is_missing_refuses_the_run_and_says_how_to_fix_it() {
     let model = dir.path().join("model.json");
     std::fs::write(&model, r#"{"model": {}}"#).unwrap();
     let bin = path_without_bwrap(dir.path());
-    let git = |args: &[&str]| {
-        let ok = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&repo)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?}");
-    };
-    git(&["init", "-q"]);
+    kotef_testkit::git::git(&repo, &["init", "-q"]);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
         .args(["run", "--repo", repo.to_str().unwrap(), "--goal", "g"])
         .arg("--model")

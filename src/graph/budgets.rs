@@ -64,17 +64,24 @@ pub fn deadline_cancelled(what: &str, limits: &Limits) -> Fired {
     }
 }
 
+/// Why a dollar budget cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CostBudgetError {
+    #[error("cost_budget_usd must be a positive number of dollars (got {0})")]
+    NotPositive(f64),
+    #[error(
+        "cost_budget_usd is ${0} but the model's price is unknown; set [model] \
+         price_prompt_per_mtok and price_completion_per_mtok, or drop the dollar budget"
+    )]
+    PriceUnknown(f64),
+}
+
 /// Whether a run may start with this dollar budget: a cap needs a known price.
-pub fn cost_budget_usable(cap: Option<f64>, price_known: bool) -> Result<(), String> {
+pub fn cost_budget_usable(cap: Option<f64>, price_known: bool) -> Result<(), CostBudgetError> {
     match cap {
         None => Ok(()),
-        Some(c) if !c.is_finite() || c <= 0.0 => Err(format!(
-            "cost_budget_usd must be a positive number of dollars (got {c})"
-        )),
-        Some(c) if !price_known => Err(format!(
-            "cost_budget_usd is ${c} but the model's price is unknown; set [model] \
-             price_prompt_per_mtok and price_completion_per_mtok, or drop the dollar budget"
-        )),
+        Some(c) if !c.is_finite() || c <= 0.0 => Err(CostBudgetError::NotPositive(c)),
+        Some(c) if !price_known => Err(CostBudgetError::PriceUnknown(c)),
         Some(_) => Ok(()),
     }
 }

@@ -30,7 +30,7 @@ pub fn still_failing(state: &RunState) -> String {
             format!(
                 " `{}` still fails with: {} (see whether it can be fixed inside the repository at all).",
                 t.command,
-                clip(&key_line(&t.summary), 200)
+                clip(&t.report.key_line, 200)
             )
         })
         .unwrap_or_default()
@@ -121,19 +121,7 @@ pub fn run_state_summary(state: &RunState) -> String {
     s
 }
 
-/// The most telling line of a failure summary: the detail after its headline when there is one.
-pub fn key_line(summary: &str) -> String {
-    let detail: Vec<&str> = summary
-        .lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    if detail.is_empty() {
-        summary.lines().next().unwrap_or_default().to_string()
-    } else {
-        detail.join("; ")
-    }
-}
+pub use super::failure::key_line;
 
 /// The last test result in a few lines.
 pub fn test_summary(state: &RunState) -> String {
@@ -184,7 +172,7 @@ pub fn task_files(
         .test
         .as_ref()
         .filter(|t| !t.passed)
-        .map(|t| t.summary.as_str());
+        .map_or(&[][..], |t| t.report.files_named.as_slice());
     // The task's files first, then the goal's.
     let asked = format!("{task}\n{}", state.goal);
     let tree = ctx.tools.workdir().tree().clone();
@@ -348,17 +336,14 @@ fn named_like_a_test(path: &str) -> bool {
 /// task ("fix the failing test") still puts the code the failure points at in front of it.
 pub fn coder_files<'a>(
     task: &str,
-    failure: Option<&str>,
+    failure_files: &[String],
     files: impl IntoIterator<Item = &'a String>,
 ) -> Vec<String> {
     let files: Vec<&String> = files.into_iter().collect();
     let mut out = named_files(task, files.iter().copied());
-    for f in failure
-        .map(|text| named_files(text, files.iter().copied()))
-        .unwrap_or_default()
-    {
-        if !out.contains(&f) {
-            out.push(f);
+    for f in failure_files {
+        if files.contains(&f) && !out.contains(f) {
+            out.push(f.clone());
         }
     }
     out.truncate(NAMED_FILES + 1);
@@ -592,7 +577,11 @@ mod named_tests {
     fn the_files_a_failure_names_follow_the_tasks_own() {
         let failure = "Traceback:\n  File \"/ws/tests/test_calc.py\", line 6\n  File \"/ws/src/calc.py\", line 2";
         assert_eq!(
-            coder_files("Fix the failing test in calc.py", Some(failure), &files()),
+            coder_files(
+                "Fix the failing test in calc.py",
+                &named_files(failure, &files()),
+                &files()
+            ),
             ["src/calc.py", "tests/test_calc.py"]
         );
     }
@@ -601,7 +590,11 @@ mod named_tests {
     fn a_vague_task_still_gets_the_failing_files() {
         let failure = "FAIL: test_add (test_calc.AddTest)\n  File \"tests/test_calc.py\", line 6";
         assert_eq!(
-            coder_files("Make the tests pass", Some(failure), &files()),
+            coder_files(
+                "Make the tests pass",
+                &named_files(failure, &files()),
+                &files()
+            ),
             ["tests/test_calc.py"]
         );
     }

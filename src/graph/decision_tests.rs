@@ -1,12 +1,13 @@
 //! Tests of the graph's pure decisions that are not guards: progress and fingerprints
 //! (`progress`), endings (`endings`), budgets and denials (`budgets`), the coder's breakers
-//! (`coder::breakers`), and the coder's tasks (`tasks`) they lead to.
+//! (`breakers`), and the coder's tasks (`tasks`) they lead to.
 
 #![cfg(test)]
 
+use super::breakers::*;
 use super::budgets::*;
-use super::coder::breakers::*;
 use super::endings::*;
+use super::failure::FailureReport;
 use super::progress::*;
 use super::state::{
     CoderEnd, Decision, Fired, PlannerDecision, ResearchState, RunState, TestResult,
@@ -48,6 +49,7 @@ fn test(passed: bool, sig: &str) -> TestResult {
         after_code_change: false,
         outside_cause: None,
         timed_out: false,
+        report: FailureReport::default(),
     }
 }
 
@@ -56,6 +58,7 @@ fn opened_with(t: TestResult) -> RunState {
     s.test = Some(TestResult {
         kind: Some(FailureKind::TestFailure),
         summary: "AssertionError: 1 != 2".into(),
+        report: FailureReport::read("AssertionError: 1 != 2", ""),
         ..t
     });
     s
@@ -70,8 +73,10 @@ fn a_failing_opening_verification_becomes_the_coders_task() {
 #[test]
 fn a_missing_function_becomes_an_add_task() {
     let mut s = opened_with(test(false, "e"));
-    s.test.as_mut().unwrap().summary =
-        "ImportError: cannot import name 'median' from 'stats' (/w/stats.py)".into();
+    let summary = "ImportError: cannot import name 'median' from 'stats' (/w/stats.py)";
+    let t = s.test.as_mut().unwrap();
+    t.summary = summary.into();
+    t.report = FailureReport::read(summary, "");
     let task = opening_task(&s).unwrap_or_default();
     assert!(
         task.starts_with("Add the missing function `median` to `stats.py`"),
@@ -224,6 +229,7 @@ fn failing(summary: &str, after_change: bool) -> TestResult {
     TestResult {
         summary: summary.into(),
         after_code_change: after_change,
+        report: FailureReport::read(summary, ""),
         ..test(false, summary)
     }
 }
@@ -382,8 +388,11 @@ fn a_dollar_budget_needs_a_known_price() {
     assert_eq!(cost_budget_usable(None, false), Ok(()));
     assert_eq!(cost_budget_usable(Some(1.0), true), Ok(()));
     let e = cost_budget_usable(Some(1.0), false).unwrap_err();
-    assert!(e.contains("price_prompt_per_mtok"), "{e}");
-    assert!(cost_budget_usable(Some(-1.0), true).is_err());
+    assert!(e.to_string().contains("price_prompt_per_mtok"), "{e}");
+    assert_eq!(
+        cost_budget_usable(Some(-1.0), true),
+        Err(CostBudgetError::NotPositive(-1.0))
+    );
 }
 
 #[test]
@@ -524,20 +533,20 @@ fn the_coder_step_call_cap() {
 
 #[test]
 fn review_asks_for_done_only_when_work_settled() {
-    assert_eq!(budget_review(1, true, false), Review::AskForDone);
+    assert_eq!(budget_review(1, true, false), BudgetReview::AskForDone);
     assert_eq!(
         budget_review(1, true, true),
-        Review::Continue { warn: false }
+        BudgetReview::Continue { warn: false }
     );
     assert_eq!(
         budget_review(1, false, false),
-        Review::Continue { warn: false }
+        BudgetReview::Continue { warn: false }
     );
     assert_eq!(
         budget_review(3, false, false),
-        Review::Continue { warn: true }
+        BudgetReview::Continue { warn: true }
     );
-    assert_eq!(budget_review(6, true, false), Review::EndStep);
+    assert_eq!(budget_review(6, true, false), BudgetReview::EndStep);
 }
 
 #[test]

@@ -58,7 +58,7 @@ pub fn regression(before: Option<&TestResult>, after: &TestResult) -> bool {
     let Some(before) = before.filter(|b| !b.passed && b.command == after.command) else {
         return false;
     };
-    let severity = |t: &TestResult| kotef_tools::failure_severity(&t.summary);
+    let severity = |t: &TestResult| t.report.severity;
     !after.passed
         && after.after_code_change
         && matches!((severity(before), severity(after)), (Some(b), Some(a)) if a > b)

@@ -3,6 +3,7 @@
 //! through [`super::GraphContext::record`]; how they are written (redacted JSON lines under
 //! `.sdd/runs/`) is the report side's business (`crate::sdd::transcript`).
 
+use kotef_core::NodeName;
 use kotef_model::{Message, ToolCall, Usage};
 use serde::Serialize;
 use std::sync::Arc;
@@ -16,13 +17,13 @@ pub const OUTPUT_CHARS: usize = 16_000;
 pub enum RunEvent {
     ModelRequest {
         step: u32,
-        node: String,
+        node: NodeName,
         messages: Vec<Message>,
         tools: Vec<String>,
     },
     ModelReply {
         step: u32,
-        node: String,
+        node: NodeName,
         content: String,
         tool_calls: Vec<ToolCall>,
         finish_reason: Option<String>,
@@ -31,12 +32,12 @@ pub enum RunEvent {
     },
     ModelError {
         step: u32,
-        node: String,
+        node: NodeName,
         error: String,
     },
     ToolCall {
         step: u32,
-        node: String,
+        node: NodeName,
         name: String,
         arguments: serde_json::Value,
         output: String,

@@ -124,6 +124,7 @@ pub mod testing {
             after_code_change: true,
             outside_cause: None,
             timed_out: false,
+            report: crate::graph::failure::FailureReport::read(summary, ""),
         }
     }
 
@@ -182,7 +183,7 @@ mod tests {
     fn call(failed: bool) -> CallRecord {
         CallRecord {
             failed,
-            ..CallRecord::default()
+            ..CallRecord::new(NodeName::Coder)
         }
     }
 

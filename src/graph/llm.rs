@@ -34,16 +34,15 @@ pub async fn call(
     let step = state.total_steps + 1;
     ctx.record(RunEvent::ModelRequest {
         step,
-        node: node.as_str().to_string(),
+        node,
         messages: request.messages.clone(),
         tools: request.tools.iter().map(|t| t.name.clone()).collect(),
     });
     let started = std::time::Instant::now();
     let result = tokio::time::timeout(ctx.time_left(), ctx.model.complete(&request)).await;
     let mut record = CallRecord {
-        node: node.as_str().to_string(),
         latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        ..CallRecord::default()
+        ..CallRecord::new(node)
     };
     for retried in ctx.model.take_failed_attempts() {
         record.prompt_tokens += retried.prompt_tokens;
@@ -72,7 +71,7 @@ pub async fn call(
             record.timings = reply.timings;
             ctx.record(RunEvent::ModelReply {
                 step,
-                node: node.as_str().to_string(),
+                node,
                 content: reply.content.clone(),
                 tool_calls: reply.tool_calls.clone(),
                 finish_reason: reply.finish_reason.clone(),
@@ -102,7 +101,7 @@ pub async fn call(
             record.last_error = Some(err_text.clone());
             ctx.record(RunEvent::ModelError {
                 step,
-                node: node.as_str().to_string(),
+                node,
                 error: err_text.clone(),
             });
             state.record_call(record);

@@ -35,6 +35,35 @@ pub const BUDGET_WARNING: &str = "budget_warning";
 /// After a command the profile does not list: `test` (the project's test command).
 pub const ALLOWED_COMMAND_HINT: &str = "allowed_command_hint";
 
+/// The repair loop: an attempt whose reply held no code: `n`.
+pub const ATTEMPT_UNREADABLE: &str = "attempt_unreadable";
+/// An attempt whose blocks could not be placed: `n`, `errors` (a list).
+pub const ATTEMPT_NOT_APPLIED: &str = "attempt_not_applied";
+/// A tested attempt that did not pass: `n`, `verdict`, `change`, `skipped`, `failure`.
+pub const ATTEMPT_TESTED: &str = "attempt_tested";
+/// Verdicts of a tested attempt.
+pub const VERDICT_PARTLY_FIXED: &str = "verdict_partly_fixed";
+pub const VERDICT_WORSE: &str = "verdict_worse";
+pub const VERDICT_NOT_FIXED: &str = "verdict_not_fixed";
+/// Blocks of a tested attempt that could not be placed: `errors`.
+pub const BLOCKS_SKIPPED: &str = "blocks_skipped";
+/// A block whose code is the file's own.
+pub const SAME_CODE: &str = "same_code";
+/// An attempt's change in one line: `new`; `old`; `old`, `new`.
+pub const CHANGE_ADDED: &str = "change_added";
+pub const CHANGE_REMOVED: &str = "change_removed";
+pub const CHANGE_CHANGED: &str = "change_changed";
+/// The list of failed attempts after the opening: `list`.
+pub const TRIED_LIST: &str = "tried_list";
+/// The opening's last line.
+pub const REPAIR_ASK: &str = "repair_ask";
+/// Above a Python function's docstring shown apart: `name`.
+pub const DOCSTRING_INTRO: &str = "docstring_intro";
+/// Before the output of tests that did not finish.
+pub const TESTS_TIMED_OUT: &str = "tests_timed_out";
+/// The planner asked again after a malformed reply: `problem`, `shape`.
+pub const PLANNER_REASK: &str = "planner_reask";
+
 /// Every template's name, with the fields it is filled with.
 pub const ALL: &[(&str, &[&str])] = &[
     (FIX_TASK, &["fix", "command", "failure", "advice"]),
@@ -51,6 +80,25 @@ pub const ALL: &[(&str, &[&str])] = &[
     (PROTECTED_TEST_REFUSED, &["path", "command"]),
     (BUDGET_WARNING, &["reviews"]),
     (ALLOWED_COMMAND_HINT, &["test"]),
+    (ATTEMPT_UNREADABLE, &["n"]),
+    (ATTEMPT_NOT_APPLIED, &["n", "errors"]),
+    (
+        ATTEMPT_TESTED,
+        &["n", "verdict", "change", "skipped", "failure"],
+    ),
+    (VERDICT_PARTLY_FIXED, &[]),
+    (VERDICT_WORSE, &[]),
+    (VERDICT_NOT_FIXED, &[]),
+    (BLOCKS_SKIPPED, &["errors"]),
+    (SAME_CODE, &[]),
+    (CHANGE_ADDED, &["new"]),
+    (CHANGE_REMOVED, &["old"]),
+    (CHANGE_CHANGED, &["old", "new"]),
+    (TRIED_LIST, &["list"]),
+    (REPAIR_ASK, &[]),
+    (DOCSTRING_INTRO, &["name"]),
+    (TESTS_TIMED_OUT, &[]),
+    (PLANNER_REASK, &["problem", "shape"]),
 ];
 
 /// The text of the section `name` (empty for a name the file lacks; the tests make sure none

@@ -3,6 +3,7 @@
 //! verifier, and a failing opening verification goes straight to the coder. An iterative loop with a hard step cap — no recursion and no
 //! framework limit that could fire first. Every ending, errors included, leaves a run report.
 
+pub mod breakers;
 pub mod budgets;
 pub mod coder;
 pub mod context;
@@ -10,7 +11,9 @@ mod decision_tests;
 pub mod endings;
 pub mod events;
 pub mod facts;
+pub mod failure;
 pub mod guards;
+pub mod handoff;
 pub mod llm;
 pub mod messages;
 pub mod planner;
@@ -84,7 +87,7 @@ impl GraphContext {
     ) {
         self.record(events::RunEvent::ToolCall {
             step,
-            node: node.as_str().to_string(),
+            node,
             name: call.name.clone(),
             arguments: call.arguments.clone(),
             output: events::clip_output(&out.content),
@@ -243,6 +246,7 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
         NodeName::Planner
     };
     let mut prev: Option<NodeName> = None;
+    let mut handoff = handoff::Handoff::default();
     state
         .seen_states
         .insert(crate::graph::progress::world_fingerprint(&state), 0);
@@ -278,10 +282,10 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
         }
         let node = next;
         let mut result = match node {
-            NodeName::Planner => planner::step(ctx, &mut state).await,
+            NodeName::Planner => planner::step(ctx, &mut state, &mut handoff).await,
             NodeName::Researcher => researcher::step(ctx, &mut state).await,
-            NodeName::Coder => coder::step(ctx, &mut state).await,
-            NodeName::Verifier => verifier::step(ctx, &mut state).await,
+            NodeName::Coder => coder::step(ctx, &mut state, &mut handoff).await,
+            NodeName::Verifier => verifier::step(ctx, &mut state, &mut handoff).await,
             NodeName::Snitch => snitch::step(ctx, &mut state),
             NodeName::Done => unreachable!("handled above"),
         };
@@ -315,7 +319,7 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
         if let Some(tx) = &ctx.progress {
             let _ = tx.send(StepProgress {
                 step: record.step,
-                node: node.as_str().into(),
+                node,
                 decision: record.decision.to_string(),
                 reason: record.reason.clone(),
                 progress: record.progress,

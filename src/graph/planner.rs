@@ -4,6 +4,7 @@
 
 use super::context::{self, PLANNER_PROMPT};
 use super::guards;
+use super::handoff::Handoff;
 use super::llm::{self, CallFailure};
 use super::state::{CommandSource, Decision, Ending, PlannerDecision, RunState};
 use super::{GraphContext, StepResult};
@@ -11,22 +12,33 @@ use kotef_core::NodeName;
 use kotef_model::{Message, ModelRequest};
 use serde_json::Value;
 
+/// The shape of a planner reply, quoted when it is asked again.
+const DECISION_SHAPE: &str = r#"{"next": "researcher|coder|verifier|snitch|done", "reason": "...", "plan": ["..."], "query": "...", "task": "..."}"#;
+
 /// Re-asks after a malformed reply, per planner step.
 pub const PLANNER_REASKS: usize = 2;
 
+/// Why a planner reply could not be used (quoted back to the model when it is re-asked).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecisionError {
+    #[error("no JSON object found (or it is not valid JSON)")]
+    NoObject,
+    #[error("missing string field `next`")]
+    MissingNext,
+    #[error("`next` must be one of researcher, coder, verifier, snitch, done (got {0:?})")]
+    BadNext(String),
+}
+
 /// Parses a planner reply. Tolerates a ```json fence and prose around one JSON object.
-pub fn parse_decision(text: &str) -> Result<PlannerDecision, String> {
-    let obj = &kotef_model::first_json_object(text)
-        .ok_or_else(|| "no JSON object found (or it is not valid JSON)".to_string())?;
+pub fn parse_decision(text: &str) -> Result<PlannerDecision, DecisionError> {
+    let obj = &kotef_model::first_json_object(text).ok_or(DecisionError::NoObject)?;
     let next_raw = obj
         .get("next")
         .and_then(Value::as_str)
-        .ok_or("missing string field `next`")?;
+        .ok_or(DecisionError::MissingNext)?;
     let next = NodeName::parse(next_raw.trim())
         .filter(|n| *n != NodeName::Planner)
-        .ok_or_else(|| {
-            format!("`next` must be one of researcher, coder, verifier, snitch, done (got {next_raw:?})")
-        })?;
+        .ok_or_else(|| DecisionError::BadNext(next_raw.to_string()))?;
     let text_field = |k: &str| {
         obj.get(k)
             .and_then(Value::as_str)
@@ -53,7 +65,7 @@ pub fn parse_decision(text: &str) -> Result<PlannerDecision, String> {
 }
 
 /// One planner step.
-pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
+pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handoff) -> StepResult {
     let facts = guards::Facts::before_planner(state, &ctx.limits);
     if let Some(f) = guards::first_stop(guards::BEFORE_PLANNER, &facts) {
         if let Some(ending) = crate::graph::endings::success_over_stop(state, &f) {
@@ -67,11 +79,11 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             false,
         );
     }
-    if let Some(d) = state.standing_decision.take() {
-        return apply_decision(ctx, state, d);
+    if let Some(d) = handoff.standing_decision.take() {
+        return apply_decision(ctx, state, handoff, d);
     }
     let snapshot = kotef_tools::snapshot(ctx.tools.workdir().root(), context::SNAPSHOT_FILES);
-    let note = state
+    let note = handoff
         .planner_note
         .take()
         .map(|n| format!("\n# Your last choice was refused\n{n}\n"))
@@ -113,8 +125,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                 Err(problem) => {
                     last_problem = format!("malformed planner reply: {problem}");
                     messages.push(Message::assistant(context::clip(&reply.content, 2000)));
-                    messages.push(Message::user(format!(
-                        "Your reply could not be used ({problem}). Reply with exactly one JSON object: {{\"next\": \"researcher|coder|verifier|snitch|done\", \"reason\": \"...\", \"plan\": [\"...\"], \"query\": \"...\", \"task\": \"...\"}}"
+                    messages.push(Message::user(super::messages::fill(
+                        super::messages::PLANNER_REASK,
+                        &[("problem", &problem.to_string()), ("shape", DECISION_SHAPE)],
                     )));
                 }
             },
@@ -123,7 +136,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let Some(decision) = decision else {
         return StepResult::to(NodeName::Planner, Decision::Malformed, last_problem, false);
     };
-    apply_decision(ctx, state, decision)
+    apply_decision(ctx, state, handoff, decision)
 }
 
 /// Ends the run with a `done_success` ending a rule chose (verified success wins).
@@ -134,7 +147,12 @@ fn finish_in_success(state: &mut RunState, ending: Ending) -> StepResult {
 }
 
 /// Applies a parsed proposal: counts the hop, then lets the rules clamp it.
-fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) -> StepResult {
+fn apply_decision(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    handoff: &mut Handoff,
+    d: PlannerDecision,
+) -> StepResult {
     if !d.plan.is_empty() {
         state.plan = d.plan.clone();
     }
@@ -170,7 +188,7 @@ fn apply_decision(ctx: &GraphContext, state: &mut RunState, d: PlannerDecision) 
             state.last_decision = Some(d);
             return finish_in_success(state, ending);
         }
-        guards::Verdict::Refuse(note) => return refuse_done(state, d, note),
+        guards::Verdict::Refuse(note) => return refuse_done(state, handoff, d, note),
         guards::Verdict::Stop(f) => {
             state.last_decision = Some(d);
             state.stop(f.rule, f.reason.clone());
@@ -274,9 +292,14 @@ fn route(
 /// A refused `done`: the note goes to the planner's next prompt. With a test command the
 /// refusal costs no model call: the verifier checks the current state, and the planner
 /// decides again with its result in front of it.
-fn refuse_done(state: &mut RunState, d: PlannerDecision, note: String) -> StepResult {
+fn refuse_done(
+    state: &mut RunState,
+    handoff: &mut Handoff,
+    d: PlannerDecision,
+    note: String,
+) -> StepResult {
     state.last_decision = Some(d);
-    state.planner_note = Some(note.clone());
+    handoff.planner_note = Some(note.clone());
     let next = if state.test_command.is_some() {
         NodeName::Verifier
     } else {

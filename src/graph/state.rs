@@ -74,6 +74,10 @@ pub struct TestResult {
     /// Whether the command was killed at its timeout (a test that never ends).
     #[serde(default)]
     pub timed_out: bool,
+    /// The failure read once (key line, severity, a missing name, the failing tests); empty
+    /// for a pass.
+    #[serde(default)]
+    pub report: super::failure::FailureReport,
 }
 
 /// One failing command, kept for the planner, the snitch and the report.
@@ -95,9 +99,9 @@ pub struct FailureHistory {
 
 /// One model call, for the report's `calls`. A call the provider retried is still one call:
 /// its retried attempts' tokens are in its figures and its attempts and waits are counted.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallRecord {
-    pub node: String,
+    pub node: NodeName,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     /// Wall-clock time of the call, retries inside the provider included.
@@ -124,6 +128,25 @@ pub struct CallRecord {
     /// milliseconds), when it reports one (llama.cpp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timings: Option<kotef_model::ServerTimings>,
+}
+
+impl CallRecord {
+    /// A call of `node` with nothing counted yet.
+    pub fn new(node: NodeName) -> Self {
+        CallRecord {
+            node,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            latency_ms: 0,
+            failed: false,
+            step: 0,
+            attempts: 0,
+            retry_wait_ms: 0,
+            last_error: None,
+            calls_from_text: false,
+            timings: None,
+        }
+    }
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -390,18 +413,6 @@ pub struct RunState {
     /// Tool calls executed, by tool name (names clipped; a model may invent any).
     #[serde(default)]
     pub tools_run: BTreeMap<String, u32>,
-    /// A one-time message for the planner's next prompt (why its last choice was refused).
-    #[serde(default)]
-    pub planner_note: Option<String>,
-    /// A hop the rules chose for the next planner step, taken with no model call (see
-    /// `tasks::follow_up_task`); the planner's stop rules still judge it.
-    #[serde(default)]
-    pub standing_decision: Option<PlannerDecision>,
-    /// The files the latest coder step changed, as they were before it (`None`: the file did
-    /// not exist), so a change that makes the tests worse can be undone (see
-    /// `crate::graph::endings::regression`). Held in memory only.
-    #[serde(skip)]
-    pub undo: BTreeMap<String, Option<String>>,
     /// Last planner reason, for the snitch.
     pub last_planner_reason: String,
 }
@@ -436,9 +447,6 @@ impl RunState {
             ending: None,
             coder_summary: None,
             tools_run: BTreeMap::new(),
-            planner_note: None,
-            standing_decision: None,
-            undo: BTreeMap::new(),
             last_planner_reason: String::new(),
         }
     }

@@ -3,10 +3,9 @@
 //! follow-up after a change that still fails, the task after an undone change, and the
 //! refusal of an empty `done`. Their words are templates in `prompts/messages.md`.
 
-use super::context::{clip, coder_files, key_line, protected_tests};
+use super::context::{clip, coder_files, protected_tests};
 use super::messages::{self, fill};
 use super::state::RunState;
-use crate::lang::python::missing_python_name;
 use kotef_core::NodeName;
 use kotef_tools::FailureKind;
 
@@ -57,7 +56,7 @@ fn fix_task(state: &RunState) -> Option<FixTask> {
     let t = state.test.as_ref().filter(|t| !t.passed)?;
     let files = state.file_hashes.keys();
     let tests = protected_tests(Some(&t.command), &state.goal, files.clone());
-    let code: Vec<String> = coder_files(&state.goal, Some(&t.summary), files)
+    let code: Vec<String> = coder_files(&state.goal, &t.report.files_named, files)
         .into_iter()
         .filter(|f| !tests.contains(f))
         .map(|f| format!("`{f}`"))
@@ -67,8 +66,8 @@ fn fix_task(state: &RunState) -> Option<FixTask> {
     } else {
         code.join(" and ")
     };
-    let key = key_line(&t.summary);
-    let missing = missing_python_name(&key);
+    let key = &t.report.key_line;
+    let missing = t.report.missing_name.clone();
     let fix = match &missing {
         Some((name, module)) => fill(
             messages::ADD_MISSING_FUNCTION,
@@ -84,7 +83,7 @@ fn fix_task(state: &RunState) -> Option<FixTask> {
         fix,
         adds_function: missing.is_some(),
         command: t.command.clone(),
-        failure: clip(&key, 300),
+        failure: clip(key, 300),
         advice,
         outside: t.outside_cause.is_some(),
     })
@@ -156,7 +155,7 @@ pub fn empty_done_refusal(state: &RunState, refused_in_step: bool) -> Option<Str
             messages::EMPTY_DONE_REFUSED,
             &[
                 ("command", &t.command),
-                ("failure", &clip(&key_line(&t.summary), 300)),
+                ("failure", &clip(&t.report.key_line, 300)),
             ],
         )
     })
@@ -183,6 +182,7 @@ mod tests {
             after_code_change: false,
             outside_cause: outside.map(str::to_string),
             timed_out: false,
+            report: crate::graph::failure::FailureReport::read(summary, ""),
         });
         s
     }

@@ -2,6 +2,8 @@
 //! failure, summarises it, and keeps the error signature that drives the same-error count and
 //! the fix-attempt count.
 
+use super::failure::FailureReport;
+use super::handoff::Handoff;
 use super::state::{Decision, FailureEntry, PlannerDecision, RunState, TestResult};
 use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
@@ -44,6 +46,13 @@ pub fn record_result(state: &mut RunState, r: &CommandResult, step: u32) -> bool
         after_code_change,
         outside_cause: None,
         timed_out: r.timed_out,
+        report: if passed {
+            FailureReport::default()
+        } else {
+            FailureReport::read(&summary, &format!("{}{}", r.stdout, r.stderr)).naming(
+                super::context::named_files(&summary, state.file_hashes.keys()),
+            )
+        },
     };
     if !passed {
         state.failures.entries.push(FailureEntry {
@@ -127,7 +136,7 @@ fn undo_change(
     let t = state.test.as_ref()?;
     Some(format!(
         "it is worse than before, so the coder's change was undone (back to: {})",
-        super::context::clip(&super::context::key_line(&t.summary), 120)
+        super::context::clip(&t.report.key_line, 120)
     ))
 }
 
@@ -135,6 +144,7 @@ fn undo_change(
 /// call; the planner's stop rules still judge the hop).
 fn undone_to_coder(
     state: &mut RunState,
+    handoff: &mut Handoff,
     undo: &BTreeMap<String, Option<String>>,
     worse: &str,
     undone: String,
@@ -146,7 +156,7 @@ fn undone_to_coder(
         super::context::clip(worse, 160)
     );
     if let Some(task) = super::tasks::undone_task(state, &files, worse) {
-        state.standing_decision = Some(PlannerDecision::to_coder(
+        handoff.standing_decision = Some(PlannerDecision::to_coder(
             "the coder's change made the tests worse and was undone, so the coder gets the earlier failure again (no planner call)",
             task,
         ));
@@ -154,7 +164,7 @@ fn undone_to_coder(
     StepResult::to(NodeName::Planner, Decision::Fail, reason, false)
 }
 
-pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
+pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handoff) -> StepResult {
     let step_no = state.total_steps + 1;
     let result = match state.test_command.clone() {
         None => missing_command(),
@@ -185,15 +195,15 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     if let Some(t) = state.test.as_mut().filter(|t| !t.passed) {
         t.outside_cause = kotef_tools::outside_cause(&t.summary, ctx.tools.workdir().root());
     }
-    let undo = std::mem::take(&mut state.undo);
+    let undo = std::mem::take(&mut handoff.undo);
     let worse = state
         .test
         .as_ref()
         .filter(|t| !undo.is_empty() && crate::graph::endings::regression(test_before.as_ref(), t))
-        .map(|t| super::context::key_line(&t.summary));
+        .map(|t| t.report.key_line.clone());
     if let Some(worse) = worse {
         if let Some(undone) = undo_change(ctx, state, &undo, test_before, verified_before) {
-            return undone_to_coder(state, &undo, &worse, undone);
+            return undone_to_coder(state, handoff, &undo, &worse, undone);
         }
     }
     let t = state
@@ -207,7 +217,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             "`{}` failed [{}]: {}",
             t.command,
             t.kind.map(|k| k.as_str()).unwrap_or("unknown"),
-            super::context::clip(&super::context::key_line(&t.summary), 160)
+            super::context::clip(&t.report.key_line, 160)
         )
     };
     if t.passed {
@@ -225,7 +235,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         return StepResult::to(NodeName::Coder, Decision::Fail, reason, progress);
     }
     if let Some(task) = super::tasks::follow_up_task(state) {
-        state.standing_decision = Some(PlannerDecision::to_coder(
+        handoff.standing_decision = Some(PlannerDecision::to_coder(
             "the coder's change still fails the tests, so the new failure goes back to the coder (no planner call)",
             task,
         ));

@@ -3,6 +3,7 @@
 
 use crate::config::KotefConfig;
 use crate::ids::RunId;
+use crate::status::NodeName;
 use crate::summary::RunSummary;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -70,7 +71,7 @@ pub struct RunRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepProgress {
     pub step: u32,
-    pub node: String,
+    pub node: NodeName,
     pub decision: String,
     pub reason: String,
     pub progress: bool,

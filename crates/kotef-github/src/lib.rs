@@ -28,12 +28,12 @@ pub use config::{ExecutorMode, ServeConfig};
 pub use entry::dispatch::dispatch_job;
 pub use entry::server::{serve, start, RunningServer};
 pub use inbound::decide::decide;
-pub use inbound::trigger::{Decision, DecisionConfig, Trigger};
+pub use inbound::trigger::{Admission, AdmissionConfig, Trigger};
 pub use outbound::client::{GitHub, GitHubAuth, GitHubError, Permission};
 pub use outbound::retry::RetryPolicy;
 pub use outbound::workspace::{GitSettings, Workspace};
 pub use pipeline::{process_job, JobContext, JobResult, JobStatus, OperatorSettings};
-pub use queue::job::{Job, Work};
+pub use queue::job::{Asked, Job, Work};
 pub use queue::store::JobStore;
 pub use secret::{ExposeSecret, Secret};
 

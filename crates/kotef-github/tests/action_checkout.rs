@@ -7,7 +7,7 @@ mod common;
 
 use common::{Harness, REPO};
 use kotef_core::DeliveryId;
-use kotef_github::{process_job, DecisionConfig, Job, JobContext, JobStatus};
+use kotef_github::{process_job, AdmissionConfig, Job, JobContext, JobStatus};
 use kotef_testkit::{git, FakeBehavior, FakeExecutor};
 use std::path::PathBuf;
 
@@ -33,10 +33,11 @@ fn job(event: &str, payload: &[u8]) -> Job {
     let mut job = Job::from_event(
         event,
         payload,
-        &DecisionConfig::default(),
+        &AdmissionConfig::default(),
         DeliveryId("a".into()),
     )
     .unwrap()
+    .into_job()
     .expect("a run");
     job.attempts = 1;
     job

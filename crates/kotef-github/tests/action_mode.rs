@@ -5,7 +5,7 @@ mod common;
 
 use common::{Harness, REPO};
 use kotef_core::{DeliveryId, LimitsOverride, Profile, TerminalStatus};
-use kotef_github::{process_job, DecisionConfig, Job, JobContext, JobStatus, RunExecutor};
+use kotef_github::{process_job, AdmissionConfig, Job, JobContext, JobStatus, RunExecutor};
 use kotef_testkit::{FakeBehavior, FakeExecutor};
 
 fn context(h: &Harness) -> JobContext {
@@ -21,10 +21,11 @@ async fn process_job_runs_one_event_end_to_end() {
     let mut job = Job::from_event(
         "issues",
         &payload,
-        &DecisionConfig::default(),
+        &AdmissionConfig::default(),
         DeliveryId("run-1".into()),
     )
     .unwrap()
+    .into_job()
     .expect("a run");
     job.attempts = 1;
     job.profile = Some(Profile::Yolo);
@@ -57,15 +58,15 @@ async fn events_that_ask_for_nothing_are_explained() {
     let r = Job::from_event(
         "issues",
         &payload,
-        &DecisionConfig::default(),
+        &AdmissionConfig::default(),
         DeliveryId("x".into()),
     )
     .unwrap();
-    assert!(r.unwrap_err().contains("bug"));
+    assert!(r.into_job().unwrap_err().contains("bug"));
     assert!(Job::from_event(
         "issues",
         b"[",
-        &DecisionConfig::default(),
+        &AdmissionConfig::default(),
         DeliveryId("x".into())
     )
     .is_err());
@@ -92,10 +93,11 @@ async fn an_executor_panic_still_ends_with_a_comment() {
     let mut job = Job::from_event(
         "issues",
         &payload,
-        &DecisionConfig::default(),
+        &AdmissionConfig::default(),
         DeliveryId("p".into()),
     )
     .unwrap()
+    .into_job()
     .unwrap();
     job.attempts = 1;
     let result = process_job(&context(&h), &job, &Panicking).await;

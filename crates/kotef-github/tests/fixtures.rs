@@ -3,7 +3,7 @@
 
 use kotef_core::IssueNumber;
 use kotef_github::inbound::decide::decide;
-use kotef_github::inbound::trigger::{Decision, DecisionConfig, Trigger};
+use kotef_github::inbound::trigger::{Admission, AdmissionConfig, Trigger};
 
 fn load(name: &str) -> Vec<u8> {
     let path = format!(
@@ -13,8 +13,8 @@ fn load(name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn cfg(label: &str) -> DecisionConfig {
-    DecisionConfig {
+fn cfg(label: &str) -> AdmissionConfig {
+    AdmissionConfig {
         trigger_label: label.into(),
         bot_login: Some("kotef-bot".into()),
         assignee: None,
@@ -35,7 +35,7 @@ fn a_real_review_comment_without_the_command_is_ignored() {
     let body = load("pull_request_review_comment.created.payload.json");
     assert_eq!(
         decide("pull_request_review_comment", &body, &cfg("kotef")).unwrap(),
-        Decision::Ignore("no `/kotef run` command".into())
+        Admission::Ignore("no `/kotef run` command".into())
     );
 }
 
@@ -46,7 +46,7 @@ fn a_real_review_comment_with_the_command_runs_on_its_file() {
         "comment",
         "/kotef run use more emoji",
     );
-    let Decision::Run(Trigger::ReviewComment {
+    let Admission::Run(Trigger::ReviewComment {
         head_ref,
         code,
         extra_goal,
@@ -66,7 +66,7 @@ fn a_real_review_without_a_body_is_ignored() {
     let body = load("pull_request_review.submitted.payload.json");
     assert!(matches!(
         decide("pull_request_review", &body, &cfg("kotef")).unwrap(),
-        Decision::Ignore(_)
+        Admission::Ignore(_)
     ));
 }
 
@@ -79,7 +79,7 @@ fn a_real_review_with_the_command_runs() {
     );
     assert!(matches!(
         decide("pull_request_review", &body, &cfg("kotef")).unwrap(),
-        Decision::Run(Trigger::Review { .. })
+        Admission::Run(Trigger::Review { .. })
     ));
 }
 
@@ -91,11 +91,11 @@ fn a_real_assignment_runs_only_when_kotef_is_the_assignee() {
     // The example's sender is also Codertocat, kotef's own login here: its own event.
     assert!(matches!(
         decide("issues", &body, &as_assignee).unwrap(),
-        Decision::Ignore(why) if why == "kotef's own event"
+        Admission::Ignore(why) if why == "kotef's own event"
     ));
     assert!(matches!(
         decide("issues", &body, &cfg("kotef")).unwrap(),
-        Decision::Ignore(why) if why.contains("not to kotef")
+        Admission::Ignore(why) if why.contains("not to kotef")
     ));
 }
 
@@ -103,7 +103,7 @@ fn a_real_assignment_runs_only_when_kotef_is_the_assignee() {
 fn ping_is_ping() {
     assert_eq!(
         decide("ping", &load("ping.payload.json"), &cfg("kotef")).unwrap(),
-        Decision::Ping
+        Admission::Ping
     );
 }
 
@@ -111,10 +111,10 @@ fn ping_is_ping() {
 fn issues_labeled_runs_only_with_the_trigger_label() {
     let body = load("issues.labeled.payload.json");
     match decide("issues", &body, &cfg("kotef")).unwrap() {
-        Decision::Ignore(why) => assert!(why.contains("bug"), "{why}"),
+        Admission::Ignore(why) => assert!(why.contains("bug"), "{why}"),
         other => panic!("{other:?}"),
     }
-    let Decision::Run(Trigger::IssueLabeled { target, label }) =
+    let Admission::Run(Trigger::IssueLabeled { target, label }) =
         decide("issues", &body, &cfg("bug")).unwrap()
     else {
         panic!("expected a run")
@@ -131,7 +131,7 @@ fn issues_labeled_runs_only_with_the_trigger_label() {
 fn other_issue_actions_are_ignored() {
     assert!(matches!(
         decide("issues", &load("issues.opened.payload.json"), &cfg("bug")).unwrap(),
-        Decision::Ignore(_)
+        Admission::Ignore(_)
     ));
 }
 
@@ -140,7 +140,7 @@ fn comments_without_the_command_or_edited_are_ignored_and_with_it_run() {
     let body = load("issue_comment.created.payload.json");
     assert!(matches!(
         decide("issue_comment", &body, &cfg("kotef")).unwrap(),
-        Decision::Ignore(_)
+        Admission::Ignore(_)
     ));
     assert!(matches!(
         decide(
@@ -149,7 +149,7 @@ fn comments_without_the_command_or_edited_are_ignored_and_with_it_run() {
             &cfg("kotef")
         )
         .unwrap(),
-        Decision::Ignore(_)
+        Admission::Ignore(_)
     ));
     // The same real payload with the command in the comment becomes a run.
     let mut v: serde_json::Value = serde_json::from_slice(&body).unwrap();
@@ -160,7 +160,7 @@ fn comments_without_the_command_or_edited_are_ignored_and_with_it_run() {
         &cfg("kotef"),
     )
     .unwrap();
-    let Decision::Run(Trigger::Command {
+    let Admission::Run(Trigger::Command {
         extra_goal,
         is_pull_request,
         comment_id,
@@ -179,10 +179,10 @@ fn pull_request_labeled_runs_on_the_head_branch() {
     let body = load("pull_request.labeled.payload.json");
     assert!(matches!(
         decide("pull_request", &body, &cfg("kotef")).unwrap(),
-        Decision::Ignore(_)
+        Admission::Ignore(_)
     ));
     let d = decide("pull_request", &body, &cfg("bug")).unwrap();
-    let Decision::Run(Trigger::PullRequestLabeled {
+    let Admission::Run(Trigger::PullRequestLabeled {
         head_ref,
         base_ref,
         target,
@@ -201,7 +201,7 @@ fn pull_request_labeled_runs_on_the_head_branch() {
             &cfg("bug")
         )
         .unwrap(),
-        Decision::Ignore(_)
+        Admission::Ignore(_)
     ));
 }
 
@@ -214,7 +214,7 @@ fn unhandled_events_are_ignored() {
         assert!(
             matches!(
                 decide(event, &load(file), &cfg("kotef")).unwrap(),
-                Decision::Ignore(_)
+                Admission::Ignore(_)
             ),
             "{event}"
         );
@@ -230,6 +230,6 @@ fn a_real_assignment_to_kotef_by_someone_else_runs() {
     as_assignee.bot_login = Some("Codertocat".into());
     assert!(matches!(
         decide("issues", &serde_json::to_vec(&v).unwrap(), &as_assignee).unwrap(),
-        Decision::Run(Trigger::IssueAssigned { .. })
+        Admission::Run(Trigger::IssueAssigned { .. })
     ));
 }

@@ -9,7 +9,7 @@ mod common;
 
 use common::{Harness, REPO};
 use kotef_core::{RepoName, RunOutcome, RunRequest, SandboxMode, StepProgress, TerminalStatus};
-use kotef_github::{process_job, DecisionConfig, GitSettings, Job, JobStatus, Workspace};
+use kotef_github::{process_job, AdmissionConfig, GitSettings, Job, JobStatus, Workspace};
 use kotef_testkit::{file_base_url, git, git_output, init_bare_repo};
 use kotef_tools::{CommandResult, CommandRunner, RunnerConfig};
 use std::path::{Path, PathBuf};
@@ -376,10 +376,11 @@ async fn sandboxed(command: &str, adopted: bool) -> Option<CommandResult> {
     let mut job = Job::from_event(
         "issues",
         &payload,
-        &DecisionConfig::default(),
+        &AdmissionConfig::default(),
         kotef_core::DeliveryId("d".into()),
     )
     .unwrap()
+    .into_job()
     .expect("a run");
     job.attempts = 1;
     let exec = SandboxedCommand {

@@ -10,7 +10,7 @@ use base64::Engine;
 use common::{Harness, REPO, WAIT};
 use kotef_core::{DeliveryId, RepoName};
 use kotef_github::outbound::workspace::Pushed;
-use kotef_github::{process_job, DecisionConfig, GitSettings, Job, JobStatus, Secret, Workspace};
+use kotef_github::{process_job, AdmissionConfig, GitSettings, Job, JobStatus, Secret, Workspace};
 use kotef_testkit::{basic_auth, push_branch, FakeBehavior, FakeExecutor, SmartHttp, FAKE_TOKEN};
 use std::path::Path;
 
@@ -45,10 +45,11 @@ fn issue_job(n: u64) -> Job {
     let mut job = Job::from_event(
         "issues",
         &payload,
-        &DecisionConfig::default(),
+        &AdmissionConfig::default(),
         DeliveryId(format!("d{n}")),
     )
     .unwrap()
+    .into_job()
     .expect("a run");
     job.attempts = 1;
     job

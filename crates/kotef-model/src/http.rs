@@ -7,7 +7,7 @@ use crate::retry::{
     error_for_status, retry_after_hint, run_with_retries, AttemptFailure, RetryPolicy,
 };
 use crate::stream::StreamedReply;
-use crate::types::{CallRecord, ModelError, ModelReply, ModelRequest, Usage};
+use crate::types::{CallRecord, ModelError, ModelReply, ModelRequest, Role, Usage};
 use crate::wire::{provider_message, scrub, scrub_error};
 use kotef_core::Redactor;
 use reqwest::header::HeaderMap;
@@ -195,7 +195,13 @@ impl Transport {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .map_or(0, |end| millis(started.saturating_duration_since(end)));
-            let (status, result) = match self.send_once(build(), request.code_reply).await {
+            let echo_of = request
+                .code_reply
+                .then(|| request.messages.iter().rev().find(|m| m.role == Role::User))
+                .flatten()
+                .map(|m| m.content.as_str());
+            let (status, result) = match self.send_once(build(), request.code_reply, echo_of).await
+            {
                 Err(e) => (None, Err(AttemptFailure::from(e))),
                 Ok(raw) if (200..300).contains(&raw.status) => {
                     (Some(raw.status), parse(&raw.body, request))
@@ -274,12 +280,14 @@ impl Transport {
         records.push_back(r);
     }
 
-    /// One attempt. A streamed reply is read as it comes: cut when it repeats itself, and,
-    /// for a `code_reply`, ended once its blocks are complete and prose follows them.
+    /// One attempt. A streamed reply is read as it comes: cut when it repeats itself or opens
+    /// by copying `echo_of` (the last user message of a code reply) back, and, for a
+    /// `code_reply`, ended once its blocks are complete and prose follows them.
     async fn send_once(
         &self,
         req: reqwest::RequestBuilder,
         code_reply: bool,
+        echo_of: Option<&str>,
     ) -> Result<RawResponse, ModelError> {
         let timeout_ms = millis(self.timeout);
         let started = Instant::now();
@@ -313,6 +321,10 @@ impl Transport {
                 if events.cut_if_degenerate() {
                     // Dropping the response closes the connection: the server stops too.
                     tracing::warn!(model = %self.label, "cut a reply that kept repeating itself");
+                    break;
+                }
+                if echo_of.is_some_and(|p| events.cut_if_echo(p)) {
+                    tracing::warn!(model = %self.label, "cut a reply that copied the prompt back");
                     break;
                 }
                 if code_reply && events.end_after_code() {

@@ -101,6 +101,27 @@ pub fn prose_after_code(text: &str) -> Option<usize> {
     None
 }
 
+/// Characters a line must have before a reply that opens with it counts as an echo.
+pub const ECHO_LINE: usize = 40;
+
+/// Whether a code reply opens by copying the prompt back: its first line of text (outside a
+/// fence, [`ECHO_LINE`] characters or more) is, whole, a line of `prompt` (the request's last
+/// user message). A small model shown a list of failed attempts often restates it, attempt
+/// by attempt, for hundreds of tokens before it writes anything new. Pure.
+pub fn echoes_prompt(text: &str, prompt: &str) -> bool {
+    let Some(first) = text
+        .split_inclusive('\n')
+        .take_while(|l| l.ends_with('\n'))
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+    else {
+        return false;
+    };
+    !first.starts_with("```")
+        && first.chars().count() >= ECHO_LINE
+        && prompt.lines().any(|l| l.trim() == first)
+}
+
 /// A line of sentence text: three words or more, not introducing something with `:`.
 fn is_prose(line: &str) -> bool {
     let t = line.trim();
@@ -220,6 +241,18 @@ impl StreamedReply {
             }
             None => false,
         }
+    }
+
+    /// Cuts a reply that opens by copying `prompt` back ([`echoes_prompt`]): nothing of it is
+    /// kept and it ends as cut off (`length`); true when it did (the caller stops reading).
+    pub fn cut_if_echo(&mut self, prompt: &str) -> bool {
+        if !echoes_prompt(&self.content, prompt) {
+            return false;
+        }
+        self.content.clear();
+        self.finish_reason = Some("length".into());
+        self.cut = true;
+        true
     }
 
     /// Whether the reply was cut for repeating itself.
@@ -420,6 +453,50 @@ mod tests {
         let text = format!("{FIX}{}", "word ".repeat(20));
         assert_eq!(prose_after_code(&text), Some(FIX.len()));
         assert_eq!(prose_after_code(&format!("{FIX}This keeps")), None);
+    }
+
+    const TRIED: &str = "These changes were tried and did not fix it; each was undone, so the files are as shown above.\n\nAttempt 1: This change did not fix it.";
+
+    #[test]
+    fn a_reply_that_opens_by_copying_the_prompt_is_an_echo() {
+        let reply = "These changes were tried and did not fix it; each was undone, so the files are as shown above.\n\nAttempt 2";
+        assert!(echoes_prompt(reply, TRIED));
+    }
+
+    #[test]
+    fn a_reply_with_its_own_words_or_a_short_or_unfinished_line_is_no_echo() {
+        assert!(!echoes_prompt(
+            "The line that is wrong is `total += 1`.\n",
+            TRIED
+        ));
+        assert!(!echoes_prompt(
+            "Attempt 1: This change did not fix it.\n",
+            "Attempt 1: This change did not fix it."
+        ));
+        assert!(!echoes_prompt(
+            "These changes were tried and did not fix it; each",
+            TRIED
+        ));
+    }
+
+    #[test]
+    fn code_the_prompt_also_shows_is_no_echo() {
+        let prompt = "```\ndef hex_key(num):\n    primes = ('2', '3', '5', '7', 'B', 'D')\n```";
+        assert!(!echoes_prompt(
+            "```python\n    primes = ('2', '3', '5', '7', 'B', 'D')\n",
+            prompt
+        ));
+    }
+
+    #[test]
+    fn an_echo_is_cut_to_nothing_as_cut_off() {
+        let mut r = StreamedReply::default();
+        r.push(&sse(&[
+            "These changes were tried and did not fix it; ",
+            "each was undone, so the files are as shown above.\n",
+        ]));
+        assert!(r.cut_if_echo(TRIED));
+        assert!(r.was_cut());
     }
 
     #[test]

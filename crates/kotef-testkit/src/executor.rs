@@ -152,7 +152,11 @@ impl RunExecutor for FakeExecutor {
         for i in 1..=self.steps {
             let _ = progress.send(StepProgress {
                 step: i,
-                node: if i % 2 == 1 { "planner" } else { "researcher" }.into(),
+                node: if i % 2 == 1 {
+                    kotef_core::NodeName::Planner
+                } else {
+                    kotef_core::NodeName::Researcher
+                },
                 decision: "researcher".into(),
                 reason: format!("step {i}"),
                 progress: false,

@@ -3,6 +3,19 @@
 //! and collects the text of every command substitution (`$(..)`, backticks, `<(..)`) so the policy
 //! can check those too. It never executes or expands anything.
 
+/// Why a command line cannot be read (the policy refuses what it cannot read).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ShellError {
+    #[error("unbalanced {} quote", if *.0 == '"' { "double" } else { "single" })]
+    UnbalancedQuote(char),
+    #[error("unbalanced backticks")]
+    UnbalancedBackticks,
+    #[error("unbalanced parentheses in a command substitution")]
+    UnbalancedParentheses,
+    #[error("a redirection has no target")]
+    RedirectWithoutTarget,
+}
+
 /// A redirection: operator (`>`, `>>`, `>|`, `&>`, `&>>`, `<>`, `>&`, `<`, `<<`, `<<<`, `<&`)
 /// and its target word.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +61,7 @@ pub(crate) struct Parsed {
 }
 
 /// Lexes `input`; an error names what could not be understood (unbalanced quotes, ...).
-pub(crate) fn parse(input: &str) -> Result<Parsed, String> {
+pub(crate) fn parse(input: &str) -> Result<Parsed, ShellError> {
     Lexer::new(input).run()
 }
 
@@ -121,7 +134,7 @@ impl Lexer {
     }
 
     /// Reads a balanced `(...)` starting after the opening paren; returns the inner text.
-    fn read_balanced(&mut self) -> Result<String, String> {
+    fn read_balanced(&mut self) -> Result<String, ShellError> {
         let mut depth = 1usize;
         let mut inner = String::new();
         while let Some(c) = self.peek(0) {
@@ -164,10 +177,10 @@ impl Lexer {
             }
             inner.push(c);
         }
-        Err("unbalanced parentheses in a command substitution".into())
+        Err(ShellError::UnbalancedParentheses)
     }
 
-    fn read_backticks(&mut self) -> Result<String, String> {
+    fn read_backticks(&mut self) -> Result<String, ShellError> {
         let mut inner = String::new();
         while let Some(c) = self.peek(0) {
             self.pos += 1;
@@ -182,7 +195,7 @@ impl Lexer {
                 _ => inner.push(c),
             }
         }
-        Err("unbalanced backticks".into())
+        Err(ShellError::UnbalancedBackticks)
     }
 
     fn skip_heredoc_bodies(&mut self) {
@@ -212,7 +225,7 @@ impl Lexer {
         }
     }
 
-    fn run(mut self) -> Result<Parsed, String> {
+    fn run(mut self) -> Result<Parsed, ShellError> {
         while let Some(c) = self.peek(0) {
             self.pos += 1;
             match c {
@@ -300,19 +313,19 @@ impl Lexer {
             }
         }
         if self.pending_redirect.is_some() && self.word.is_none() {
-            return Err("a redirection has no target".into());
+            return Err(ShellError::RedirectWithoutTarget);
         }
         self.end_command();
         Ok(self.out)
     }
 
     /// The rest of a single-quoted string: every character as it is.
-    fn single_quoted(&mut self) -> Result<(), String> {
+    fn single_quoted(&mut self) -> Result<(), ShellError> {
         self.word_quoted = true;
         self.word.get_or_insert_with(String::new);
         loop {
             match self.peek(0) {
-                None => return Err("unbalanced single quote".into()),
+                None => return Err(ShellError::UnbalancedQuote('\'')),
                 Some('\'') => {
                     self.pos += 1;
                     break;
@@ -328,12 +341,12 @@ impl Lexer {
 
     /// The rest of a double-quoted string: `\` escapes, and `$(..)` and backticks recorded
     /// as substitutions.
-    fn double_quoted(&mut self) -> Result<(), String> {
+    fn double_quoted(&mut self) -> Result<(), ShellError> {
         self.word_quoted = true;
         self.word.get_or_insert_with(String::new);
         loop {
             match self.peek(0) {
-                None => return Err("unbalanced double quote".into()),
+                None => return Err(ShellError::UnbalancedQuote('"')),
                 Some('"') => {
                     self.pos += 1;
                     break;

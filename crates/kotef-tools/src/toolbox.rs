@@ -6,6 +6,7 @@
 use crate::file_tools;
 use crate::policy::{check_command, PolicyDecision};
 use crate::runner::{CommandResult, CommandRunner};
+use crate::tool::Tool;
 use crate::{ToolError, WorkDir};
 use kotef_core::Profile;
 use kotef_model::{ToolCall, ToolSchema};
@@ -153,15 +154,7 @@ struct DoneArgs {
 
 /// The argument shape of each tool, for error messages.
 fn usage(tool: &str) -> &'static str {
-    match tool {
-        "list_files" => "{path?}",
-        "read_file" => "{path, start_line?, end_line?}",
-        "search" => "{pattern, path?}",
-        "write_file" => "{path, content}",
-        "edit_file" => "{path, old, new}",
-        "run_command" => "{command}",
-        _ => "{summary?}",
-    }
+    Tool::parse(tool).map_or("{}", Tool::usage)
 }
 
 /// Parses a call's arguments: an object, `null` (no arguments), or a string holding a JSON object.
@@ -281,12 +274,12 @@ impl ToolBox {
     /// `is_error` with a clear message.
     pub async fn call(&self, call: &ToolCall, set: ToolSet) -> ToolOutcome {
         let name = call.name.as_str();
-        if !ALL_TOOLS.contains(&name) {
+        let Some(tool) = Tool::parse(name) else {
             return ToolOutcome::err(ToolError::UnknownTool(
                 name.to_string(),
                 set.names().join(", "),
             ));
-        }
+        };
         if !set.contains(name) {
             return ToolOutcome::err(ToolError::NotInSet {
                 tool: name.to_string(),
@@ -294,12 +287,12 @@ impl ToolBox {
             });
         }
         let a = &call.arguments;
-        let result: Result<ToolOutcome, ToolError> = match name {
-            "run_command" => match args::<RunArgs>(name, a) {
+        let result: Result<ToolOutcome, ToolError> = match tool {
+            Tool::RunCommand => match args::<RunArgs>(name, a) {
                 Ok(x) => Ok(self.run_command(x.command).await),
                 Err(e) => Err(e),
             },
-            "done" => args::<DoneArgs>(name, a).map(|x| {
+            Tool::Done => args::<DoneArgs>(name, a).map(|x| {
                 ToolOutcome::ok(
                     json!({"done": true}).to_string(),
                     ToolEffect::Done {
@@ -307,11 +300,11 @@ impl ToolBox {
                     },
                 )
             }),
-            _ => {
+            Tool::ListFiles | Tool::ReadFile | Tool::Search | Tool::WriteFile | Tool::EditFile => {
                 // File tools touch the disk synchronously: keep them off the async workers.
                 let (wd, known) = (self.workdir.clone(), self.known.clone());
-                let (name_owned, a) = (name.to_string(), a.clone());
-                tokio::task::spawn_blocking(move || file_tool(&wd, &known, &name_owned, &a))
+                let a = a.clone();
+                tokio::task::spawn_blocking(move || file_tool(&wd, &known, tool, &a))
                     .await
                     .unwrap_or_else(|e| {
                         Err(ToolError::Io {
@@ -400,28 +393,29 @@ fn remember(known: &Mutex<HashSet<String>>, key: Option<String>) {
 fn file_tool(
     wd: &WorkDir,
     known: &Mutex<HashSet<String>>,
-    name: &str,
+    tool: Tool,
     a: &Value,
 ) -> Result<ToolOutcome, ToolError> {
-    match name {
-        "list_files" => args::<ListArgs>(name, a)
+    let name = tool.as_str();
+    match tool {
+        Tool::ListFiles => args::<ListArgs>(name, a)
             .and_then(|x| file_tools::list_files(wd, x.path.as_deref()))
             .map(|s| ToolOutcome::ok(s, ToolEffect::None)),
-        "read_file" => args::<ReadArgs>(name, a).and_then(|x| {
+        Tool::ReadFile => args::<ReadArgs>(name, a).and_then(|x| {
             let text = file_tools::read_file(wd, &x.path, x.start_line, x.end_line)?;
             remember(known, file_tools::read_key(wd, &x.path));
             Ok(ToolOutcome::ok(text, ToolEffect::None))
         }),
-        "search" => args::<SearchArgs>(name, a)
+        Tool::Search => args::<SearchArgs>(name, a)
             .and_then(|x| file_tools::search(wd, &x.pattern, x.path.as_deref()))
             .map(|s| ToolOutcome::ok(s, ToolEffect::None)),
-        "write_file" => args::<WriteArgs>(name, a).and_then(|x| {
+        Tool::WriteFile => args::<WriteArgs>(name, a).and_then(|x| {
             require_read(wd, known, "write_file", &x.path)?;
             let w = file_tools::write_file(wd, &x.path, &x.content)?;
             remember(known, Some(w.path.clone()));
             Ok(written_outcome(w, "written"))
         }),
-        "edit_file" => args::<EditArgs>(name, a).and_then(|x| {
+        Tool::EditFile => args::<EditArgs>(name, a).and_then(|x| {
             if x.old == x.new && !x.old.is_empty() {
                 return Err(ToolError::EditNoChange);
             }
@@ -429,10 +423,11 @@ fn file_tool(
             let w = file_tools::edit_file(wd, &x.path, &x.old, &x.new)?;
             Ok(written_outcome(w, "edited"))
         }),
-        other => Err(ToolError::UnknownTool(
-            other.to_string(),
-            ALL_TOOLS.join(", "),
-        )),
+        // Not file tools: `call` runs them itself.
+        Tool::RunCommand | Tool::Done => Err(ToolError::NotInSet {
+            tool: name.to_string(),
+            available: "list_files, read_file, search, write_file, edit_file".into(),
+        }),
     }
 }
 

@@ -73,6 +73,15 @@ fn listing(dir: &Path) -> Vec<String> {
     v
 }
 
+#[test]
+fn the_contracts_tool_names_are_the_tool_type_in_order() {
+    let names: Vec<&str> = kotef_tools::Tool::ALL
+        .into_iter()
+        .map(kotef_tools::Tool::as_str)
+        .collect();
+    assert_eq!(names, kotef_tools::toolbox::ALL_TOOLS);
+}
+
 #[tokio::test]
 async fn confinement_nothing_outside_is_read_or_written() {
     let f = fixture(Profile::Yolo);

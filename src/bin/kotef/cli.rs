@@ -270,7 +270,7 @@ fn progress_printer() -> Option<tokio::sync::mpsc::UnboundedSender<StepProgress>
             eprintln!(
                 "step {:>3} {:<10} {:<12} {}{}",
                 p.step,
-                p.node,
+                p.node.as_str(),
                 p.decision,
                 p.reason,
                 if p.progress { " [progress]" } else { "" }

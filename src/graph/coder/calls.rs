@@ -3,16 +3,16 @@
 //! the run's time, its effect becomes a note (and may refuse an empty `done`, count a denial or
 //! stop the run at a resource limit), and a repeated or repeatedly failing call ends the step.
 
-use super::breakers::RepeatedCall;
 use super::turns::Turns;
 use super::{protected_refusal, repeated_call_note};
+use crate::graph::breakers::RepeatedCall;
 use crate::graph::context;
 use crate::graph::messages::{self, fill};
 use crate::graph::state::{CoderEnd, RunState};
 use crate::graph::GraphContext;
 use kotef_core::NodeName;
 use kotef_model::{Message, ToolCall};
-use kotef_tools::{file_tools, Kind, ToolEffect, ToolOutcome, ToolSet};
+use kotef_tools::{file_tools, Kind, Tool, ToolEffect, ToolOutcome, ToolSet};
 use std::collections::BTreeMap;
 
 /// Runs a turn's calls until one ends the turn.
@@ -53,7 +53,7 @@ async fn run_call(
         }
     });
     if refused.is_none() {
-        remember_for_undo(ctx, state, call);
+        remember_for_undo(ctx, &mut t.undo, call);
     }
     let run = async {
         match refused {
@@ -81,7 +81,7 @@ async fn run_call(
     } else if !out.is_error && !matches!(out.effect, ToolEffect::Done { .. }) {
         let times = t.unchanged_calls.entry(call_key(call)).or_insert(0);
         *times += 1;
-        repeated = crate::graph::coder::breakers::repeated_call(*times);
+        repeated = crate::graph::breakers::repeated_call(*times);
         if repeated != RepeatedCall::Fresh {
             content = format!("{}{content}", repeated_call_note(&call.name));
             t.resample = true;
@@ -100,7 +100,7 @@ async fn run_call(
         t.notes.push(format!(
             "{} {brief} called {} times with nothing changed: step ended",
             call.name,
-            crate::graph::coder::breakers::REPEATED_CALL_LIMIT
+            crate::graph::breakers::REPEATED_CALL_LIMIT
         ));
         return true;
     }
@@ -108,7 +108,7 @@ async fn run_call(
         let times = t.failing_calls.entry(failure_key(call, &out)).or_insert(0);
         *times += 1;
         t.resample |= *times >= 2;
-        if crate::graph::coder::breakers::repeated_failure_ends_step(*times) {
+        if crate::graph::breakers::repeated_failure_ends_step(*times) {
             t.end = CoderEnd::RepeatedFailingCall;
             t.notes.push(format!(
                 "{} failed the same way {times} times: step ended",
@@ -212,7 +212,7 @@ fn effect_note(
 
 /// The protected test a write or edit would change, if any.
 fn changes_protected<'a>(call: &ToolCall, protected: &'a [String]) -> Option<&'a String> {
-    if !matches!(call.name.as_str(), "write_file" | "edit_file") {
+    if !Tool::name_writes_file(&call.name) {
         return None;
     }
     let path = call.arguments.get("path")?.as_str()?;
@@ -222,8 +222,12 @@ fn changes_protected<'a>(call: &ToolCall, protected: &'a [String]) -> Option<&'a
 
 /// Keeps a file's text from before this step's first write or edit of it, for
 /// `crate::graph::endings::regression`'s undo (`None` when it does not exist yet).
-fn remember_for_undo(ctx: &GraphContext, state: &mut RunState, call: &ToolCall) {
-    if !matches!(call.name.as_str(), "write_file" | "edit_file") {
+fn remember_for_undo(
+    ctx: &GraphContext,
+    undo: &mut BTreeMap<String, Option<String>>,
+    call: &ToolCall,
+) {
+    if !Tool::name_writes_file(&call.name) {
         return;
     }
     let Some(rel) = call.arguments.get("path").and_then(|p| p.as_str()) else {
@@ -236,7 +240,7 @@ fn remember_for_undo(ctx: &GraphContext, state: &mut RunState, call: &ToolCall) 
     let Some(key) = workdir.relative(&abs) else {
         return;
     };
-    if state.undo.contains_key(&key) {
+    if undo.contains_key(&key) {
         return;
     }
     // Through the tree: a link or special file is not remembered, so the change cannot be
@@ -253,7 +257,7 @@ fn remember_for_undo(ctx: &GraphContext, state: &mut RunState, call: &ToolCall) 
         },
         _ => return,
     };
-    state.undo.insert(key, before);
+    undo.insert(key, before);
 }
 
 /// The identity of a tool call: tool and arguments.

@@ -5,18 +5,18 @@
 //! rules decide (the same failing call three times, replies without tool calls, the step's
 //! call cap), each named in the timeline.
 //!
-//! In pieces: this loop; the breakers' thresholds and decisions ([`breakers`]); what a step
-//! has seen and its breakers ([`turns`]: the budget check
+//! In pieces: this loop (the breakers' thresholds and decisions are `super::breakers`); what
+//! a step has seen and its breakers ([`turns`]: the budget check
 //! before a turn, a reply without tool calls, the step's ending and its reason, all pure);
 //! one turn's prompt ([`prompt`]); and the tool calls of one turn ([`calls`]: refusing a
 //! protected test, undo snapshots, each effect's note, repeated and failing calls).
 
-pub mod breakers;
 mod calls;
 mod prompt;
 mod turns;
 
 use super::context::CODER_PROMPT;
+use super::handoff::Handoff;
 use super::llm::{self, CallFailure};
 use super::messages::{self, fill};
 use super::state::{Decision, RunState};
@@ -52,18 +52,19 @@ pub fn protected_refusal(path: &str, command: &str) -> String {
     )
 }
 
-pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
+pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handoff) -> StepResult {
     let task = state
         .last_decision
         .as_ref()
         .and_then(|d| d.task.clone())
         .unwrap_or_else(|| state.goal.clone());
+    // The undo is this step's: a repair step leaves none (it undoes its own attempts).
+    handoff.undo.clear();
     if ctx.edit_blocks && super::repair::applies(state) {
         return super::repair::step(ctx, state, &task).await;
     }
     let root = ctx.tools.workdir().root().to_path_buf();
     let before = state.file_hashes.clone();
-    state.undo.clear();
     let tools = ctx.tools.schemas(ToolSet::Coder);
     let mut t = Turns::new();
     loop {
@@ -109,6 +110,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             break;
         }
     }
+    handoff.undo = std::mem::take(&mut t.undo);
     let after = super::workspace_hashes(&root);
     let changed = crate::graph::progress::files_progress(&before, &after);
     state.file_hashes = after;

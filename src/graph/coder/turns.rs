@@ -2,7 +2,7 @@
 //! wrote, its breakers' counts) and the decisions made from it alone: the budget check before
 //! a turn, a reply without tool calls, whether a turn ends the step, and the step's reason.
 
-use super::breakers::{NoToolCall, Review};
+use crate::graph::breakers::{BudgetReview, NoToolCall};
 use crate::graph::context::{self, BUDGET_REVIEW_PROMPT};
 use crate::graph::state::CoderEnd;
 use kotef_core::Limits;
@@ -37,6 +37,9 @@ pub(super) struct Turns {
     /// Refused changes to the protected tests in this step.
     pub(super) test_edits: u32,
     pub(super) correction: Option<String>,
+    /// The files this step changed, as they were before its first change (for the
+    /// verifier's undo).
+    pub(super) undo: BTreeMap<String, Option<String>>,
     /// Whether this step refused an empty `done` (once per run).
     pub(super) refused_empty_done: bool,
     /// Commands this step had denied as off the strict allow-list.
@@ -64,6 +67,7 @@ impl Turns {
             calls: 0,
             test_edits: 0,
             correction: None,
+            undo: BTreeMap::new(),
             refused_empty_done: false,
             off_list_denials: 0,
             end: CoderEnd::TurnsUsed,
@@ -73,7 +77,7 @@ impl Turns {
     /// Before a turn: whether the step ends at its call cap or its budget review (which may
     /// instead ask for `done` or warn in the next prompt).
     pub(super) fn budget_spent(&mut self, limits: &Limits) -> bool {
-        if crate::graph::coder::breakers::coder_step_cap_reached(self.calls, limits) {
+        if crate::graph::breakers::coder_step_cap_reached(self.calls, limits) {
             self.end = CoderEnd::CallCap;
             self.forced_no_progress = self.written.is_empty();
             self.notes.push(format!(
@@ -87,12 +91,12 @@ impl Turns {
         }
         self.turns_since_review = 0;
         self.review_streak += 1;
-        match crate::graph::coder::breakers::budget_review(
+        match crate::graph::breakers::budget_review(
             self.review_streak,
             !self.written.is_empty(),
             self.last_turn_changed,
         ) {
-            Review::EndStep => {
+            BudgetReview::EndStep => {
                 self.end = CoderEnd::ReviewCap;
                 self.forced_no_progress = true;
                 self.notes.push(format!(
@@ -101,7 +105,7 @@ impl Turns {
                 ));
                 return true;
             }
-            Review::AskForDone => {
+            BudgetReview::AskForDone => {
                 if self.asked_for_done {
                     // Asked once already and it kept going: end the step, keep its work.
                     self.end = CoderEnd::TurnsUsed;
@@ -110,7 +114,7 @@ impl Turns {
                 self.asked_for_done = true;
                 self.pending_review = Some(BUDGET_REVIEW_PROMPT);
             }
-            Review::Continue { warn } => {
+            BudgetReview::Continue { warn } => {
                 self.warn = warn;
                 self.pending_review = Some(BUDGET_REVIEW_PROMPT);
             }
@@ -123,7 +127,7 @@ impl Turns {
     pub(super) fn reply_without_calls(&mut self, content: &str) -> bool {
         self.empty_turns += 1;
         self.notes.push("a reply without tool calls".into());
-        match crate::graph::coder::breakers::no_tool_call(self.empty_turns) {
+        match crate::graph::breakers::no_tool_call(self.empty_turns) {
             NoToolCall::EndStep => {
                 self.end = CoderEnd::NoToolCalls;
                 true
@@ -180,15 +184,15 @@ pub(super) fn end_reason(end: CoderEnd, changed: bool, written: usize, limits: &
         CoderEnd::ReviewCap => format!("{what}; the budget review's hard cap ended the step"),
         CoderEnd::RepeatedFailingCall => format!(
             "{what}; the same failing tool call {} times ended the step",
-            crate::graph::coder::breakers::REPEATED_FAILURE_LIMIT
+            crate::graph::breakers::REPEATED_FAILURE_LIMIT
         ),
         CoderEnd::RepeatedCall => format!(
             "{what}; the same tool call {} times with nothing changed ended the step",
-            crate::graph::coder::breakers::REPEATED_CALL_LIMIT
+            crate::graph::breakers::REPEATED_CALL_LIMIT
         ),
         CoderEnd::NoToolCalls => format!(
             "{what}; {} replies in a row without a tool call ended the step",
-            crate::graph::coder::breakers::NO_TOOL_CALL_LIMIT
+            crate::graph::breakers::NO_TOOL_CALL_LIMIT
         ),
         CoderEnd::CallCap => format!(
             "{what}; the step's cap of {} model calls ended it",
@@ -240,7 +244,7 @@ mod tests {
     #[test]
     fn replies_without_calls_are_corrected_then_end_the_step() {
         let mut t = Turns::new();
-        let ends: Vec<bool> = (0..crate::graph::coder::breakers::NO_TOOL_CALL_LIMIT)
+        let ends: Vec<bool> = (0..crate::graph::breakers::NO_TOOL_CALL_LIMIT)
             .map(|_| t.reply_without_calls(""))
             .collect();
         assert_eq!(ends.last(), Some(&true), "{ends:?}");

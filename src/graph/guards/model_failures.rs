@@ -44,7 +44,7 @@ mod tests {
     use crate::graph::state::CallRecord;
     use crate::graph::state::RunState;
     use kotef_core::Limits;
-    use kotef_core::Profile;
+    use kotef_core::{NodeName, Profile};
     use std::collections::BTreeMap;
 
     fn after_failed_calls(n: u32) -> Verdict {
@@ -52,7 +52,7 @@ mod tests {
         for _ in 0..n {
             s.record_call(CallRecord {
                 failed: true,
-                ..CallRecord::default()
+                ..CallRecord::new(NodeName::Coder)
             });
         }
         ModelFailures.check(&Facts::before_planner(

@@ -4,7 +4,7 @@
 //! stops saying what a maintainer has to provide.
 
 use super::{Facts, Fires, Guard, Row, Verdict, BEFORE_PLANNER_CHECKED};
-use crate::graph::context::{clip, key_line};
+use crate::graph::context::clip;
 use crate::graph::state::Fired;
 use kotef_core::StopRule;
 
@@ -41,7 +41,7 @@ impl Guard for OutsideRepository {
             reason: format!(
                 "The tests need something outside the repository: {cause}. {coder_steps} coder steps could not change that, and no change to the code can. `{}` still fails with: {}. Provide it where the tests run, or change the test.",
                 t.command,
-                clip(&key_line(&t.summary), 200)
+                clip(&t.report.key_line, 200)
             ),
         })
     }

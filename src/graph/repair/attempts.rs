@@ -11,6 +11,7 @@ use super::{
     attempt_request, change_key, Best, REPAIR_PROMPT, SAME_CHANGE_LIMIT, UNREADABLE_LIMIT,
 };
 use crate::graph::context;
+use crate::graph::messages;
 use crate::graph::state::CoderEnd;
 use kotef_model::{Message, ModelRequest};
 use kotef_tools::EditBlock;
@@ -79,8 +80,14 @@ impl Attempts {
         request
     }
 
-    /// A reply with no block that could be read; the step's end after too many in a row.
-    pub(super) fn unreadable(&mut self) -> Option<CoderEnd> {
+    /// A reply with no block that could be read; the step's end after too many in a row. A
+    /// reply that was cut (it repeated itself, or copied the list of failed attempts back) is
+    /// followed by a fresh, hotter sample of the opening alone.
+    pub(super) fn unreadable(&mut self, cut: bool) -> Option<CoderEnd> {
+        if cut {
+            self.heat = self.heat.max(4);
+            self.fresh = true;
+        }
         self.unreadable += 1;
         self.notes
             .push(format!("attempt {}: no edit block", self.made));
@@ -120,7 +127,7 @@ impl Attempts {
             .push(format!("attempt {}: not applied", self.made));
         self.heat = self.heat.max(3);
         let errors = if errors.is_empty() {
-            vec!["the code you wrote is the same as the file's: it changes nothing, so the bug is still there".into()]
+            vec![messages::text(messages::SAME_CODE)]
         } else {
             errors
         };
@@ -218,9 +225,19 @@ mod tests {
     #[test]
     fn replies_without_a_block_end_the_step_at_the_limit() {
         let mut a = attempts();
-        let ends: Vec<Option<CoderEnd>> = (0..UNREADABLE_LIMIT).map(|_| a.unreadable()).collect();
+        let ends: Vec<Option<CoderEnd>> =
+            (0..UNREADABLE_LIMIT).map(|_| a.unreadable(false)).collect();
         assert_eq!(ends.last(), Some(&Some(CoderEnd::NoToolCalls)));
         assert!(ends[..ends.len() - 1].iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn after_a_cut_reply_the_next_request_is_the_opening_alone() {
+        let mut a = attempts();
+        a.next_request("open");
+        a.not_applied(vec![]);
+        a.unreadable(true);
+        assert_eq!(a.next_request("open").messages.len(), 2);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 use super::REPAIR_FILE_CHARS;
 use crate::graph::context::clip;
+use crate::graph::messages::{self, fill};
 use crate::lang::unittest;
 use kotef_tools::CommandResult;
 use std::collections::BTreeSet;
@@ -47,7 +48,8 @@ pub fn failure_text(r: &CommandResult, root: &Path) -> String {
     let out = out.trim();
     if r.timed_out {
         return format!(
-            "(timed out: the tests did not finish, so the code may never return)\n{}",
+            "{}\n{}",
+            messages::text(messages::TESTS_TIMED_OUT),
             clip(out, FAILURE_CHARS.saturating_sub(80))
         );
     }
@@ -127,7 +129,8 @@ pub fn opening_message(
         };
         for (name, doc) in &docs {
             out.push_str(&format!(
-                "\nWhat `{name}` must do (its docstring, left out of the code below):\n{}\n",
+                "\n{}\n{}\n",
+                fill(messages::DOCSTRING_INTRO, &[("name", name)]),
                 clip(doc.trim_end(), REPAIR_FILE_CHARS / 2)
             ));
         }
@@ -137,7 +140,8 @@ pub fn opening_message(
         ));
     }
     out.push_str(&format!(
-        "\n# How the tests fail now: `{command}`\n```\n{failure}\n```\n\nSay which line is wrong, then write the corrected function."
+        "\n# How the tests fail now: `{command}`\n```\n{failure}\n```\n\n{}",
+        messages::text(messages::REPAIR_ASK)
     ));
     out
 }
@@ -161,13 +165,14 @@ pub enum Outcome {
 /// The entry that tells the model how its attempt `n` (1-based) went.
 pub fn feedback(n: u32, outcome: &Outcome, baseline: u32) -> String {
     match outcome {
-        Outcome::Unreadable => format!(
-            "Attempt {n}: the reply held no code, so nothing changed (write the file's path on its own line, then the whole corrected function in a fenced code block)."
-        ),
-        Outcome::NotApplied(errors) => format!(
-            "Attempt {n}: the change could not be applied, so nothing changed:\n{}",
-            errors.iter().map(|e| format!("- {e}")).collect::<Vec<_>>().join("\n")
-        ),
+        Outcome::Unreadable => fill(messages::ATTEMPT_UNREADABLE, &[("n", &n.to_string())]),
+        Outcome::NotApplied(errors) => {
+            let list: Vec<String> = errors.iter().map(|e| format!("- {e}")).collect();
+            fill(
+                messages::ATTEMPT_NOT_APPLIED,
+                &[("n", &n.to_string()), ("errors", &list.join("\n"))],
+            )
+        }
         Outcome::Tested {
             diff,
             badness,
@@ -175,24 +180,28 @@ pub fn feedback(n: u32, outcome: &Outcome, baseline: u32) -> String {
             errors,
         } => {
             let verdict = match (*badness, baseline) {
-                (b, base) if b < base && b != u32::MAX - 1 => {
-                    "It fixed some of the failures but not all".to_string()
-                }
-                (b, base) if b > base => "It made the tests worse".to_string(),
-                _ => "This change did not fix it".to_string(),
+                (b, base) if b < base && b != u32::MAX - 1 => messages::VERDICT_PARTLY_FIXED,
+                (b, base) if b > base => messages::VERDICT_WORSE,
+                _ => messages::VERDICT_NOT_FIXED,
             };
             let skipped = if errors.is_empty() {
                 String::new()
             } else {
+                let errors = clip(&errors.join("; "), 300);
                 format!(
-                    " (and some blocks could not be applied: {})",
-                    clip(&errors.join("; "), 300)
+                    " {}",
+                    fill(messages::BLOCKS_SKIPPED, &[("errors", &errors)])
                 )
             };
-            format!(
-                "Attempt {n}: {verdict}: {}{skipped}. It was undone. The tests then: {}",
-                change_summary(diff),
-                first_failure(failure)
+            fill(
+                messages::ATTEMPT_TESTED,
+                &[
+                    ("n", &n.to_string()),
+                    ("verdict", &messages::text(verdict)),
+                    ("change", &change_summary(diff)),
+                    ("skipped", &skipped),
+                    ("failure", &first_failure(failure)),
+                ],
             )
         }
     }
@@ -228,9 +237,9 @@ pub fn change_summary(diff: &str) -> String {
     };
     let (old, new) = (side('-'), side('+'));
     match (old.is_empty(), new.is_empty()) {
-        (true, _) => format!("it added `{new}`"),
-        (_, true) => format!("it removed `{old}`"),
-        _ => format!("it changed `{old}` to `{new}`"),
+        (true, _) => fill(messages::CHANGE_ADDED, &[("new", &new)]),
+        (_, true) => fill(messages::CHANGE_REMOVED, &[("old", &old)]),
+        _ => fill(messages::CHANGE_CHANGED, &[("old", &old), ("new", &new)]),
     }
 }
 
@@ -279,10 +288,7 @@ pub fn tried_message(entries: &[String]) -> String {
     }
     kept.reverse();
     let list: Vec<&str> = kept.iter().map(|e| e.as_str()).collect();
-    format!(
-        "These changes were tried and did not fix it; each was undone, so the files are as shown above.\n\n{}\n\nWrite a different fix: say which line is wrong, then write the corrected function.",
-        list.join("\n\n")
-    )
+    fill(messages::TRIED_LIST, &[("list", &list.join("\n\n"))])
 }
 
 /// Attempts that fix every test failing at the start but break another, needed before the

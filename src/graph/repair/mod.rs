@@ -116,12 +116,12 @@ fn call_block(c: &kotef_model::ToolCall) -> Option<EditBlock> {
             .and_then(|v| v.as_str())
             .map(String::from)
     };
-    let change = match c.name.as_str() {
-        "edit_file" => Change::Replace {
+    let change = match kotef_tools::Tool::parse(&c.name)? {
+        kotef_tools::Tool::EditFile => Change::Replace {
             search: arg("old")?,
             replace: arg("new")?,
         },
-        "write_file" => Change::Code {
+        kotef_tools::Tool::WriteFile => Change::Code {
             text: arg("content")?,
         },
         _ => return None,
@@ -208,7 +208,7 @@ fn apply_attempt(
     }
     ctx.record(super::events::RunEvent::ToolCall {
         step: state.total_steps + 1,
-        node: NodeName::Coder.as_str().to_string(),
+        node: NodeName::Coder,
         name: "edit_blocks".into(),
         arguments: serde_json::json!({ "blocks": blocks.len(), "applied": written }),
         output: errors.join("\n"),
@@ -308,7 +308,6 @@ fn keep_best(ctx: &GraphContext, b: &Best) {
 pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepResult {
     let root = ctx.tools.workdir().root().to_path_buf();
     let before = state.file_hashes.clone();
-    state.undo.clear();
     let Some(command) = state.test_command.clone() else {
         return StepResult::to(
             NodeName::Verifier,
@@ -346,7 +345,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
     );
     let mut a = Attempts::new(badness(&start), TestSet::of(&start));
     let end = loop {
-        if crate::graph::coder::breakers::coder_step_cap_reached(a.made, &ctx.limits) {
+        if crate::graph::breakers::coder_step_cap_reached(a.made, &ctx.limits) {
             break CoderEnd::CallCap;
         }
         let request = a.next_request(&opening);
@@ -357,7 +356,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         };
         let blocks = reply_blocks(&reply);
         if blocks.is_empty() {
-            match a.unreadable() {
+            match a.unreadable(reply.cut_off()) {
                 Some(end) => break end,
                 None => continue,
             }
@@ -487,6 +486,7 @@ mod tests {
             after_code_change: false,
             outside_cause: None,
             timed_out: true,
+            report: crate::graph::failure::FailureReport::default(),
         };
         s.test = Some(hung.clone());
         assert!(applies(&s));

@@ -11,7 +11,7 @@ use super::startup::{bot_login, open_store, prepare_work_dir, server_redactor};
 use crate::config::{ExecutorMode, ServeConfig};
 use crate::inbound::decide::decide;
 use crate::inbound::signature::{verify, SIGNATURE_HEADER};
-use crate::inbound::trigger::{Decision, DecisionConfig};
+use crate::inbound::trigger::{Admission, AdmissionConfig};
 use crate::metrics::Metrics;
 use crate::outbound::client::GitHub;
 use crate::pipeline::{end_abandoned, finish_comment, process_job, JobContext, INTERNAL_ERROR};
@@ -36,7 +36,7 @@ use tokio::task::JoinHandle;
 /// Shared by the handlers.
 pub struct AppState {
     secrets: Vec<Secret>,
-    decision: DecisionConfig,
+    decision: AdmissionConfig,
     store: JobStore,
     metrics: Arc<Metrics>,
     wake: Arc<Notify>,
@@ -103,17 +103,17 @@ async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Resp
         }
     };
     let work = match decision {
-        Decision::Ping => {
+        Admission::Ping => {
             st.metrics.delivery(&hook.event, "ping");
             return (StatusCode::OK, "pong").into_response();
         }
-        Decision::Ignore(reason) => {
+        Admission::Ignore(reason) => {
             st.metrics.delivery(&hook.event, "ignored");
             tracing::debug!(%reason, "ignored");
             return (StatusCode::OK, format!("ignored: {reason}")).into_response();
         }
-        Decision::Run(trigger) => Work::Run { trigger },
-        Decision::Reject(rejection) => Work::Reject { rejection },
+        Admission::Run(trigger) => Work::Run { trigger },
+        Admission::Reject(rejection) => Work::Reject { rejection },
     };
     let job = Job::new(
         hook.delivery.clone(),
@@ -306,7 +306,7 @@ pub async fn start(
 
     let state = Arc::new(AppState {
         secrets: cfg.webhook_secrets.clone(),
-        decision: DecisionConfig {
+        decision: AdmissionConfig {
             trigger_label: cfg.trigger_label.clone(),
             bot_login,
             assignee: None,

@@ -1,5 +1,5 @@
 //! What one delivery asks for: a webhook payload, its event name and the configuration become
-//! a [`Decision`] — run a [`Trigger`], ignore it (with a reason) or reject it (with a comment).
+//! a [`Admission`] — run a [`Trigger`], ignore it (with a reason) or reject it (with a comment).
 //! Pure: no network, no clock; the permission check is a separate async step.
 
 use super::payload::{
@@ -9,7 +9,8 @@ use super::payload::{
 };
 use super::sanitize::{find_command, plain_text, visible_text, Command};
 use super::trigger::{
-    Actor, Author, CodeComment, Decision, DecisionConfig, PayloadError, Rejection, Target, Trigger,
+    Actor, Admission, AdmissionConfig, Author, CodeComment, PayloadError, Rejection, Target,
+    Trigger,
 };
 use crate::marker::MARKER_PREFIX;
 use kotef_core::IssueNumber;
@@ -54,9 +55,9 @@ fn issue_target(
 
 /// Decides what one delivery asks for. `Err` only for a payload that is not valid JSON or
 /// lacks a field its event needs (the caller answers 400 with the message).
-pub fn decide(event: &str, body: &[u8], cfg: &DecisionConfig) -> Result<Decision, PayloadError> {
+pub fn decide(event: &str, body: &[u8], cfg: &AdmissionConfig) -> Result<Admission, PayloadError> {
     if event == "ping" {
-        return Ok(Decision::Ping);
+        return Ok(Admission::Ping);
     }
     if !matches!(
         event,
@@ -68,7 +69,7 @@ pub fn decide(event: &str, body: &[u8], cfg: &DecisionConfig) -> Result<Decision
     ) {
         // Still require JSON, so garbage is not silently accepted.
         parse::<serde_json::Value>(event, body)?;
-        return Ok(Decision::Ignore(format!("event `{event}` is not handled")));
+        return Ok(Admission::Ignore(format!("event `{event}` is not handled")));
     }
     let head: ActionOnly = parse(event, body)?;
     let action = head.action.unwrap_or_default();
@@ -79,13 +80,13 @@ pub fn decide(event: &str, body: &[u8], cfg: &DecisionConfig) -> Result<Decision
         _ => &["created"],
     };
     if !wanted.contains(&action.as_str()) {
-        return Ok(Decision::Ignore(format!(
+        return Ok(Admission::Ignore(format!(
             "`{event}.{action}` is not handled"
         )));
     }
     if let Some(sender) = &head.sender {
         if is_bot(&sender.login, sender.kind.as_deref()) {
-            return Ok(Decision::Ignore(format!(
+            return Ok(Admission::Ignore(format!(
                 "sender `{}` is a bot",
                 sender.login
             )));
@@ -95,7 +96,7 @@ pub fn decide(event: &str, body: &[u8], cfg: &DecisionConfig) -> Result<Decision
             .as_deref()
             .is_some_and(|b| b.eq_ignore_ascii_case(&sender.login))
         {
-            return Ok(Decision::Ignore("kotef's own event".into()));
+            return Ok(Admission::Ignore("kotef's own event".into()));
         }
     }
     match (event, action.as_str()) {
@@ -115,7 +116,7 @@ enum PullTarget {
     /// The pull request, open and in the repository itself.
     Open(Target),
     /// Closed (ignored) or from a fork (rejected: kotef cannot push there).
-    Not(Decision),
+    Not(Admission),
 }
 
 /// What a pull request trigger runs on, or why not: closed PRs are ignored, PRs from forks
@@ -127,14 +128,14 @@ fn pull_target(
     sender: &User,
 ) -> Result<PullTarget, PayloadError> {
     if pr.state.as_deref() == Some("closed") {
-        return Ok(PullTarget::Not(Decision::Ignore(
+        return Ok(PullTarget::Not(Admission::Ignore(
             "the pull request is closed".into(),
         )));
     }
     let repo = repo_name(event, repository)?;
     let head_repo = pr.head.repo.as_ref().map(|r| r.full_name.as_str());
     if head_repo != Some(repository.full_name.as_str()) {
-        return Ok(PullTarget::Not(Decision::Reject(Rejection {
+        return Ok(PullTarget::Not(Admission::Reject(Rejection {
             repo,
             number: IssueNumber(pr.number),
             sender: actor(sender),
@@ -170,17 +171,17 @@ const MAX_HUNK_CHARS: usize = 3_000;
 fn decide_review_comment(
     event: &str,
     e: ReviewCommentEvent,
-    cfg: &DecisionConfig,
-) -> Result<Decision, PayloadError> {
+    cfg: &AdmissionConfig,
+) -> Result<Admission, PayloadError> {
     let c = e.comment;
     if let (Some(app), Some(own)) = (&c.performed_via_github_app, cfg.app_id) {
         if app.id == own {
-            return Ok(Decision::Ignore("kotef's own comment".into()));
+            return Ok(Admission::Ignore("kotef's own comment".into()));
         }
     }
     let extra = match run_command(c.body.as_deref().unwrap_or_default()) {
         Ok(x) => x,
-        Err(why) => return Ok(Decision::Ignore(why)),
+        Err(why) => return Ok(Admission::Ignore(why)),
     };
     let target = match pull_target(event, &e.repository, &e.pull_request, &e.sender)? {
         PullTarget::Open(t) => t,
@@ -204,7 +205,7 @@ fn decide_review_comment(
             association: c.author_association,
         },
     });
-    Ok(Decision::Run(Trigger::ReviewComment {
+    Ok(Admission::Run(Trigger::ReviewComment {
         target,
         head_ref: e.pull_request.head.name,
         base_ref: e.pull_request.base.name,
@@ -214,17 +215,17 @@ fn decide_review_comment(
     }))
 }
 
-fn decide_review(event: &str, e: ReviewEvent) -> Result<Decision, PayloadError> {
+fn decide_review(event: &str, e: ReviewEvent) -> Result<Admission, PayloadError> {
     let raw = e.review.body.as_deref().unwrap_or_default();
     let extra = match run_command(raw) {
         Ok(x) => x,
-        Err(why) => return Ok(Decision::Ignore(why)),
+        Err(why) => return Ok(Admission::Ignore(why)),
     };
     let target = match pull_target(event, &e.repository, &e.pull_request, &e.sender)? {
         PullTarget::Open(t) => t,
         PullTarget::Not(d) => return Ok(d),
     };
-    Ok(Decision::Run(Trigger::Review {
+    Ok(Admission::Run(Trigger::Review {
         target,
         head_ref: e.pull_request.head.name,
         base_ref: e.pull_request.base.name,
@@ -237,32 +238,32 @@ fn decide_review(event: &str, e: ReviewEvent) -> Result<Decision, PayloadError> 
 fn decide_assigned(
     event: &str,
     e: AssignedEvent,
-    cfg: &DecisionConfig,
-) -> Result<Decision, PayloadError> {
+    cfg: &AdmissionConfig,
+) -> Result<Admission, PayloadError> {
     let Some(bot) = cfg.assignee.as_deref().or(cfg.bot_login.as_deref()) else {
-        return Ok(Decision::Ignore(
+        return Ok(Admission::Ignore(
             "no assignee triggers a run (set the action's `assignee-trigger` input), so an assignment cannot be matched".into(),
         ));
     };
     let assignee = e.assignee.as_ref().map(|a| a.login.as_str()).unwrap_or("");
     if !assignee.eq_ignore_ascii_case(bot) {
-        return Ok(Decision::Ignore(format!(
+        return Ok(Admission::Ignore(format!(
             "assigned to `{assignee}`, not to kotef (`{bot}`)"
         )));
     }
     if e.issue.pull_request.is_some() {
-        return Ok(Decision::Ignore(
+        return Ok(Admission::Ignore(
             "assignment of a pull request (label it or comment `/kotef run`)".into(),
         ));
     }
     if e.issue.state.as_deref() == Some("closed") {
-        return Ok(Decision::Ignore("the issue is closed".into()));
+        return Ok(Admission::Ignore("the issue is closed".into()));
     }
     let target = issue_target(event, &e.repository, &e.issue, &e.sender)?;
-    Ok(Decision::Run(Trigger::IssueAssigned { target }))
+    Ok(Admission::Run(Trigger::IssueAssigned { target }))
 }
 
-fn label_matches(label: &Option<LabelPayload>, cfg: &DecisionConfig) -> Result<String, String> {
+fn label_matches(label: &Option<LabelPayload>, cfg: &AdmissionConfig) -> Result<String, String> {
     match label {
         Some(l) if l.name.eq_ignore_ascii_case(&cfg.trigger_label) || cfg.repository_labels => {
             Ok(l.name.clone())
@@ -278,39 +279,39 @@ fn label_matches(label: &Option<LabelPayload>, cfg: &DecisionConfig) -> Result<S
 fn decide_issue(
     event: &str,
     e: IssuesEvent,
-    cfg: &DecisionConfig,
-) -> Result<Decision, PayloadError> {
+    cfg: &AdmissionConfig,
+) -> Result<Admission, PayloadError> {
     let label = match label_matches(&e.label, cfg) {
         Ok(l) => l,
-        Err(why) => return Ok(Decision::Ignore(why)),
+        Err(why) => return Ok(Admission::Ignore(why)),
     };
     if e.issue.pull_request.is_some() {
-        return Ok(Decision::Ignore(
+        return Ok(Admission::Ignore(
             "issue event for a pull request (handled as pull_request)".into(),
         ));
     }
     if e.issue.state.as_deref() == Some("closed") {
-        return Ok(Decision::Ignore("the issue is closed".into()));
+        return Ok(Admission::Ignore("the issue is closed".into()));
     }
     let target = issue_target(event, &e.repository, &e.issue, &e.sender)?;
-    Ok(Decision::Run(Trigger::IssueLabeled { target, label }))
+    Ok(Admission::Run(Trigger::IssueLabeled { target, label }))
 }
 
 fn decide_pull(
     event: &str,
     e: PullRequestEvent,
-    cfg: &DecisionConfig,
-) -> Result<Decision, PayloadError> {
+    cfg: &AdmissionConfig,
+) -> Result<Admission, PayloadError> {
     let label = match label_matches(&e.label, cfg) {
         Ok(l) => l,
-        Err(why) => return Ok(Decision::Ignore(why)),
+        Err(why) => return Ok(Admission::Ignore(why)),
     };
     let target = match pull_target(event, &e.repository, &e.pull_request, &e.sender)? {
         PullTarget::Open(t) => t,
         PullTarget::Not(d) => return Ok(d),
     };
     let pr = e.pull_request;
-    Ok(Decision::Run(Trigger::PullRequestLabeled {
+    Ok(Admission::Run(Trigger::PullRequestLabeled {
         target,
         label,
         head_ref: pr.head.name,
@@ -331,23 +332,23 @@ pub fn fork_reason(head_repo: Option<&str>) -> String {
 fn decide_comment(
     event: &str,
     e: IssueCommentEvent,
-    cfg: &DecisionConfig,
-) -> Result<Decision, PayloadError> {
+    cfg: &AdmissionConfig,
+) -> Result<Admission, PayloadError> {
     let raw = e.comment.body.as_deref().unwrap_or_default();
     if let (Some(app), Some(own)) = (&e.comment.performed_via_github_app, cfg.app_id) {
         if app.id == own {
-            return Ok(Decision::Ignore("kotef's own comment".into()));
+            return Ok(Admission::Ignore("kotef's own comment".into()));
         }
     }
     let extra = match run_command(raw) {
         Ok(x) => x,
-        Err(why) => return Ok(Decision::Ignore(why)),
+        Err(why) => return Ok(Admission::Ignore(why)),
     };
     if e.issue.state.as_deref() == Some("closed") {
-        return Ok(Decision::Ignore("the issue is closed".into()));
+        return Ok(Admission::Ignore("the issue is closed".into()));
     }
     let target = issue_target(event, &e.repository, &e.issue, &e.sender)?;
-    Ok(Decision::Run(Trigger::Command {
+    Ok(Admission::Run(Trigger::Command {
         target,
         is_pull_request: e.issue.pull_request.is_some(),
         comment_id: e.comment.id,
@@ -362,8 +363,8 @@ pub(crate) mod tests {
     use kotef_core::RepoName;
     use serde_json::json;
 
-    pub(crate) fn cfg() -> DecisionConfig {
-        DecisionConfig {
+    pub(crate) fn cfg() -> AdmissionConfig {
+        AdmissionConfig {
             trigger_label: "kotef".into(),
             bot_login: Some("kotef-bot".into()),
             assignee: None,
@@ -418,7 +419,7 @@ pub(crate) mod tests {
     #[test]
     fn labeled_issue_with_trigger_label_runs_with_clean_text() {
         let d = decide("issues", &issues_labeled("kotef", user("alice")), &cfg()).unwrap();
-        let Decision::Run(Trigger::IssueLabeled { target, label }) = d else {
+        let Admission::Run(Trigger::IssueLabeled { target, label }) = d else {
             panic!("{d:?}")
         };
         assert_eq!(label, "kotef");
@@ -434,21 +435,21 @@ pub(crate) mod tests {
         let c = cfg();
         assert!(matches!(
             decide("issues", &issues_labeled("bug", user("alice")), &c).unwrap(),
-            Decision::Ignore(r) if r.contains("bug")
+            Admission::Ignore(r) if r.contains("bug")
         ));
         let bot = json!({"login": "renovate[bot]", "id": 1, "type": "Bot"});
         assert!(matches!(
             decide("issues", &issues_labeled("kotef", bot), &c).unwrap(),
-            Decision::Ignore(r) if r.contains("bot")
+            Admission::Ignore(r) if r.contains("bot")
         ));
         let typed_bot = json!({"login": "helper", "id": 1, "type": "Bot"});
         assert!(matches!(
             decide("issues", &issues_labeled("kotef", typed_bot), &c).unwrap(),
-            Decision::Ignore(_)
+            Admission::Ignore(_)
         ));
         assert!(matches!(
             decide("issues", &issues_labeled("kotef", user("kotef-bot")), &c).unwrap(),
-            Decision::Ignore(r) if r.contains("own")
+            Admission::Ignore(r) if r.contains("own")
         ));
     }
 
@@ -460,7 +461,7 @@ pub(crate) mod tests {
             &cfg(),
         )
         .unwrap();
-        let Decision::Run(Trigger::Command {
+        let Admission::Run(Trigger::Command {
             is_pull_request,
             extra_goal,
             comment_id,
@@ -487,7 +488,7 @@ pub(crate) mod tests {
             assert!(
                 matches!(
                     decide("issue_comment", &comment(body, user("bob"), false), &c).unwrap(),
-                    Decision::Ignore(_)
+                    Admission::Ignore(_)
                 ),
                 "{body}"
             );
@@ -497,7 +498,7 @@ pub(crate) mod tests {
         v["comment"]["performed_via_github_app"] = json!({"id": 42});
         assert!(matches!(
             decide("issue_comment", &serde_json::to_vec(&v).unwrap(), &c).unwrap(),
-            Decision::Ignore(_)
+            Admission::Ignore(_)
         ));
     }
 
@@ -505,7 +506,7 @@ pub(crate) mod tests {
     fn pull_request_from_fork_is_rejected_same_repo_runs() {
         let d = decide("pull_request", &pull_labeled(Some("acme/widgets")), &cfg()).unwrap();
         assert!(
-            matches!(d, Decision::Run(Trigger::PullRequestLabeled { ref head_ref, .. }) if head_ref == "feature")
+            matches!(d, Admission::Run(Trigger::PullRequestLabeled { ref head_ref, .. }) if head_ref == "feature")
         );
         let d = decide(
             "pull_request",
@@ -513,30 +514,30 @@ pub(crate) mod tests {
             &cfg(),
         )
         .unwrap();
-        let Decision::Reject(r) = d else {
+        let Admission::Reject(r) = d else {
             panic!("{d:?}")
         };
         assert!(r.reason.contains("mallory/widgets"));
         assert_eq!(r.number, IssueNumber(3));
         assert!(matches!(
             decide("pull_request", &pull_labeled(None), &cfg()).unwrap(),
-            Decision::Reject(_)
+            Admission::Reject(_)
         ));
     }
 
     #[test]
     fn ping_unknown_events_and_other_actions() {
-        assert_eq!(decide("ping", b"{}", &cfg()).unwrap(), Decision::Ping);
+        assert_eq!(decide("ping", b"{}", &cfg()).unwrap(), Admission::Ping);
         assert!(matches!(
             decide("star", b"{\"action\":\"created\"}", &cfg()).unwrap(),
-            Decision::Ignore(_)
+            Admission::Ignore(_)
         ));
         let mut v: serde_json::Value =
             serde_json::from_slice(&issues_labeled("kotef", user("a"))).unwrap();
         v["action"] = json!("opened");
         assert!(matches!(
             decide("issues", &serde_json::to_vec(&v).unwrap(), &cfg()).unwrap(),
-            Decision::Ignore(_)
+            Admission::Ignore(_)
         ));
     }
 

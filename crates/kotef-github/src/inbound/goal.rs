@@ -222,7 +222,7 @@ mod tests {
     use super::*;
     use crate::inbound::decide::decide;
     use crate::inbound::decide::tests::{cfg, comment, user};
-    use crate::inbound::trigger::Decision;
+    use crate::inbound::trigger::Admission;
 
     #[test]
     fn goal_keeps_only_earlier_human_comments() {
@@ -232,7 +232,7 @@ mod tests {
             &cfg(),
         )
         .unwrap();
-        let Decision::Run(trigger) = d else { panic!() };
+        let Admission::Run(trigger) = d else { panic!() };
         let at = |s: &str| s.parse::<DateTime<Utc>>().unwrap();
         let thread = vec![
             ThreadComment {

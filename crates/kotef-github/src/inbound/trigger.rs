@@ -1,4 +1,4 @@
-//! The edge's one domain event: what a delivery asks for ([`Decision`]), the [`Trigger`] that
+//! The edge's one domain event: what a delivery asks for ([`Admission`]), the [`Trigger`] that
 //! starts a run and who and what it is about. The payloads come in through
 //! [`super::payload`], are judged in [`super::decide`], and become the agent's goal in
 //! [`super::goal`].
@@ -205,7 +205,7 @@ pub struct Rejection {
 
 /// What to do with one delivery.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
+pub enum Admission {
     /// `ping`: answer 200.
     Ping,
     Run(Trigger),
@@ -217,7 +217,7 @@ pub enum Decision {
 
 /// What the decision depends on besides the payload.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecisionConfig {
+pub struct AdmissionConfig {
     /// The label that triggers a run (default `kotef`).
     pub trigger_label: String,
     /// kotef's own login (its events are ignored), when known.
@@ -232,7 +232,7 @@ pub struct DecisionConfig {
     pub repository_labels: bool,
 }
 
-impl Default for DecisionConfig {
+impl Default for AdmissionConfig {
     fn default() -> Self {
         Self {
             trigger_label: crate::DEFAULT_TRIGGER_LABEL.to_string(),

@@ -352,7 +352,7 @@ pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
                         out.push_str(&format!(
                             "| {} | {} | {} | {} |\n",
                             s.step,
-                            code_in_cell(&s.node),
+                            code_in_cell(s.node.as_str()),
                             inline(&s.decision),
                             inline(&crate::text::truncate_chars(&s.reason, 200))
                         ));
@@ -593,7 +593,7 @@ pub fn rejection_comment(run_id: &str, number: u64, reason: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kotef_core::{LoopCounters, RunId, RunSummary, StopRule, TerminalStatus};
+    use kotef_core::{LoopCounters, NodeName, RunId, RunSummary, StopRule, TerminalStatus};
 
     #[test]
     fn a_refusal_says_why_and_what_to_do_without_a_mention() {
@@ -725,7 +725,11 @@ mod tests {
         let steps: Vec<StepProgress> = (1..=12)
             .map(|i| StepProgress {
                 step: i,
-                node: if i % 2 == 0 { "researcher" } else { "planner" }.into(),
+                node: if i % 2 == 0 {
+                    NodeName::Researcher
+                } else {
+                    NodeName::Planner
+                },
                 decision: "next".into(),
                 reason: format!("reason {i}\nsecond line"),
                 progress: i % 3 == 0,

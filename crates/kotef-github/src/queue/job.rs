@@ -2,7 +2,7 @@
 //! to run it later, serialisable so the job store can keep it across restarts.
 
 use crate::inbound::decide::decide;
-use crate::inbound::trigger::{Decision, DecisionConfig, PayloadError, Rejection, Trigger};
+use crate::inbound::trigger::{Admission, AdmissionConfig, PayloadError, Rejection, Trigger};
 use kotef_core::{DeliveryId, IssueNumber, LimitsOverride, Profile, RepoName, RunId};
 use serde::{Deserialize, Serialize};
 
@@ -48,6 +48,25 @@ pub struct Job {
     pub status_comment: Option<u64>,
 }
 
+/// What an event asks of kotef outside a server.
+#[derive(Debug)]
+pub enum Asked {
+    /// A job: a run, or a rejection to comment on.
+    Job(Box<Job>),
+    /// Nothing, and why (a ping, an event kotef ignores).
+    Nothing(String),
+}
+
+impl Asked {
+    /// The job, or why there is none.
+    pub fn into_job(self) -> Result<Job, String> {
+        match self {
+            Asked::Job(job) => Ok(*job),
+            Asked::Nothing(reason) => Err(reason),
+        }
+    }
+}
+
 impl Job {
     pub fn new(delivery: DeliveryId, work: Work, trigger_label: impl Into<String>) -> Self {
         Self {
@@ -65,22 +84,22 @@ impl Job {
         }
     }
 
-    /// The job one event asks for, for entry points without a server (e.g. a GitHub Action
-    /// given `GITHUB_EVENT_NAME` and the event file): `Ok(Err(reason))` when the event asks
-    /// for nothing.
+    /// What one event asks for, for entry points without a server (e.g. a GitHub Action
+    /// given `GITHUB_EVENT_NAME` and the event file).
     pub fn from_event(
         event: &str,
         payload: &[u8],
-        cfg: &DecisionConfig,
+        cfg: &AdmissionConfig,
         delivery: DeliveryId,
-    ) -> Result<Result<Job, String>, PayloadError> {
+    ) -> Result<Asked, PayloadError> {
         let work = match decide(event, payload, cfg)? {
-            Decision::Run(trigger) => Work::Run { trigger },
-            Decision::Reject(rejection) => Work::Reject { rejection },
-            Decision::Ignore(reason) => return Ok(Err(reason)),
-            Decision::Ping => return Ok(Err("ping".into())),
+            Admission::Run(trigger) => Work::Run { trigger },
+            Admission::Reject(rejection) => Work::Reject { rejection },
+            Admission::Ignore(reason) => return Ok(Asked::Nothing(reason)),
+            Admission::Ping => return Ok(Asked::Nothing("ping".into())),
         };
-        Ok(Ok(Job::new(delivery, work, cfg.trigger_label.clone())))
+        let job = Job::new(delivery, work, cfg.trigger_label.clone());
+        Ok(Asked::Job(Box::new(job)))
     }
 
     pub fn repo(&self) -> &RepoName {

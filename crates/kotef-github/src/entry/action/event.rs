@@ -6,9 +6,9 @@ use super::env::non_empty;
 use super::{parse_issue_number, ActionEnv, ActionInputs};
 use crate::entry::dispatch::{DispatchedRun, INPUT_GOAL, INPUT_ISSUE, INPUT_RUN};
 use crate::inbound::sanitize::{plain_text, visible_text};
-use crate::inbound::trigger::{Actor, DecisionConfig, Target, Trigger};
+use crate::inbound::trigger::{Actor, AdmissionConfig, Target, Trigger};
 use crate::outbound::client::GitHub;
-use crate::queue::job::{Job, Work};
+use crate::queue::job::{Asked, Job, Work};
 use kotef_core::{DeliveryId, IssueNumber, RunId};
 use serde::Deserialize;
 
@@ -76,11 +76,11 @@ pub async fn prepare_job(
     ));
     let mut job = if env.event_name == "workflow_dispatch" {
         match dispatch_job(env, inputs, payload, github, delivery).await? {
-            Ok(job) => job,
-            Err(reason) => return Ok(Prepared::Skip(reason)),
+            Asked::Job(job) => *job,
+            Asked::Nothing(reason) => return Ok(Prepared::Skip(reason)),
         }
     } else {
-        let cfg = DecisionConfig {
+        let cfg = AdmissionConfig {
             trigger_label: inputs.trigger_label.clone(),
             bot_login: None,
             assignee: inputs
@@ -91,8 +91,8 @@ pub async fn prepare_job(
             repository_labels: false,
         };
         match Job::from_event(&env.event_name, payload, &cfg, delivery)? {
-            Ok(job) => job,
-            Err(reason) => return Ok(Prepared::Skip(reason)),
+            Asked::Job(job) => *job,
+            Asked::Nothing(reason) => return Ok(Prepared::Skip(reason)),
         }
     };
     if job.repo() != &env.repository {
@@ -118,7 +118,7 @@ async fn dispatch_job(
     payload: &[u8],
     github: &GitHub,
     delivery: DeliveryId,
-) -> Result<Result<Job, String>, ActionError> {
+) -> Result<Asked, ActionError> {
     let de = &mut serde_json::Deserializer::from_slice(payload);
     let event: DispatchEvent = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
@@ -149,7 +149,7 @@ async fn dispatch_job(
         .await
         .map_err(|e| ActionError::GitHub(format!("cannot read issue #{number}: {e}")))?;
     if issue.state.as_deref() == Some("closed") {
-        return Ok(Err(format!("#{number} is closed")));
+        return Ok(Asked::Nothing(format!("#{number} is closed")));
     }
     let sender = match &handed_over {
         Some(r) => Actor {
@@ -190,5 +190,5 @@ async fn dispatch_job(
         job.run_id = RunId(r.run_id);
         job.status_comment = r.comment_id;
     }
-    Ok(Ok(job))
+    Ok(Asked::Job(Box::new(job)))
 }

@@ -19,7 +19,7 @@ pub const REVIEW_HARD_CAP: u32 = 6;
 
 /// What the budget review decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Review {
+pub enum BudgetReview {
     /// Work looks complete: one turn asking the coder to call `done`.
     AskForDone,
     /// Keep going (with a warning in the prompt once the soft cap is passed).
@@ -31,13 +31,13 @@ pub enum Review {
 /// The budget review: `streak` is the number of reviews in this step including this one;
 /// `changed_files` whether the step changed anything; `last_turn_changed` whether the latest
 /// turn still changed files.
-pub fn budget_review(streak: u32, changed_files: bool, last_turn_changed: bool) -> Review {
+pub fn budget_review(streak: u32, changed_files: bool, last_turn_changed: bool) -> BudgetReview {
     if streak >= REVIEW_HARD_CAP {
-        Review::EndStep
+        BudgetReview::EndStep
     } else if changed_files && !last_turn_changed {
-        Review::AskForDone
+        BudgetReview::AskForDone
     } else {
-        Review::Continue {
+        BudgetReview::Continue {
             warn: streak >= REVIEW_SOFT_CAP,
         }
     }
