@@ -33,13 +33,7 @@ pub(super) struct Attempts {
     /// How bad the starting run was.
     pub(super) baseline: u32,
     start_tests: TestSet,
-    /// What each tested attempt left failing; a change proposed again counts again (the
-    /// model insisting on a trade-off is more evidence that the tests contradict each other).
     tested: Vec<TestSet>,
-    /// What each tested change left failing, by change.
-    tested_by_change: BTreeMap<String, TestSet>,
-    /// The change of the attempt being tested.
-    current: Option<String>,
     /// One entry per failed attempt, shown to the next.
     history: Vec<String>,
     pub(super) best: Option<Best>,
@@ -61,8 +55,6 @@ impl Attempts {
             baseline,
             start_tests,
             tested: Vec::new(),
-            tested_by_change: BTreeMap::new(),
-            current: None,
             history: Vec::new(),
             best: None,
             seen: BTreeMap::new(),
@@ -107,12 +99,7 @@ impl Attempts {
     /// Whether `blocks` were proposed before.
     pub(super) fn seen(&mut self, blocks: &[EditBlock]) -> Seen {
         self.unreadable = 0;
-        let key = change_key(blocks);
-        if let Some(tests) = self.tested_by_change.get(&key) {
-            self.tested.push(tests.clone());
-        }
-        self.current = Some(key.clone());
-        let times = self.seen.entry(key).or_insert(0);
+        let times = self.seen.entry(change_key(blocks)).or_insert(0);
         *times += 1;
         if *times >= SAME_CHANGE_LIMIT {
             self.notes.push(format!(
@@ -176,16 +163,7 @@ impl Attempts {
     ) -> Option<String> {
         self.history
             .push(feedback(self.made, &outcome, self.baseline));
-        if let Some(key) = self.current.take() {
-            self.tested_by_change.insert(key, tests.clone());
-        }
         self.tested.push(tests);
-        self.contradiction(command)
-    }
-
-    /// The reason to stop when the tested (or re-proposed) changes trade one test for another
-    /// often enough ([`contradiction`]).
-    pub(super) fn contradiction(&self, command: &str) -> Option<String> {
         contradiction(&self.start_tests, &self.tested)
             .map(|(wanted, broken)| contradiction_reason(&wanted, &broken, command))
     }
@@ -260,36 +238,6 @@ mod tests {
         a.not_applied(vec![]);
         a.unreadable(true);
         assert_eq!(a.next_request("open").messages.len(), 2);
-    }
-
-    fn tests(failing: &[&str]) -> TestSet {
-        TestSet {
-            failing: failing.iter().map(|t| t.to_string()).collect(),
-            ran: Some(2),
-        }
-    }
-
-    #[test]
-    fn a_trade_off_proposed_again_counts_again_toward_a_contradiction() {
-        let mut a = Attempts::new(1, tests(&["test_two"]));
-        a.seen(&block("x"));
-        let outcome = Outcome::NotApplied(vec![]);
-        assert_eq!(a.failed(outcome, tests(&["test_one"]), "t"), None);
-        a.seen(&block("x"));
-        assert_eq!(a.contradiction("t"), None);
-        a.seen(&block("x"));
-        assert!(a
-            .contradiction("t")
-            .is_some_and(|r| r.contains("`test_one`")));
-    }
-
-    #[test]
-    fn an_untested_change_proposed_again_is_no_evidence() {
-        let mut a = Attempts::new(1, tests(&["test_two"]));
-        for _ in 0..SAME_CHANGE_LIMIT {
-            a.seen(&block("x"));
-        }
-        assert_eq!(a.contradiction("t"), None);
     }
 
     #[test]

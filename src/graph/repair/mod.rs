@@ -361,14 +361,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
                 None => continue,
             }
         }
-        let seen = a.seen(&blocks);
-        if seen != Seen::New {
-            if let Some(why) = a.contradiction(&command) {
-                state.stop(StopRule::NoProgress, why);
-                break CoderEnd::RunStopped;
-            }
-        }
-        match seen {
+        match a.seen(&blocks) {
             Seen::New => {}
             Seen::Again => continue,
             Seen::TooOften => break CoderEnd::RepeatedCall,
