@@ -3,7 +3,8 @@
 //! and then `\n` for ever. The call returns with the fix (one copy of the repeated piece
 //! kept, `finish_reason: "length"`), and the server sees the connection closed, so it stops.
 //! A code reply (`code_reply`) whose server goes on writing prose after the fix ends there,
-//! finished (`stop`), and the server is stopped the same way.
+//! finished (`stop`), and the server is stopped the same way; one that opens by copying its
+//! prompt back is cut to nothing (`length`).
 
 use kotef_model::{ClientOptions, Message, Model, ModelRequest, OpenAiModel};
 use serde_json::{json, Value};
@@ -140,6 +141,28 @@ async fn a_code_reply_ends_at_the_prose_after_its_block() {
     assert_eq!(
         (reply.content.as_str(), reply.finish_reason.as_deref()),
         (FIX, Some("stop"))
+    );
+    assert_stopped(&sent).await;
+}
+
+#[tokio::test]
+async fn a_code_reply_that_opens_by_copying_its_prompt_is_cut_to_nothing() {
+    // The prompt holds the reply's first line: the model is restating what it was shown.
+    let (url, sent, _seen) = runaway_server("\nAttempt 2: this change did not fix it. ").await;
+    let model =
+        OpenAiModel::new(ClientOptions::new("qwen", url).with_timeout(Duration::from_secs(60)))
+            .unwrap();
+    let mut request = ModelRequest {
+        code_reply: true,
+        ..plain_request()
+    };
+    request.messages.push(Message::user(
+        "These were tried:\nThe recursion swaps the arguments wrongly.\nWrite a different fix.",
+    ));
+    let reply = model.complete(&request).await.unwrap();
+    assert_eq!(
+        (reply.content.as_str(), reply.finish_reason.as_deref()),
+        ("", Some("length"))
     );
     assert_stopped(&sent).await;
 }
