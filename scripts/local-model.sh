@@ -18,6 +18,8 @@
 #   KOTEF_MODEL_CTX        context size in tokens (default 32768; --ctx overrides)
 #   KOTEF_MODEL_THREADS    CPU threads (default: all cores)
 #   KOTEF_MODEL_TIMEOUT_S  seconds to wait for /health after starting (default 300)
+#   KOTEF_MODEL_SPECULATE  1 to draft replies from the prompt (n-gram speculation; default 0:
+#                          slower on 2 cores, see docs/local-model.md)
 #   PYTHON                 the python used to create the venv (default python3, >= 3.10)
 #
 # Then:  kotef run --model openai:local --repo DIR --goal "..." with
@@ -35,6 +37,7 @@ PORT=${KOTEF_MODEL_PORT:-18080}
 CTX=${KOTEF_MODEL_CTX:-32768}
 THREADS=${KOTEF_MODEL_THREADS:-$(nproc 2>/dev/null || echo 2)}
 TIMEOUT_S=${KOTEF_MODEL_TIMEOUT_S:-300}
+SPECULATE=${KOTEF_MODEL_SPECULATE:-0}
 PYTHON=${PYTHON:-python3}
 XLLAMACPP_VERSION=2026.10.11549
 
@@ -65,6 +68,7 @@ while [ $# -gt 0 ]; do
 done
 case "$PORT" in '' | *[!0-9]*) die "--port must be a number, got '$PORT'" ;; esac
 case "$CTX" in '' | *[!0-9]*) die "--ctx must be a number, got '$CTX'" ;; esac
+case "$SPECULATE" in 0 | 1) ;; *) die "KOTEF_MODEL_SPECULATE must be 0 or 1, got '$SPECULATE'" ;; esac
 
 if [ "$MODEL" = small ]; then
 	# Qwen2.5-Coder-0.5B-Instruct (AWQ) GGUF Q4_K_M, checked by hand: GGUF v3, qwen2, 24 blocks.
@@ -229,7 +233,7 @@ import threading
 
 import xllamacpp
 
-model, alias, port, ctx, threads = sys.argv[1:6]
+model, alias, port, ctx, threads, speculate = sys.argv[1:7]
 params = xllamacpp.CommonParams()
 params.model.path = model
 params.model_alias = {alias}
@@ -241,12 +245,13 @@ params.n_ctx = int(ctx)
 # cached instead of evicting each other on every switch.
 params.n_parallel = 2
 params.kv_unified = True
-# Self-speculative (n-gram lookup) decoding: a reply that repeats code from its prompt is
-# drafted from the prompt and verified in batches. 12 % faster generation on the repair
-# loop's replies, same output distribution (docs/local-model.md).
-params.speculative.types = [xllamacpp.common_speculative_type.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]
-params.speculative.ngram_simple.size_n = 3
-params.speculative.ngram_simple.size_m = 10
+# Self-speculative (n-gram lookup) decoding, only when asked: drafts from the prompt are
+# verified in batches, which on 2 cores costs more than the drafts it accepts (about a
+# fifth of them) save (docs/local-model.md).
+if speculate == "1":
+    params.speculative.types = [xllamacpp.common_speculative_type.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]
+    params.speculative.ngram_simple.size_n = 3
+    params.speculative.ngram_simple.size_m = 10
 params.cpuparams.n_threads = int(threads)
 params.cpuparams_batch.n_threads = int(threads)
 server = xllamacpp.Server(params)
@@ -258,9 +263,9 @@ stop.wait()
 EOF
 
 # 3. Start it in the background and wait for /health.
-say "starting $ALIAS on 127.0.0.1:$PORT (ctx $CTX, $THREADS threads); log: $LOG"
+say "starting $ALIAS on 127.0.0.1:$PORT (ctx $CTX, $THREADS threads, speculation $SPECULATE); log: $LOG"
 rm -f "$PIDFILE" "$STATEFILE"
-setsid "$VENV/bin/python" "$CACHE/serve.py" "$GGUF" "$ALIAS" "$PORT" "$CTX" "$THREADS" \
+setsid "$VENV/bin/python" "$CACHE/serve.py" "$GGUF" "$ALIAS" "$PORT" "$CTX" "$THREADS" "$SPECULATE" \
 	>"$LOG" 2>&1 </dev/null &
 echo $! >"$PIDFILE"
 echo "$PORT $ALIAS" >"$STATEFILE"

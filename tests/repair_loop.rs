@@ -61,7 +61,24 @@ fn block(search: &str, replace: &str) -> String {
 
 /// Runs `kotef run` on a calc repository against the fake; (summary, repo).
 async fn run(replies: &[&str]) -> (Value, tempfile::TempDir, Arc<Mutex<Fake>>) {
-    let repo = kotef_testkit::committed_repo(&[("calc.py", CALC), ("test_calc.py", TESTS)], &[]);
+    run_on(
+        &[("calc.py", CALC), ("test_calc.py", TESTS)],
+        "Fix calc.py so that the tests in test_calc.py pass.",
+        "python3 -m unittest -q test_calc",
+        replies,
+    )
+    .await
+}
+
+/// Runs `kotef run` on a repository of `files` against the fake; (summary, repo).
+async fn run_on(
+    files: &[(&str, &str)],
+    goal: &str,
+    test_command: &str,
+    replies: &[&str],
+) -> (Value, tempfile::TempDir, Arc<Mutex<Fake>>) {
+    let repo = kotef_testkit::committed_repo(files, &[]);
+    let (goal, test_command) = (goal.to_string(), test_command.to_string());
     let (url, fake) = serve(replies).await;
     let dir = repo.path().to_path_buf();
     let out = tokio::task::spawn_blocking(move || {
@@ -70,11 +87,11 @@ async fn run(replies: &[&str]) -> (Value, tempfile::TempDir, Arc<Mutex<Fake>>) {
             .arg(&dir)
             .args([
                 "--goal",
-                "Fix calc.py so that the tests in test_calc.py pass.",
+                &goal,
                 "--model",
                 "openai:local",
                 "--test-command",
-                "python3 -m unittest -q test_calc",
+                &test_command,
                 "--time-budget-s",
                 "120",
                 "--json",
@@ -241,4 +258,36 @@ async fn a_whole_corrected_function_in_a_fence_replaces_the_buggy_one() {
             "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n".into()
         )
     );
+}
+
+const VERSION: &str = "def version():\n    return \"1.0\"\n";
+const VERSION_TESTS: &str = "import unittest\n\nfrom version import version\n\n\nclass T(unittest.TestCase):\n    def test_is_one(self):\n        self.assertEqual(version(), \"1.0\")\n\n    def test_is_two(self):\n        self.assertEqual(version(), \"2.0\")\n";
+
+#[tokio::test]
+async fn tests_that_check_one_call_for_two_values_end_the_run_after_one_trade_off() {
+    let two = "It must return 2.0.\n\nversion.py\n```python\ndef version():\n    return \"2.0\"\n```\n";
+    let (summary, repo, fake) = run_on(
+        &[("version.py", VERSION), ("test_version.py", VERSION_TESTS)],
+        "Make both tests in test_version.py pass.",
+        "python3 -m unittest -q test_version",
+        &[two],
+    )
+    .await;
+    let reason = summary["stop_reason"].as_str().unwrap_or_default();
+    assert_eq!(
+        (
+            summary["terminal_status"].as_str(),
+            summary["stop_rule"].as_str(),
+            fake.lock().unwrap().repair_requests.len()
+        ),
+        (Some("aborted_stuck"), Some("no_progress"), 1),
+        "{summary}"
+    );
+    assert!(
+        reason.starts_with(
+            "The tests contradict each other: `test_is_two` checks `self.assertEqual(version(), \"2.0\")` and `test_is_one` checks `self.assertEqual(version(), \"1.0\")`"
+        ),
+        "{reason}"
+    );
+    assert_eq!(read(repo.path(), "version.py"), VERSION);
 }

@@ -5,9 +5,9 @@
 //! was shortened (`[36 chars]`) or is no comparison, each later one only as its first
 //! paragraph (name, line and error), and past a few of them only a count; the `Ran 3 tests in
 //! 0.001s` line is left out (the `FAILED (failures=2)` line says the same). Which tests fail,
-//! and how many ran, are read here too.
+//! and how many ran, are read here too, and what each failed comparison checked.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Lines of the first failure block that are kept.
 pub const FIRST_BLOCK_LINES: usize = 12;
@@ -146,6 +146,102 @@ pub fn failing_tests(out: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// One failed equality check of a test: the assertion's source line as the traceback shows it
+/// (`self.assertEqual(version(), "2.0")`) and the two sides the error line states
+/// (`AssertionError: '1.0' != '2.0'`, unittest's `first != second`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Comparison {
+    pub source: String,
+    pub first: String,
+    pub second: String,
+}
+
+impl Comparison {
+    /// The source line with one compared value blanked (`self.assertEqual(version(), …)`),
+    /// each way it can be, with the value blanked; double quotes read as single ones, as
+    /// Python's repr writes strings.
+    fn blanked(&self) -> Vec<(String, &str)> {
+        let line = self.source.replace('"', "'");
+        let mut out = Vec::new();
+        for side in [self.first.as_str(), self.second.as_str()] {
+            for (at, _) in line.match_indices(side) {
+                let text = format!("{}…{}", &line[..at], &line[at + side.len()..]);
+                out.push((text, side));
+            }
+        }
+        out
+    }
+
+    /// Whether `other` checks the same thing and wants it the other way round: the two
+    /// failures state the same two values swapped (`'1.0' != '2.0'` and `'2.0' != '1.0'`), and
+    /// the two source lines are one line but for the value each expects. Code that passes one
+    /// such test fails the other.
+    pub fn mirrors(&self, other: &Comparison) -> bool {
+        if self.first != other.second || self.second != other.first || self.first == self.second {
+            return false;
+        }
+        let theirs = other.blanked();
+        self.blanked().iter().any(|(line, value)| {
+            theirs
+                .iter()
+                .any(|(their_line, their_value)| line == their_line && value != their_value)
+        })
+    }
+}
+
+/// Each failing test's failed equality check, by method name: the block's source line just
+/// above its `AssertionError: a != b` line (unittest's `Lists differ: ` and the like
+/// stripped). Tests that failed otherwise (an exception, a message of their own) are absent.
+pub fn failed_comparisons(out: &str) -> BTreeMap<String, Comparison> {
+    let mut found = BTreeMap::new();
+    let mut test: Option<&str> = None;
+    let mut source: Option<&str> = None;
+    for line in out.lines() {
+        if let Some((_, name)) = header(line) {
+            test = Some(name);
+            source = None;
+            continue;
+        }
+        let trimmed = line.trim();
+        if let Some(error) = trimmed.strip_prefix("AssertionError: ") {
+            if let (Some(name), Some(src)) = (test.take(), source.take()) {
+                if let Some((first, second)) = compared(error) {
+                    found.insert(
+                        name.to_string(),
+                        Comparison {
+                            source: src.to_string(),
+                            first,
+                            second,
+                        },
+                    );
+                }
+            }
+            continue;
+        }
+        let carets = !trimmed.is_empty() && trimmed.chars().all(|c| matches!(c, '^' | '~'));
+        if !trimmed.is_empty()
+            && !carets
+            && !trimmed.starts_with("File \"")
+            && !trimmed.starts_with("Traceback ")
+        {
+            source = Some(trimmed);
+        }
+    }
+    found
+}
+
+/// The two sides of `a != b`, after a `Lists differ: `-like prefix; `None` when the error
+/// line is no single comparison.
+fn compared(error: &str) -> Option<(String, String)> {
+    let error = match error.split_once(" differ: ") {
+        Some((kind, rest)) if !kind.contains(' ') => rest,
+        _ => error,
+    };
+    let (first, second) = error.split_once(" != ")?;
+    (!second.contains(" != ") && !first.is_empty() && !second.is_empty())
+        .then(|| (first.to_string(), second.to_string()))
+}
+
 /// How many tests unittest ran (`Ran 4 tests in 0.001s`); `None` when it did not say.
 pub fn tests_ran(out: &str) -> Option<u32> {
     out.lines().find_map(|l| {
@@ -232,6 +328,58 @@ mod tests {
             trim_failure_blocks(out),
             "ERROR: test_1\n    f()\n  File \"m.py\", line 2, in f\n    return 1 / 0\nZeroDivisionError: division by zero\nERROR: Could not find a version (from versions: none)"
         );
+    }
+
+    const SWAPPED: &str = "FAIL: test_is_two (test_version.TestVersion.test_is_two)\n----\nTraceback (most recent call last):\n  File \"/w/test_version.py\", line 11, in test_is_two\n    self.assertEqual(version(), \"2.0\")\nAssertionError: '1.0' != '2.0'\n- 1.0\n? ^\n+ 2.0\n? ^\n\n";
+
+    #[test]
+    fn a_failed_comparison_is_read_with_its_source_line_and_both_sides() {
+        let found = failed_comparisons(SWAPPED);
+        let c = &found["test_is_two"];
+        assert_eq!(c.source, "self.assertEqual(version(), \"2.0\")");
+        assert_eq!((c.first.as_str(), c.second.as_str()), ("'1.0'", "'2.0'"));
+    }
+
+    #[test]
+    fn the_same_check_wanting_the_other_value_mirrors_it() {
+        let two = failed_comparisons(SWAPPED)["test_is_two"].clone();
+        let one = Comparison {
+            source: "self.assertEqual(version(), \"1.0\")".into(),
+            first: "'2.0'".into(),
+            second: "'1.0'".into(),
+        };
+        assert!(two.mirrors(&one));
+        let other_call = Comparison {
+            source: "self.assertEqual(other(), \"1.0\")".into(),
+            ..one.clone()
+        };
+        assert!(!two.mirrors(&other_call));
+        let other_arguments = |source: &str, first: &str, second: &str| Comparison {
+            source: source.into(),
+            first: first.into(),
+            second: second.into(),
+        };
+        assert!(
+            !other_arguments("self.assertEqual(f(1), 1)", "2", "1").mirrors(&other_arguments(
+                "self.assertEqual(f(2), 2)",
+                "1",
+                "2"
+            ))
+        );
+        let same_way = Comparison {
+            first: "'1.0'".into(),
+            second: "'2.0'".into(),
+            ..one
+        };
+        assert!(!two.mirrors(&same_way));
+    }
+
+    #[test]
+    fn failures_that_are_no_single_comparison_are_not_read() {
+        let out = "ERROR: test_a (t.T.test_a)\n    f()\nZeroDivisionError: division by zero\nFAIL: test_b (t.T.test_b)\n    self.assertTrue(f())\nAssertionError: False is not true\n";
+        assert!(failed_comparisons(out).is_empty());
+        let lists = "FAIL: test_c (t.T.test_c)\n    self.assertEqual(f(), [2])\nAssertionError: Lists differ: [1] != [2]\n";
+        assert_eq!(failed_comparisons(lists)["test_c"].first, "[1]");
     }
 
     #[test]

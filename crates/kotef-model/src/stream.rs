@@ -291,8 +291,14 @@ impl StreamedReply {
                         "finish_reason": self.finish_reason,
                     }],
                 });
-                if let Some(u) = self.usage {
-                    v["usage"] = u;
+                match self.usage {
+                    Some(u) => v["usage"] = u,
+                    // A stream ended here never gets the server's usage: the tokens generated
+                    // still count (one per text event), or a cut reply would cost nothing.
+                    None if (self.cut || self.ended) && self.deltas > 0 => {
+                        v["usage"] = json!({ "completion_tokens": self.deltas });
+                    }
+                    None => {}
                 }
                 if let Some(t) = self.timings {
                     v["timings"] = t;
@@ -497,6 +503,19 @@ mod tests {
         ]));
         assert!(r.cut_if_echo(TRIED));
         assert!(r.was_cut());
+    }
+
+    #[test]
+    fn a_reply_cut_here_still_counts_the_tokens_it_streamed() {
+        let mut r = StreamedReply::default();
+        r.push(&sse(&[
+            "These changes were tried and did not fix it; ",
+            "each was undone, so the files are as shown above.\n",
+        ]));
+        assert!(r.cut_if_echo(TRIED));
+        let v: Value = serde_json::from_slice(&r.into_body()).unwrap();
+        assert_eq!(v["choices"][0]["message"]["content"], "");
+        assert_eq!(v["usage"]["completion_tokens"], 2);
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! contradiction between tests), and the step's reason.
 
 use super::feedback::{
-    contradiction, contradiction_reason, feedback, tried_message, Outcome, TestSet,
+    contradiction, contradiction_reason, feedback, mirrored, mirrored_reason, tried_message,
+    Outcome, TestSet,
 };
 use super::{
     attempt_request, change_key, Best, REPAIR_PROMPT, SAME_CHANGE_LIMIT, UNREADABLE_LIMIT,
@@ -154,7 +155,8 @@ impl Attempts {
     }
 
     /// Remembers a failed, tested attempt for the next; the reason to stop when the tests
-    /// contradict each other attempt after attempt.
+    /// contradict each other: at once when two tests check one thing for two values, else
+    /// attempt after attempt.
     pub(super) fn failed(
         &mut self,
         outcome: Outcome,
@@ -163,6 +165,9 @@ impl Attempts {
     ) -> Option<String> {
         self.history
             .push(feedback(self.made, &outcome, self.baseline));
+        if let Some(m) = mirrored(&self.start_tests, &tests) {
+            return Some(mirrored_reason(&m, command));
+        }
         self.tested.push(tests);
         contradiction(&self.start_tests, &self.tested)
             .map(|(wanted, broken)| contradiction_reason(&wanted, &broken, command))

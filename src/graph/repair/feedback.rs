@@ -8,7 +8,7 @@ use crate::graph::context::clip;
 use crate::graph::messages::{self, fill};
 use crate::lang::unittest;
 use kotef_tools::CommandResult;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Characters of the failing output shown.
@@ -295,12 +295,13 @@ pub fn tried_message(entries: &[String]) -> String {
 /// tests are called contradictory.
 pub const TRADE_OFFS: usize = 3;
 
-/// What one test run says of each test: which fail (by name) and how many ran (unittest's
-/// output; nothing for other runners).
+/// What one test run says of each test: which fail (by name), how many ran, and what each
+/// failed comparison checked (unittest's output; nothing for other runners).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TestSet {
     pub failing: BTreeSet<String>,
     pub ran: Option<u32>,
+    pub comparisons: BTreeMap<String, unittest::Comparison>,
 }
 
 impl TestSet {
@@ -309,6 +310,7 @@ impl TestSet {
         Self {
             failing: unittest::failing_tests(&out),
             ran: unittest::tests_ran(&out),
+            comparisons: unittest::failed_comparisons(&out),
         }
     }
 }
@@ -344,6 +346,58 @@ pub fn contradiction(start: &TestSet, attempts: &[TestSet]) -> Option<(Vec<Strin
     ))
 }
 
+/// Two tests that check one thing for two values, seen in a single trade-off: a test that
+/// failed at the start passes, another broke, and their failed comparisons mirror each other
+/// (`self.assertEqual(version(), "2.0")` got `'1.0'`, then `…"1.0")` got `'2.0'`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mirrored {
+    pub wanted: unittest::Comparison,
+    pub wanted_test: String,
+    pub broken: unittest::Comparison,
+    pub broken_test: String,
+}
+
+/// The mirrored pair of `attempt`, a trade-off against `start` (the same tests ran, every test
+/// that failed at the start passes, another fails); `None` otherwise.
+pub fn mirrored(start: &TestSet, attempt: &TestSet) -> Option<Mirrored> {
+    let traded = start.ran.is_some()
+        && attempt.ran == start.ran
+        && !attempt.failing.is_empty()
+        && attempt.failing.is_disjoint(&start.failing);
+    if !traded {
+        return None;
+    }
+    start.comparisons.iter().find_map(|(wanted_test, wanted)| {
+        attempt
+            .comparisons
+            .iter()
+            .find(|(_, broken)| wanted.mirrors(broken))
+            .map(|(broken_test, broken)| Mirrored {
+                wanted: wanted.clone(),
+                wanted_test: wanted_test.clone(),
+                broken: broken.clone(),
+                broken_test: broken_test.clone(),
+            })
+    })
+}
+
+/// The stop reason for a mirrored pair of tests.
+pub fn mirrored_reason(m: &Mirrored, command: &str) -> String {
+    format!(
+        "The tests contradict each other: `{}` checks `{}` and `{}` checks `{}`, the same thing \
+         wanting {} and {}. A change that made `{}` pass made `{}` fail, which passed before; no \
+         change to the code can pass both. Decide which test is right (`{command}`).",
+        m.wanted_test,
+        m.wanted.source,
+        m.broken_test,
+        m.broken.source,
+        m.wanted.second,
+        m.broken.second,
+        m.wanted_test,
+        m.broken_test,
+    )
+}
+
 /// The stop reason for tests that contradict each other.
 pub fn contradiction_reason(wanted: &[String], broken: &[String], command: &str) -> String {
     let names = |v: &[String]| {
@@ -369,7 +423,66 @@ mod tests {
         TestSet {
             failing: failing.iter().map(|s| s.to_string()).collect(),
             ran: Some(ran),
+            comparisons: BTreeMap::new(),
         }
+    }
+
+    fn compared(test: &str, source: &str, got: &str, want: &str) -> TestSet {
+        let mut t = set(&[test], 2);
+        t.comparisons.insert(
+            test.into(),
+            unittest::Comparison {
+                source: source.into(),
+                first: got.into(),
+                second: want.into(),
+            },
+        );
+        t
+    }
+
+    #[test]
+    fn one_trade_off_between_mirrored_checks_is_a_contradiction() {
+        let start = compared(
+            "test_is_two",
+            "self.assertEqual(version(), \"2.0\")",
+            "'1.0'",
+            "'2.0'",
+        );
+        let after = compared(
+            "test_is_one",
+            "self.assertEqual(version(), \"1.0\")",
+            "'2.0'",
+            "'1.0'",
+        );
+        let m = mirrored(&start, &after).expect("mirrored");
+        assert_eq!(
+            mirrored_reason(&m, "python3 -m unittest"),
+            "The tests contradict each other: `test_is_two` checks `self.assertEqual(version(), \"2.0\")` \
+             and `test_is_one` checks `self.assertEqual(version(), \"1.0\")`, the same thing wanting \
+             '2.0' and '1.0'. A change that made `test_is_two` pass made `test_is_one` fail, which \
+             passed before; no change to the code can pass both. Decide which test is right \
+             (`python3 -m unittest`)."
+        );
+    }
+
+    #[test]
+    fn a_broken_test_checking_another_call_is_no_mirror() {
+        let start = compared("test_a", "self.assertEqual(f(7, 34, 12), 34)", "12", "34");
+        let after = compared("test_b", "self.assertEqual(f(15, 8, 34), 12)", "34", "12");
+        assert_eq!(mirrored(&start, &after), None);
+        let still_failing = compared(
+            "test_a",
+            "self.assertEqual(version(), \"1.0\")",
+            "'2.0'",
+            "'1.0'",
+        );
+        let start = compared(
+            "test_a",
+            "self.assertEqual(version(), \"2.0\")",
+            "'1.0'",
+            "'2.0'",
+        );
+        assert_eq!(mirrored(&start, &still_failing), None);
     }
 
     #[test]
