@@ -265,7 +265,8 @@ const VERSION_TESTS: &str = "import unittest\n\nfrom version import version\n\n\
 
 #[tokio::test]
 async fn tests_that_check_one_call_for_two_values_end_the_run_after_one_trade_off() {
-    let two = "It must return 2.0.\n\nversion.py\n```python\ndef version():\n    return \"2.0\"\n```\n";
+    let two =
+        "It must return 2.0.\n\nversion.py\n```python\ndef version():\n    return \"2.0\"\n```\n";
     let (summary, repo, fake) = run_on(
         &[("version.py", VERSION), ("test_version.py", VERSION_TESTS)],
         "Make both tests in test_version.py pass.",

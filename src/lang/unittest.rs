@@ -177,14 +177,21 @@ impl Comparison {
     /// the two source lines are one line but for the value each expects. Code that passes one
     /// such test fails the other.
     pub fn mirrors(&self, other: &Comparison) -> bool {
+        self.expected_against(other).is_some()
+    }
+
+    /// The values the two mirrored checks expect (this one's, then `other`'s): the value
+    /// blanked in each source line; `None` when they do not mirror each other.
+    pub fn expected_against<'a>(&'a self, other: &'a Comparison) -> Option<(&'a str, &'a str)> {
         if self.first != other.second || self.second != other.first || self.first == self.second {
-            return false;
+            return None;
         }
         let theirs = other.blanked();
-        self.blanked().iter().any(|(line, value)| {
+        self.blanked().into_iter().find_map(|(line, value)| {
             theirs
                 .iter()
-                .any(|(their_line, their_value)| line == their_line && value != their_value)
+                .find(|(their_line, their_value)| line == *their_line && value != *their_value)
+                .map(|(_, their_value)| (value, *their_value))
         })
     }
 }
@@ -348,7 +355,7 @@ mod tests {
             first: "'2.0'".into(),
             second: "'1.0'".into(),
         };
-        assert!(two.mirrors(&one));
+        assert_eq!(two.expected_against(&one), Some(("'2.0'", "'1.0'")));
         let other_call = Comparison {
             source: "self.assertEqual(other(), \"1.0\")".into(),
             ..one.clone()
@@ -372,6 +379,18 @@ mod tests {
             ..one
         };
         assert!(!two.mirrors(&same_way));
+    }
+
+    #[test]
+    fn the_expected_values_are_those_the_lines_write_whatever_the_argument_order() {
+        let check = |source: &str, first: &str, second: &str| Comparison {
+            source: source.into(),
+            first: first.into(),
+            second: second.into(),
+        };
+        let two = check("self.assertEqual(\"2.0\", version())", "'2.0'", "'1.0'");
+        let one = check("self.assertEqual(\"1.0\", version())", "'1.0'", "'2.0'");
+        assert_eq!(two.expected_against(&one), Some(("'2.0'", "'1.0'")));
     }
 
     #[test]

@@ -355,6 +355,9 @@ pub struct Mirrored {
     pub wanted_test: String,
     pub broken: unittest::Comparison,
     pub broken_test: String,
+    /// The value each of the two checks expects (the start's failing test's, then the
+    /// broken one's).
+    pub values: (String, String),
 }
 
 /// The mirrored pair of `attempt`, a trade-off against `start` (the same tests ran, every test
@@ -371,12 +374,15 @@ pub fn mirrored(start: &TestSet, attempt: &TestSet) -> Option<Mirrored> {
         attempt
             .comparisons
             .iter()
-            .find(|(_, broken)| wanted.mirrors(broken))
-            .map(|(broken_test, broken)| Mirrored {
-                wanted: wanted.clone(),
-                wanted_test: wanted_test.clone(),
-                broken: broken.clone(),
-                broken_test: broken_test.clone(),
+            .find_map(|(broken_test, broken)| {
+                let (want, other) = wanted.expected_against(broken)?;
+                Some(Mirrored {
+                    wanted: wanted.clone(),
+                    wanted_test: wanted_test.clone(),
+                    broken: broken.clone(),
+                    broken_test: broken_test.clone(),
+                    values: (want.to_string(), other.to_string()),
+                })
             })
     })
 }
@@ -391,8 +397,8 @@ pub fn mirrored_reason(m: &Mirrored, command: &str) -> String {
         m.wanted.source,
         m.broken_test,
         m.broken.source,
-        m.wanted.second,
-        m.broken.second,
+        m.values.0,
+        m.values.1,
         m.wanted_test,
         m.broken_test,
     )
