@@ -174,14 +174,9 @@ impl Comparison {
 
     /// Whether `other` checks the same thing and wants it the other way round: the two
     /// failures state the same two values swapped (`'1.0' != '2.0'` and `'2.0' != '1.0'`), and
-    /// the two source lines are one line but for the value each expects. Code that passes one
-    /// such test fails the other.
-    pub fn mirrors(&self, other: &Comparison) -> bool {
-        self.expected_against(other).is_some()
-    }
-
-    /// The values the two mirrored checks expect (this one's, then `other`'s): the value
-    /// blanked in each source line; `None` when they do not mirror each other.
+    /// the two source lines are one line but for the value each expects (code that passes one
+    /// such test fails the other). Then the values the two expect (this one's, then
+    /// `other`'s), the value blanked in each line.
     pub fn expected_against<'a>(&'a self, other: &'a Comparison) -> Option<(&'a str, &'a str)> {
         if self.first != other.second || self.second != other.first || self.first == self.second {
             return None;
@@ -360,25 +355,23 @@ mod tests {
             source: "self.assertEqual(other(), \"1.0\")".into(),
             ..one.clone()
         };
-        assert!(!two.mirrors(&other_call));
+        assert!(two.expected_against(&other_call).is_none());
         let other_arguments = |source: &str, first: &str, second: &str| Comparison {
             source: source.into(),
             first: first.into(),
             second: second.into(),
         };
-        assert!(
-            !other_arguments("self.assertEqual(f(1), 1)", "2", "1").mirrors(&other_arguments(
-                "self.assertEqual(f(2), 2)",
-                "1",
-                "2"
-            ))
+        let (f1, f2) = (
+            other_arguments("self.assertEqual(f(1), 1)", "2", "1"),
+            other_arguments("self.assertEqual(f(2), 2)", "1", "2"),
         );
+        assert!(f1.expected_against(&f2).is_none());
         let same_way = Comparison {
             first: "'1.0'".into(),
             second: "'2.0'".into(),
             ..one
         };
-        assert!(!two.mirrors(&same_way));
+        assert!(two.expected_against(&same_way).is_none());
     }
 
     #[test]

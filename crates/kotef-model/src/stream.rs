@@ -494,24 +494,26 @@ mod tests {
         ));
     }
 
-    #[test]
-    fn an_echo_is_cut_to_nothing_as_cut_off() {
+    /// A reply that restates the list of failed attempts, in two text events.
+    fn echoing() -> StreamedReply {
         let mut r = StreamedReply::default();
         r.push(&sse(&[
             "These changes were tried and did not fix it; ",
             "each was undone, so the files are as shown above.\n",
         ]));
+        r
+    }
+
+    #[test]
+    fn an_echo_is_cut_to_nothing_as_cut_off() {
+        let mut r = echoing();
         assert!(r.cut_if_echo(TRIED));
         assert!(r.was_cut());
     }
 
     #[test]
     fn a_reply_cut_here_still_counts_the_tokens_it_streamed() {
-        let mut r = StreamedReply::default();
-        r.push(&sse(&[
-            "These changes were tried and did not fix it; ",
-            "each was undone, so the files are as shown above.\n",
-        ]));
+        let mut r = echoing();
         assert!(r.cut_if_echo(TRIED));
         let v: Value = serde_json::from_slice(&r.into_body()).unwrap();
         assert_eq!(v["choices"][0]["message"]["content"], "");

@@ -387,18 +387,23 @@ pub fn mirrored(start: &TestSet, attempt: &TestSet) -> Option<Mirrored> {
     })
 }
 
+/// Characters of a test's source line or value quoted in a stop reason (the repository wrote
+/// them; the reason goes into comments and reports).
+pub const QUOTED_CHARS: usize = 200;
+
 /// The stop reason for a mirrored pair of tests.
 pub fn mirrored_reason(m: &Mirrored, command: &str) -> String {
+    let q = |text: &str| clip(text, QUOTED_CHARS);
     format!(
         "The tests contradict each other: `{}` checks `{}` and `{}` checks `{}`, the same thing \
          wanting {} and {}. A change that made `{}` pass made `{}` fail, which passed before; no \
          change to the code can pass both. Decide which test is right (`{command}`).",
         m.wanted_test,
-        m.wanted.source,
+        q(&m.wanted.source),
         m.broken_test,
-        m.broken.source,
-        m.values.0,
-        m.values.1,
+        q(&m.broken.source),
+        q(&m.values.0),
+        q(&m.values.1),
         m.wanted_test,
         m.broken_test,
     )
