@@ -326,6 +326,9 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         sandbox,
         hidden_paths: setup.hidden_paths.clone(),
         read_only_paths: setup.read_only_paths.clone(),
+        binds: std::env::var("KOTEF_SANDBOX_BINDS")
+            .map(|v| kotef_tools::sandbox::host::parse_binds(&v))
+            .unwrap_or_default(),
         ..RunnerConfig::default()
     };
     // The repository's `setup` before anything else: its failure costs no model call.

@@ -2,18 +2,34 @@
 //! graph, so the tests find their dependencies. It gets the network (package registries) but
 //! not the agent's command policy, runs in the run's sandbox when there is one (so on a server
 //! it can write only the work tree and its own `/tmp`), with a scrubbed environment, a timeout
-//! and an output cap. A failure ends the run before any model call with [`SetupFailed`],
-//! which quotes the end of the output.
+//! and an output cap. In the sandbox its network is not the host's: it reaches the public
+//! internet through kotef's egress proxy ([`kotef_tools::egress`]), never loopback, cloud
+//! metadata or the host's private ranges (the operator may name hosts, or turn it off, with
+//! `KOTEF_SETUP_NETWORK`). A failure ends the run before any model call with [`SetupFailed`],
+//! which quotes the end of the output and what the proxy refused.
 
 use kotef_core::Redactor;
+use kotef_tools::egress::{self, EgressPolicy, EgressProxy};
+use kotef_tools::sandbox::EgressMount;
 use kotef_tools::{CommandResult, CommandRunner, RunnerConfig};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// Seconds `setup` may take when `setup_timeout_s` is not set.
 pub const DEFAULT_SETUP_TIMEOUT_S: u64 = 600;
 /// Lines of output a failure quotes.
 const QUOTED_LINES: usize = 20;
+
+/// The kotef executable, which runs inside `setup`'s sandbox as the egress bridge. Set by the
+/// `kotef` binary at start; a process that never sets it (a library user) runs `setup`
+/// sandboxed without network.
+static BRIDGE: OnceLock<PathBuf> = OnceLock::new();
+
+/// Names the executable that serves as the egress bridge (the `kotef` binary itself).
+pub fn set_bridge_exe(path: PathBuf) {
+    let _ = BRIDGE.set(path);
+}
 
 /// `setup` did not succeed; the message names the command, how it ended and its last lines.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -52,8 +68,9 @@ pub fn failure(result: &CommandResult, timeout: Duration, redactor: &Redactor) -
 }
 
 /// Runs `command` in `root` with `base`'s sandbox, hidden and read-only paths, plus the
-/// network and `timeout`. Inside the sandbox `HOME` is its fresh `/tmp`, so package managers
-/// have somewhere to keep their caches; what must last goes into the work tree.
+/// network (through the egress proxy when sandboxed) and `timeout`. Inside the sandbox `HOME`
+/// is its fresh `/tmp`, so package managers have somewhere to keep their caches; what must
+/// last goes into the work tree.
 pub async fn run(
     command: &str,
     root: &Path,
@@ -63,19 +80,56 @@ pub async fn run(
 ) -> Result<(), SetupFailed> {
     let mut cfg = RunnerConfig {
         timeout,
-        network: true,
         ..base.clone()
     };
-    if CommandRunner::new(cfg.clone()).sandbox_in_force() == "bwrap" {
+    let sandboxed = CommandRunner::new(cfg.clone()).sandbox_in_force() == "bwrap";
+    let mut proxy = None;
+    if sandboxed {
         cfg.extra_env.push(("HOME".into(), "/tmp".into()));
         cfg.extra_env
             .push(("npm_config_cache".into(), "/tmp/.npm".into()));
+        let policy = policy_from_env();
+        match (BRIDGE.get(), policy.any()) {
+            (Some(bridge), true) => match EgressProxy::start(policy) {
+                Ok(p) => {
+                    cfg.egress = Some(EgressMount {
+                        socket: p.socket().to_path_buf(),
+                        bridge: bridge.clone(),
+                        port: egress::BRIDGE_PORT,
+                    });
+                    cfg.extra_env.extend(egress::proxy_env(egress::BRIDGE_PORT));
+                    proxy = Some(p);
+                }
+                Err(e) => tracing::warn!(error = %e, "setup: no egress proxy; no network"),
+            },
+            (None, true) => tracing::warn!("setup: no egress bridge in this process; no network"),
+            (_, false) => {}
+        }
     }
     let result = CommandRunner::new(cfg).run(command, root).await;
     if result.success() {
-        Ok(())
-    } else {
-        Err(failure(&result, timeout, redactor))
+        return Ok(());
+    }
+    let mut failed = failure(&result, timeout, redactor);
+    let refused = proxy.map(|p| p.refusals()).unwrap_or_default();
+    if !refused.is_empty() {
+        failed.output.push_str(&format!(
+            "\n(kotef refused setup's network requests to {})",
+            redactor.redact(&refused.join("; "))
+        ));
+    }
+    Err(failed)
+}
+
+/// The operator's `KOTEF_SETUP_NETWORK` (the public internet when unset; a bad value is
+/// reported and means no network).
+fn policy_from_env() -> EgressPolicy {
+    match std::env::var("KOTEF_SETUP_NETWORK") {
+        Err(_) => EgressPolicy::default(),
+        Ok(v) => EgressPolicy::parse(&v).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "setup gets no network");
+            EgressPolicy::off()
+        }),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod blocks;
 pub mod classify;
 pub mod closest;
 pub mod detect;
+pub mod egress;
 pub mod env;
 mod error;
 pub mod file_tools;

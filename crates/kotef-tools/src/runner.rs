@@ -5,7 +5,7 @@
 
 use crate::env::scrub_env;
 use crate::limits::CommandLimits;
-use crate::sandbox::{bwrap_args_hiding, bwrap_status};
+use crate::sandbox::{bwrap_args, bwrap_status, EgressMount, Plan};
 use kotef_core::SandboxMode;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -41,9 +41,12 @@ pub struct RunnerConfig {
     pub hidden_paths: Vec<std::path::PathBuf>,
     /// Memory, processes, file size and disk for one command (see [`crate::limits`]).
     pub limits: CommandLimits,
-    /// Keep the network inside the sandbox (the repository's `setup` command only; the
-    /// agent's commands never get it).
-    pub network: bool,
+    /// The network through kotef's egress proxy inside the sandbox (the repository's `setup`
+    /// only; the agent's commands never get it). Without a sandbox there is no such wall.
+    pub egress: Option<EgressMount>,
+    /// The operator's extra read-only paths in the sandbox (`KOTEF_SANDBOX_BINDS`), beside the
+    /// system and toolchains [`crate::sandbox::host`] allows.
+    pub binds: Vec<std::path::PathBuf>,
     /// Paths commands may read but not write in the sandbox (the work tree's git directory),
     /// bound read-only over the writable workspace.
     pub read_only_paths: Vec<std::path::PathBuf>,
@@ -57,7 +60,8 @@ impl Default for RunnerConfig {
             sandbox: SandboxMode::Auto,
             extra_env: Vec::new(),
             hidden_paths: Vec::new(),
-            network: false,
+            egress: None,
+            binds: Vec::new(),
             read_only_paths: Vec::new(),
             limits: CommandLimits::default(),
         }
@@ -353,16 +357,20 @@ impl CommandRunner {
             .prefix("kotef-sbx-")
             .tempdir()
             .map_err(|e| format!("cannot create the sandbox temp dir: {e}"))?;
-        let mut args = bwrap_args_hiding(
-            cwd,
-            tmp.path(),
-            &self.cfg.hidden_paths,
-            &self.cfg.read_only_paths,
-            command,
-        );
-        if self.cfg.network {
-            args.retain(|a| a != "--unshare-net");
-        }
+        let env = self.command_env();
+        let home = env
+            .iter()
+            .find(|(k, _)| k == "HOME")
+            .map(|(_, v)| PathBuf::from(v));
+        let plan = Plan {
+            hidden: &self.cfg.hidden_paths,
+            read_only: &self.cfg.read_only_paths,
+            binds: &self.cfg.binds,
+            home: home.as_deref(),
+            egress: self.cfg.egress.as_ref(),
+            ..Plan::new(cwd, tmp.path())
+        };
+        let args = bwrap_args(&plan, command);
         Ok(Program {
             path: bwrap,
             args,

@@ -11,6 +11,14 @@ use clap::Parser as _;
 fn main() {
     // Before anything else: no same-user process may read this one's memory or environment.
     kotef_core::process::set_non_dumpable();
+    // Inside `setup`'s sandbox this binary is the egress bridge, and nothing else.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some(kotef_tools::egress::BRIDGE_COMMAND) {
+        std::process::exit(kotef_tools::egress::bridge::main(&args[1..]));
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        kotef::setup::set_bridge_exe(exe);
+    }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
