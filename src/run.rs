@@ -238,6 +238,21 @@ fn issue_writer(
     })
 }
 
+/// How the run's commands run: its sandbox, timeout, hidden and read-only paths, and the
+/// operator's extra read-only paths (`KOTEF_SANDBOX_BINDS`, never the repository's).
+fn runner_config(setup: &RunSetup, timeout_s: u64, sandbox: SandboxMode) -> RunnerConfig {
+    RunnerConfig {
+        timeout: Duration::from_secs(timeout_s),
+        sandbox,
+        hidden_paths: setup.hidden_paths.clone(),
+        read_only_paths: setup.read_only_paths.clone(),
+        binds: std::env::var("KOTEF_SANDBOX_BINDS")
+            .map(|v| kotef_tools::sandbox::host::parse_binds(&v))
+            .unwrap_or_default(),
+        ..RunnerConfig::default()
+    }
+}
+
 /// Runs the repository's `setup` command (if any) before anything else, within the run's
 /// time budget; its failure ends the run before any model call.
 async fn run_setup_command(
@@ -321,16 +336,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
              the operator must install the `bubblewrap` package, or start `kotef serve` with --allow-unsandboxed"
         );
     }
-    let runner_config = RunnerConfig {
-        timeout: Duration::from_secs(limits.command_timeout_s),
-        sandbox,
-        hidden_paths: setup.hidden_paths.clone(),
-        read_only_paths: setup.read_only_paths.clone(),
-        binds: std::env::var("KOTEF_SANDBOX_BINDS")
-            .map(|v| kotef_tools::sandbox::host::parse_binds(&v))
-            .unwrap_or_default(),
-        ..RunnerConfig::default()
-    };
+    let runner_config = runner_config(&setup, limits.command_timeout_s, sandbox);
     // The repository's `setup` before anything else: its failure costs no model call.
     run_setup_command(&setup, &root, &runner_config, limits.time_budget_s).await?;
     let runner = CommandRunner::new(runner_config);
