@@ -34,6 +34,8 @@ ALLOWED = {
     "crates/kotef-tools/src/sandbox/host.rs": "lstat of the host's system and toolchain paths for the sandbox's allow-list, never the work tree",
     "crates/kotef-tools/src/runner.rs": "canonicalizes the command's working directory (kotef's own workspace root)",
     "crates/kotef-tools/src/limits.rs": "the sandbox's resource limits: cgroup files and kotef's own temp dirs",
+    "crates/kotef-core/src/process.rs": "reads this process's own /proc/self/stat (its argument area)",
+    "crates/kotef-core/src/reaper.rs": "reads /proc/<pid>/stat to find kotef's own children, never a work tree",
     "crates/kotef-core/src/config.rs": "no file access in production code (the reader is passed in)",
     "crates/kotef-model/src/scripted.rs": "the operator's scripted-model file",
     "crates/kotef-github/src/config.rs": "the operator's server config and secret files",

@@ -159,12 +159,19 @@ pub fn prepare_workspace(s: &Scenario, scenario_dir: &Path, dir: &Path) -> anyho
 }
 
 fn git(dir: &Path, args: &[&str]) -> anyhow::Result<()> {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .output()
-        .context("running git")?;
+    let (child, _registered) = kotef_core::reaper::spawn_registered(|| {
+        let c = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()?;
+        let pid = c.id();
+        Ok((c, Some(pid)))
+    })
+    .context("running git")?;
+    let out = child.wait_with_output().context("running git")?;
     if !out.status.success() {
         bail!(
             "git {} failed: {}",

@@ -77,3 +77,50 @@ async fn a_word_that_is_no_boolean_is_refused_naming_the_flag() {
         "{err}"
     );
 }
+
+/// Row 9 (SECURITY.md): a secret file's path given as a flag is visible to every process in
+/// the world-readable `/proc/<pid>/cmdline` (`environ` is guarded, `cmdline` is not). Once
+/// read, kotef blanks it there.
+#[tokio::test]
+async fn secret_file_paths_leave_the_servers_command_line() {
+    let data = tempfile::tempdir().unwrap();
+    let secrets = tempfile::tempdir().unwrap();
+    let secret = secrets.path().join("webhook-secret-row9");
+    let token = secrets.path().join("github-token-row9");
+    std::fs::write(&secret, "row9-webhook-secret").unwrap();
+    std::fs::write(&token, "ghp_row9_fake_token").unwrap();
+    let port = free_port();
+    let mut cmd = serve("1", port, data.path());
+    cmd.env_remove("KOTEF_WEBHOOK_SECRET")
+        .env_remove("KOTEF_GITHUB_TOKEN")
+        .arg("--webhook-secret-file")
+        .arg(&secret)
+        .arg(format!("--github-token-file={}", token.display()));
+    let mut child = cmd.spawn().unwrap();
+    let pid = child.id().unwrap();
+    let url = format!("http://127.0.0.1:{port}/healthz");
+    let mut healthy = false;
+    for _ in 0..200 {
+        if reqwest::get(&url)
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            healthy = true;
+            break;
+        }
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+    let _ = child.kill().await;
+    let out = child.wait_with_output().await.unwrap();
+    assert!(healthy, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(cmdline.contains("--listen"), "{cmdline}");
+    assert!(
+        !cmdline.contains("row9"),
+        "a secret file's path is visible: {cmdline}"
+    );
+}

@@ -116,3 +116,44 @@ async fn an_unsandboxed_command_of_root_cannot_open_kotefs_environment() {
         "root's command read /proc/<kotef>/environ"
     );
 }
+
+/// Processes whose command line holds `marker` (killed as they are found, so a failing run
+/// leaves nothing behind).
+fn kill_marked(marker: &str) -> usize {
+    let mut found = 0;
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains(marker) {
+            found += 1;
+            // SAFETY: kill takes plain integers.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+    found
+}
+
+/// Row 10 (SECURITY.md): without a sandbox, a test command starts a daemon in a session of
+/// its own (`setsid`, outside the command's process group). It must end with the command,
+/// not live on to read later jobs' git tokens from `/proc`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_setsid_daemon_ends_with_its_command() {
+    let model = RecordingModel::start(json!({"next": "done", "reason": "stop"})).await;
+    let marker = format!("kotef-daemon-{}", std::process::id());
+    let daemon = format!(
+        "setsid sh -c 'while :; do sleep 1; done # {marker}' > /dev/null 2>&1 < /dev/null &"
+    );
+    let config = format!(
+        "sandbox = \"none\"\ntest_command = {:?}\n",
+        format!("{daemon} sleep 1; true")
+    );
+    let dir = kotef_testkit::committed_repo(&[("kotef.toml", &config)], &[]);
+    let stderr = kotef_run(&model, dir.path(), &[]).await;
+    assert_eq!(
+        kill_marked(&marker),
+        0,
+        "the daemon outlived its command: {stderr}"
+    );
+}

@@ -7,6 +7,7 @@ pub mod config;
 pub mod ids;
 pub mod outcome;
 pub mod process;
+pub mod reaper;
 pub mod redact;
 pub mod retry;
 pub mod settings;

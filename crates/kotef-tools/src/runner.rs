@@ -241,7 +241,12 @@ impl CommandRunner {
             started: std::time::SystemTime::now(),
             last_walk: std::cell::Cell::new(None),
         };
-        let mut child = match cmd.spawn() {
+        let spawned = kotef_core::reaper::spawn_registered(|| {
+            let c = cmd.spawn()?;
+            let pid = c.id();
+            Ok((c, pid))
+        });
+        let (mut child, registered) = match spawned {
             Ok(c) => c,
             Err(e) => {
                 r.spawn_error = Some(format!("cannot start {}: {e}", program.path.display()));
@@ -274,8 +279,11 @@ impl CommandRunner {
         if hit.is_none() {
             hit = watch.check();
         }
-        // Background processes left in the group are not part of the result.
+        // Background processes left in the group are not part of the result, nor are those
+        // that left it (`setsid`) and were re-parented to kotef.
         group.kill();
+        drop(registered);
+        let _ = tokio::task::spawn_blocking(kotef_core::reaper::kill_orphans).await;
         drop(watch);
         if let Some(g) = cgroup {
             let _ = tokio::task::spawn_blocking(move || drop(g)).await;

@@ -16,6 +16,8 @@ fn main() {
     if args.first().map(String::as_str) == Some(kotef_tools::egress::BRIDGE_COMMAND) {
         std::process::exit(kotef_tools::egress::bridge::main(&args[1..]));
     }
+    // Whatever a command leaves behind (`setsid`) comes back here to be ended.
+    kotef_core::reaper::become_subreaper();
     if let Ok(exe) = std::env::current_exe() {
         kotef::setup::set_bridge_exe(exe);
     }
@@ -31,6 +33,8 @@ fn main() {
     // The command line has read what it needs; secrets leave the environment while the
     // process still has one thread (later reads go through `kotef_core::process::var`).
     kotef_core::process::harden();
+    // Nor may any process read a secret, or a secret file's path, from its command line.
+    kotef_core::process::blank_args(kotef_core::process::SECRET_FLAGS);
     let code = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -40,13 +40,17 @@ fn probe_with(bwrap: PathBuf) -> Result<PathBuf, String> {
     let cwd = std::env::temp_dir();
     let tmp = tempfile::tempdir().map_err(|e| format!("cannot create a temp dir: {e}"))?;
     let args = bwrap_args(&Plan::new(&cwd, tmp.path()), "true");
-    let mut child = Command::new(&bwrap)
-        .args(&args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", bwrap.display()))?;
+    let (mut child, _registered) = kotef_core::reaper::spawn_registered(|| {
+        let c = Command::new(&bwrap)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let pid = c.id();
+        Ok((c, Some(pid)))
+    })
+    .map_err(|e| format!("cannot start {}: {e}", bwrap.display()))?;
     let start = Instant::now();
     loop {
         match child.try_wait() {

@@ -131,9 +131,12 @@ pub(super) async fn run_git(
         step: step.clone(),
         message: redactor.redact(&message),
     };
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| fail(format!("cannot start git: {e}")))?;
+    let (mut child, _registered) = kotef_core::reaper::spawn_registered(|| {
+        let c = cmd.spawn()?;
+        let pid = c.id();
+        Ok((c, pid))
+    })
+    .map_err(|e| fail(format!("cannot start git: {e}")))?;
     let cap = settings.output_cap as u64;
     let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
         return Err(fail("git's output is not piped".into()));
