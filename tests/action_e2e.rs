@@ -137,6 +137,76 @@ async fn run_action(
     model: &serde_json::Value,
     env: &[(&str, &str)],
 ) -> Ran {
+    run_action_as(w, event, payload, workspace, model, env, Launch::Direct).await
+}
+
+/// How the runner starts kotef.
+#[derive(Clone, Copy, PartialEq)]
+enum Launch {
+    /// The binary itself.
+    Direct,
+    /// bash running action.yml's own `run:` line of its "Run kotef" step as a script file,
+    /// `kotef` on `PATH`: what a composite action's step does; as an unprivileged user (a
+    /// runner's), through setpriv when the tests run as root.
+    ActionStep,
+}
+
+/// The prefix that runs a command as an unprivileged user (none when the tests are not
+/// root), after handing `dirs` to that user; `None` when that cannot be done here.
+fn unprivileged(dirs: &[&Path]) -> Option<Vec<String>> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some(Vec::new());
+    }
+    let setpriv = std::process::Command::new("setpriv")
+        .arg("--version")
+        .output();
+    if !setpriv.is_ok_and(|o| o.status.success()) {
+        return None;
+    }
+    for d in dirs {
+        let ok = std::process::Command::new("chown")
+            .args(["-R", "65534:65534"])
+            .arg(d)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "chown {}", d.display());
+    }
+    Some(
+        [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "bash",
+        ]
+        .map(String::from)
+        .to_vec(),
+    )
+}
+
+/// The `run:` line of action.yml's "Run kotef" step.
+fn action_step_run_line() -> String {
+    let yml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/action.yml")).unwrap();
+    let step = yml
+        .split("- name: Run kotef\n")
+        .nth(1)
+        .expect("a Run kotef step");
+    step.lines()
+        .find_map(|l| l.trim().strip_prefix("run: "))
+        .expect("a one-line run:")
+        .to_string()
+}
+
+async fn run_action_as(
+    w: &World,
+    event: &str,
+    payload: &[u8],
+    workspace: &Path,
+    model: &serde_json::Value,
+    env: &[(&str, &str)],
+    launch: Launch,
+) -> Ran {
     let d = w.dir.path();
     let event_path = d.join("event.json");
     std::fs::write(&event_path, payload).unwrap();
@@ -147,10 +217,34 @@ async fn run_action(
     let temp = d.join("runner_temp");
     std::fs::create_dir_all(&temp).unwrap();
     std::fs::create_dir_all(workspace).unwrap();
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"));
-    cmd.arg("action")
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+    let bin = Path::new(env!("CARGO_BIN_EXE_kotef"));
+    let mut cmd = match launch {
+        Launch::Direct => tokio::process::Command::new(bin),
+        Launch::ActionStep => {
+            let prefix = unprivileged(&[d, w.git_root.path(), workspace])
+                .expect("setpriv, to run the step as an unprivileged user");
+            let mut c = tokio::process::Command::new(prefix.first().map_or("bash", |s| s));
+            c.args(prefix.iter().skip(1));
+            c
+        }
+    };
+    match launch {
+        Launch::Direct => cmd.arg("action"),
+        Launch::ActionStep => {
+            // As the runner does for `shell: bash`: the step's script in a file (bash execs
+            // the last command of a `-c` string by itself, never of a script file).
+            let script = d.join("step.sh");
+            std::fs::write(&script, format!("{}\n", action_step_run_line())).unwrap();
+            cmd.args(["--noprofile", "--norc", "-eo", "pipefail"])
+                .arg(script)
+        }
+    };
+    let path = std::env::join_paths(std::iter::once(bin.parent().unwrap().to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    cmd.env_clear()
+        .env("PATH", path)
         .env("HOME", d)
         .env("CI", "true")
         .env("GITHUB_ACTIONS", "true")
@@ -792,5 +886,91 @@ mod octokit_triggers {
         let r = run_action(&w, "issues", &payload, &ws, &success_model(), &env).await;
         assert_eq!(r.outputs["terminal-status"], "", "{}", r.stdout);
         assert!(w.gh.comments(REPO, n).is_empty());
+    }
+}
+
+/// Rows 1 and 9 of the red-team table (SECURITY.md) in the Action: the repository's tests are
+/// the attacker, and what they find lands in the work tree kotef commits and pushes.
+mod red_team {
+    use super::*;
+
+    /// Tests that run `loot` then pass once the agent wrote hello.txt.
+    async fn world_whose_tests_run(sandbox: &str, loot: &str) -> World {
+        let check = format!("{loot}; grep -q hello hello.txt");
+        world_with_config(&format!(
+            "test_command = {check:?}\nsandbox = \"{sandbox}\"\n[limits]\nmax_steps = 40\n"
+        ))
+        .await
+    }
+
+    /// Row 1: actions/checkout keeps the job's token in `$RUNNER_TEMP/git-credentials-*.config`
+    /// (and earlier steps' scripts with secrets expanded sit there too). A sandboxed test
+    /// reading it finds nothing.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sandboxed_tests_cannot_read_the_runners_temp_dir() {
+        if let Err(why) = kotef_tools::bwrap_status() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI needs bubblewrap: {why}"
+            );
+            eprintln!("skipped: no working bubblewrap ({why})");
+            return;
+        }
+        // Outside /tmp, as on a runner (/home/runner/work/_temp).
+        let temp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let creds = temp.path().join("git-credentials-9c2e.config");
+        std::fs::write(
+            &creds,
+            format!("[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic {FAKE_TOKEN}\n"),
+        )
+        .unwrap();
+        let loot = format!("cat {} > loot.txt 2>&1", creds.display());
+        let w = world_whose_tests_run("bwrap", &loot).await;
+        let ws = checkout(&w);
+        let (_, payload) = labeled(&w, "alice");
+        let temp_dir = temp.path().display().to_string();
+        let ran = run_action(
+            &w,
+            "issues",
+            &payload,
+            &ws,
+            &success_model(),
+            &[("RUNNER_TEMP", &temp_dir)],
+        )
+        .await;
+        let got = std::fs::read_to_string(ws.join("loot.txt"))
+            .unwrap_or_else(|e| panic!("the tests did not run ({e}): {}", ran.stderr));
+        assert!(!got.contains(FAKE_TOKEN), "the job's token leaked: {got}");
+    }
+
+    /// Row 9: without a sandbox, the tests walk up their ancestors' `/proc/<pid>/environ`. The
+    /// step's shell held `GITHUB_TOKEN` and the model keys while kotef ran under it; with
+    /// `exec kotef action` there is no such shell, and kotef itself is not readable.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn unsandboxed_tests_find_no_ancestor_holding_the_token() {
+        let walk = "python3 -c \"import os\nout=[]\npid=os.getppid()\nwhile pid > 1:\n    try: out.append(open('/proc/%d/environ' % pid, 'rb').read().decode('latin1'))\n    except Exception as e: out.append(str(e))\n    pid=int([l for l in open('/proc/%d/status' % pid) if l.startswith('PPid:')][0].split()[1])\nopen('loot.txt','w').write(chr(10).join(out))\n\"";
+        let w = world_whose_tests_run("none", walk).await;
+        let ws = checkout(&w);
+        let (_, payload) = labeled(&w, "alice");
+        let ran = run_action_as(
+            &w,
+            "issues",
+            &payload,
+            &ws,
+            &success_model(),
+            &[],
+            Launch::ActionStep,
+        )
+        .await;
+        let got = std::fs::read_to_string(ws.join("loot.txt"))
+            .unwrap_or_else(|e| panic!("the tests did not run ({e}): {}", ran.stderr));
+        assert!(
+            got.contains("Permission denied") || got.contains("Errno"),
+            "{got}"
+        );
+        assert!(
+            !got.contains(FAKE_TOKEN),
+            "an ancestor held the token: {got}"
+        );
     }
 }

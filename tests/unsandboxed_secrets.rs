@@ -150,7 +150,25 @@ async fn a_setsid_daemon_ends_with_its_command() {
         format!("{daemon} sleep 1; true")
     );
     let dir = kotef_testkit::committed_repo(&[("kotef.toml", &config)], &[]);
-    let stderr = kotef_run(&model, dir.path(), &[]).await;
+    // As an unprivileged user, as on a runner: root's commands get a cgroup of their own,
+    // which ends the daemon whatever kotef does.
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let nobody = [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+    ];
+    if root {
+        assert!(Command::new("chown")
+            .args(["-R", "65534:65534"])
+            .arg(dir.path())
+            .status()
+            .unwrap()
+            .success());
+    }
+    let stderr = kotef_run(&model, dir.path(), if root { &nobody } else { &[] }).await;
     assert_eq!(
         kill_marked(&marker),
         0,
