@@ -145,3 +145,35 @@ async fn sandboxed_timeout_kills_everything() {
         start.elapsed()
     );
 }
+
+/// The host's toolchains (found on `PATH` outside) run inside the allow-list sandbox, and a
+/// virtualenv made in the work tree works there: the sandbox hides the host, not the tools.
+#[tokio::test]
+async fn the_hosts_toolchains_and_a_venv_in_the_tree_run_inside() {
+    if bwrap_status().is_err() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let r = runner(SandboxMode::Bwrap);
+    let present = |tool: &str| {
+        std::process::Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let tools = [
+        "python3", "node", "npm", "cargo", "rustc", "git", "go", "java",
+    ];
+    for tool in tools.iter().filter(|t| present(t)) {
+        let out = r.run(&format!("{tool} --version"), dir.path()).await;
+        assert!(out.success(), "{tool} does not run in the sandbox: {out:?}");
+    }
+    let venv = r
+        .run(
+            "python3 -m venv --without-pip .venv && .venv/bin/python -c 'import sys; print(sys.prefix)'",
+            dir.path(),
+        )
+        .await;
+    assert!(venv.success(), "{venv:?}");
+    assert!(venv.stdout.contains(".venv"), "{venv:?}");
+}
