@@ -48,7 +48,7 @@ impl Publish<'_> {
         let work_branch = self.work_branch;
         let mut links = Links::default();
         let mut pushed_branch = None;
-        match push_work(ws, work_branch, &job.run_id.0, &message).await {
+        match push_work(ws, work_branch, &job.run_id.0, &message, notes).await {
             Ok(Some(p)) => {
                 if p.retried {
                     notes.push(if p.branch == work_branch {
@@ -192,8 +192,16 @@ async fn push_work(
     work_branch: &str,
     run_id: &str,
     message: &str,
+    notes: &mut Vec<String>,
 ) -> Result<Option<Pushed>, String> {
-    let committed = ws.commit_all(message).await.map_err(|e| e.to_string())?;
+    let (committed, left_out) = ws.commit_work(message).await.map_err(|e| e.to_string())?;
+    if !left_out.is_empty() {
+        let shown: Vec<String> = left_out.iter().take(5).map(|p| render::code(p)).collect();
+        notes.push(format!(
+            "the run left symbolic links under `.sdd/` ({}); kotef did not commit them",
+            shown.join(", ")
+        ));
+    }
     if !committed
         && ws
             .commits_ahead_of_base()
