@@ -4,6 +4,8 @@
 
 use kotef_core::{Edge, Limits, Profile, RunOutcome, StepProgress};
 
+pub use kotef_core::markdown::{code, inert, INERT_CAP};
+
 pub use crate::marker::{marker, parse_marker, MarkerData, MARKER_PREFIX};
 
 /// What every status comment shows about its run.
@@ -61,41 +63,12 @@ pub enum Phase<'a> {
 /// Steps shown in a progress comment.
 pub const PROGRESS_LINES: usize = 10;
 
-/// Makes free text safe inside a table cell or paragraph: no HTML, no marker look-alikes, one line.
+/// Makes free text (a reason, a summary, a note, anything a model or a run wrote) inert inside
+/// a table cell or paragraph: one line, no HTML, no marker look-alikes, no markup, links,
+/// mentions or issue references, at most [`INERT_CAP`] characters (see
+/// [`kotef_core::markdown::inert`]).
 pub fn inline(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('|', "\\|")
-        .replace(['\r', '\n'], " ")
-        .trim()
-        .to_string()
-}
-
-/// Untrusted text (a file name, a command, a branch) as one CommonMark code span that nothing
-/// inside can end early: the fence is one backtick longer than the longest run of backticks in
-/// the text (padded with spaces when the text starts or ends with a backtick or a space), and
-/// line breaks and other control characters become spaces, so the span stays on its line. Inside
-/// a code span `<img>`, `@someone`, `#1` and `&amp;` are plain text: no markup, no mention.
-/// In a table cell, escape `|` afterwards (see [`code_in_cell`]).
-pub fn code(text: &str) -> String {
-    let text: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let mut longest = 0;
-    let mut run = 0;
-    for c in text.chars() {
-        run = if c == '`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    let fence = "`".repeat(longest + 1);
-    let pad = text.is_empty()
-        || text.starts_with('`')
-        || text.ends_with('`')
-        || (text.starts_with(' ') && text.ends_with(' '));
-    let pad = if pad { " " } else { "" };
-    format!("{fence}{pad}{text}{pad}{fence}")
+    inert(text, INERT_CAP)
 }
 
 /// [`code`] for a GitHub table cell, where a `|` would end the cell even inside a code span.
@@ -103,8 +76,11 @@ pub fn code_in_cell(text: &str) -> String {
     code(text).replace('|', "\\|")
 }
 
+/// Characters of a fenced block (test output, an error) shown at most.
+const FENCED_CAP: usize = 4000;
+
 fn fenced(lang: &str, text: &str) -> String {
-    let body = text.replace("```", "ʼʼʼ");
+    let body = crate::text::truncate_chars(text, FENCED_CAP).replace("```", "ʼʼʼ");
     format!("```{lang}\n{}\n```\n", body.trim_end())
 }
 
@@ -354,7 +330,7 @@ pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
                             s.step,
                             code_in_cell(s.node.as_str()),
                             inline(&s.decision),
-                            inline(&crate::text::truncate_chars(&s.reason, 200))
+                            inert(&s.reason, 200)
                         ));
                     }
                 }
