@@ -44,12 +44,15 @@ pub enum Phase<'a> {
     /// Running; the latest steps.
     Progress { steps: &'a [StepProgress] },
     /// Ended with an outcome (any terminal status). `notes` tell about push/PR trouble;
-    /// `diff_stat` is `git diff --shortstat` of the code the run changed.
+    /// `diff_stat` is `git diff --shortstat` of the code the run changed; `not_pushed` is why
+    /// the work was not pushed (a tampered git directory, a refused push): then it is the
+    /// headline, whatever the terminal status.
     Finished {
         outcome: &'a RunOutcome,
         links: &'a Links,
         notes: &'a [String],
         diff_stat: Option<&'a str>,
+        not_pushed: Option<&'a str>,
     },
     /// Ended without an outcome: what failed (`stage`) and why.
     Failed {
@@ -341,8 +344,13 @@ pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
             links,
             notes,
             diff_stat,
+            not_pushed,
         } => {
-            out.push_str(&first_screen(outcome, *diff_stat));
+            match not_pushed {
+                Some(why) => out.push_str(&unpushed_headline(outcome, why)),
+                None => out.push_str(&headline(outcome)),
+            }
+            out.push_str(&screen_body(outcome, *diff_stat));
             push_notes_and_links(&mut out, notes, links);
             out.push_str(
                 "\n<details><summary>Run details: stop rule, counters, budgets, path</summary>\n\n",
@@ -387,10 +395,24 @@ fn headline(outcome: &RunOutcome) -> String {
     )
 }
 
+/// The headline of an ending whose work was not pushed: that, and why, before the status.
+fn unpushed_headline(outcome: &RunOutcome, why: &str) -> String {
+    format!(
+        "### ⚠️ kotef run ended, but the changes were not pushed (`{}`)\n\n**Not pushed:** {}; the branch does not have this run's work.\n\n",
+        outcome.summary.terminal_status.as_str(),
+        inline(why.trim_end_matches(['.', ' ']))
+    )
+}
+
 /// What a maintainer reads first: status, what changed, the diff stat, the verification, and
 /// for unsuccessful endings the next step.
 pub fn first_screen(outcome: &RunOutcome, diff_stat: Option<&str>) -> String {
-    let mut out = headline(outcome);
+    headline(outcome) + &screen_body(outcome, diff_stat)
+}
+
+/// The first screen below its headline.
+fn screen_body(outcome: &RunOutcome, diff_stat: Option<&str>) -> String {
+    let mut out = String::new();
     out.push_str(&format!("{}\n\n", inline(&outcome.summary.stop_reason)));
     let changed = match outcome.change_summary.as_deref() {
         Some(s) if !outcome.files_changed.is_empty() => inline(&first_sentences(s, 2)),
@@ -727,6 +749,7 @@ mod tests {
                 links: &links(),
                 notes: &[],
                 diff_stat,
+                not_pushed: None,
             },
         )
     }
@@ -973,6 +996,75 @@ mod tests {
     #[test]
     fn a_pipe_in_a_table_cell_code_span_is_escaped() {
         assert_eq!(code_in_cell("a|b"), "`a\\|b`");
+    }
+
+    #[test]
+    fn a_refused_push_is_the_headline() {
+        let text = status_comment(
+            &header(),
+            &Phase::Finished {
+                outcome: &success(),
+                links: &Links::default(),
+                notes: &[],
+                diff_stat: None,
+                not_pushed: Some("git verify failed: the run tampered with .git (`commondir` was added); nothing was committed or pushed"),
+            },
+        );
+        let first = text.lines().nth(1).unwrap_or_default();
+        insta::assert_snapshot!(first, @"### ⚠️ kotef run ended, but the changes were not pushed (`done_success`)");
+    }
+
+    #[test]
+    fn a_refused_push_says_why_below_the_headline() {
+        let text = status_comment(
+            &header(),
+            &Phase::Finished {
+                outcome: &success(),
+                links: &Links::default(),
+                notes: &[],
+                diff_stat: None,
+                not_pushed: Some("the run tampered with .git"),
+            },
+        );
+        assert!(
+            text.contains("**Not pushed:** the run tampered with .git; the branch does not have this run's work.")
+                && !text.contains("✅ kotef run ended"),
+            "{text}"
+        );
+    }
+
+    /// What a model might write to ping people and phish under kotef's name.
+    const HOSTILE: &str = "Done @mallory @acme/everyone see [the fix](https://evil.example/login) ![x](https://evil.example/p.png) www.evil.example #1";
+
+    #[test]
+    fn model_text_in_the_first_screen_is_inert() {
+        let mut o = success();
+        o.summary.stop_reason = HOSTILE.into();
+        o.change_summary = Some(HOSTILE.into());
+        let shown = first_screen(&o, None).replace(kotef_core::markdown::WORD_JOINER, "{WJ}");
+        insta::assert_snapshot!(shown, @r####"
+        ### ✅ kotef run ended: done, the tests pass (`done_success`)
+
+        Done @{WJ}mallory @{WJ}acme/everyone see \[the `fix](https://evil.example/login)` `![x](https://evil.example/p.png)` `www.evil.example` \#{WJ}1
+
+        **What changed:** Done @{WJ}mallory @{WJ}acme/everyone see \[the `fix](https://evil.example/login)` !
+        **Verified by:** `python3 -m unittest -q` ✅ passed
+        "####);
+    }
+
+    #[test]
+    fn model_text_in_a_progress_reason_is_inert() {
+        let steps = [StepProgress {
+            step: 1,
+            node: NodeName::Planner,
+            decision: "coder".into(),
+            reason: HOSTILE.into(),
+            progress: false,
+        }];
+        let text = status_comment(&header(), &Phase::Progress { steps: &steps })
+            .replace(kotef_core::markdown::WORD_JOINER, "{WJ}");
+        let row = text.lines().find(|l| l.starts_with("| 1 |")).unwrap_or_default();
+        insta::assert_snapshot!(row, @r"| 1 | `planner` | coder | Done @{WJ}mallory @{WJ}acme/everyone see \[the `fix](https://evil.example/login)` `![x](https://evil.example/p.png)` `www.evil.example` \#{WJ}1 |");
     }
 
     #[test]

@@ -198,6 +198,7 @@ mod test_support {
             pull_url: Some("https://github.com/o/r/pull/5".into()),
             comment_id: Some(9),
             comment: Some("<!-- kotef:run {} -->\n### comment".into()),
+            not_pushed: None,
             message: "done".into(),
         }
     }
