@@ -2,8 +2,9 @@
 //! as pure functions: [`inert`] for one line of prose, [`code`] for a literal in a code span.
 //!
 //! Inert means: nothing it contains renders as markup or acts on GitHub. No HTML (`<`, `>`,
-//! `&` become entities), no emphasis, links, images, headings or lists (`*`, `_`, `[`, `]`,
-//! `![`, `#`, `~`, `\` and a leading `-`, `+`, `=` or `1.` are backslash-escaped), no autolinks
+//! `&` become entities), no emphasis, links, images, headings or lists (`*`, `_` outside a word,
+//! `](`, `][`, `![`, `#`, `~`, `\` and a leading `-`, `+`, `=`, `[` or `1.` are
+//! backslash-escaped), no autolinks
 //! (a word holding `://` or `www.` becomes a code span), no mentions or issue references (a
 //! word joiner follows every `@`, and a `#` before a letter or digit: GitHub finds those in the
 //! rendered text, where a backslash no longer is), one line, and a bounded length. A code
@@ -96,7 +97,17 @@ fn push_escaped(out: &mut String, chars: &[char], i: usize) {
         '&' => out.push_str("&amp;"),
         '<' => out.push_str("&lt;"),
         '>' => out.push_str("&gt;"),
-        '|' | '\\' | '*' | '_' | '[' | ']' | '~' | '`' => {
+        // Inside a word (`test_answer.py`) `_` is never emphasis: left as it is.
+        '_' if i > 0
+            && chars[i - 1].is_alphanumeric()
+            && next.is_some_and(char::is_alphanumeric) =>
+        {
+            out.push(c)
+        }
+        // A `]` ends a link only before `(` or `[` (a `[x]: url` definition needs the `[` at
+        // the start, escaped below); a lone `[tag]` stays as it is.
+        ']' if !matches!(next, Some('(' | '[')) => out.push(c),
+        '|' | '\\' | '*' | '_' | ']' | '~' | '`' => {
             out.push('\\');
             out.push(c);
         }
@@ -114,7 +125,7 @@ fn push_escaped(out: &mut String, chars: &[char], i: usize) {
                 out.push(WORD_JOINER);
             }
         }
-        '-' | '+' | '=' if i == 0 => {
+        '-' | '+' | '=' | '[' if i == 0 => {
             out.push('\\');
             out.push(c);
         }
@@ -212,6 +223,26 @@ mod tests {
             [shown("# Title"), shown("- item"), shown("1. first")],
             [r"\# Title", r"\- item", r"1\. first"]
         );
+    }
+
+    #[test]
+    fn an_underscore_inside_a_word_is_left_alone() {
+        insta::assert_snapshot!(shown("fix test_answer.py _now_"), @r"fix test_answer.py \_now\_");
+    }
+
+    #[test]
+    fn a_link_without_a_url_scheme_is_broken_at_its_bracket() {
+        insta::assert_snapshot!(shown("[settings](/settings/tokens) [a][b]"), @r"\[settings\](/settings/tokens) [a\][b]");
+    }
+
+    #[test]
+    fn a_link_definition_at_the_start_is_broken() {
+        insta::assert_snapshot!(shown("[x]: /settings"), @r"\[x]: /settings");
+    }
+
+    #[test]
+    fn a_bracketed_tag_is_left_alone() {
+        insta::assert_snapshot!(shown("failed [tooling_error]"), @"failed [tooling_error]");
     }
 
     #[test]

@@ -1045,9 +1045,9 @@ mod tests {
         insta::assert_snapshot!(shown, @r####"
         ### ✅ kotef run ended: done, the tests pass (`done_success`)
 
-        Done @{WJ}mallory @{WJ}acme/everyone see \[the `fix](https://evil.example/login)` `![x](https://evil.example/p.png)` `www.evil.example` \#{WJ}1
+        Done @{WJ}mallory @{WJ}acme/everyone see [the `fix](https://evil.example/login)` `![x](https://evil.example/p.png)` `www.evil.example` \#{WJ}1
 
-        **What changed:** Done @{WJ}mallory @{WJ}acme/everyone see \[the `fix](https://evil.example/login)` !
+        **What changed:** Done @{WJ}mallory @{WJ}acme/everyone see [the `fix](https://evil.example/login)` !
         **Verified by:** `python3 -m unittest -q` ✅ passed
         "####);
     }
@@ -1064,7 +1064,7 @@ mod tests {
         let text = status_comment(&header(), &Phase::Progress { steps: &steps })
             .replace(kotef_core::markdown::WORD_JOINER, "{WJ}");
         let row = text.lines().find(|l| l.starts_with("| 1 |")).unwrap_or_default();
-        insta::assert_snapshot!(row, @r"| 1 | `planner` | coder | Done @{WJ}mallory @{WJ}acme/everyone see \[the `fix](https://evil.example/login)` `![x](https://evil.example/p.png)` `www.evil.example` \#{WJ}1 |");
+        insta::assert_snapshot!(row, @r"| 1 | `planner` | coder | Done @{WJ}mallory @{WJ}acme/everyone see [the `fix](https://evil.example/login)` `![x](https://evil.example/p.png)` `www.evil.example` \#{WJ}1 |");
     }
 
     #[test]
