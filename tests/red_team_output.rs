@@ -36,7 +36,8 @@ impl Reviewer {
         std::fs::write(ssh.join("authorized_keys"), OWN_KEY).unwrap();
         let runs = home.path().join("repo/.sdd/runs");
         std::fs::create_dir_all(&runs).unwrap();
-        let line = serde_json::json!({"type": "verification", "output": format!("\n{ATTACKER_KEY}\n")});
+        let line =
+            serde_json::json!({"type": "verification", "output": format!("\n{ATTACKER_KEY}\n")});
         std::fs::write(runs.join("r1.transcript.jsonl"), format!("{line}\n")).unwrap();
         for (name, target) in links {
             std::os::unix::fs::symlink(target, home.path().join("repo").join(name)).unwrap();
@@ -132,8 +133,7 @@ async fn a_link_the_run_planted_under_sdd_is_not_pushed() {
     let ran = run_action(&w, &payload, &ws, &hello_model("ok", "wrote hello.txt")).await;
     let files = files_on_branch(&w.bare, n);
     assert!(
-        files.iter().any(|f| f == "hello.txt")
-            && !files.iter().any(|f| f.contains("planted")),
+        files.iter().any(|f| f == "hello.txt") && !files.iter().any(|f| f.contains("planted")),
         "{files:?}\nstdout: {}\nstderr: {}",
         ran.stdout,
         ran.stderr
@@ -156,9 +156,9 @@ fn live(body: &str) -> Vec<&'static str> {
         "www.evil",
         "see #1",
     ]
-        .into_iter()
-        .filter(|needle| shown.contains(needle))
-        .collect()
+    .into_iter()
+    .filter(|needle| shown.contains(needle))
+    .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -186,7 +186,12 @@ async fn model_text_mentions_and_links_are_inert_in_the_pull_request_body() {
     let ran = run_action(&w, &payload, &ws, &hello_model(HOSTILE, HOSTILE)).await;
     let pulls = w.gh.pulls(REPO);
     assert_eq!(pulls.len(), 1, "stderr: {}", ran.stderr);
-    assert_eq!(live(&pulls[0].body), Vec::<&str>::new(), "{}", pulls[0].body);
+    assert_eq!(
+        live(&pulls[0].body),
+        Vec::<&str>::new(),
+        "{}",
+        pulls[0].body
+    );
 }
 
 /// A run whose tests add `.git/commondir` in the runner's checkout: kotef refuses to commit.
@@ -205,7 +210,9 @@ async fn a_refused_push_is_the_headline() {
     let body = comments.first().cloned().unwrap_or_default();
     let headline = body.lines().nth(1).unwrap_or_default();
     assert!(
-        headline.starts_with("### ⚠️") && headline.contains("not pushed") && !body.contains("✅ kotef run ended"),
+        headline.starts_with("### ⚠️")
+            && headline.contains("not pushed")
+            && !body.contains("✅ kotef run ended"),
         "{body}\nstderr: {}",
         ran.stderr
     );

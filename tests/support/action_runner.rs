@@ -64,7 +64,10 @@ pub async fn world(test_command: &str) -> World {
     let bare = kotef_testkit::init_bare_repo(
         git_root.path(),
         REPO,
-        &[("README.md", "# greeter\n"), (".github/kotef.toml", &config)],
+        &[
+            ("README.md", "# greeter\n"),
+            (".github/kotef.toml", &config),
+        ],
     );
     World {
         gh,

@@ -301,7 +301,8 @@ async fn push_rejected_twice_is_reported() {
             .expect("final comment");
     assert!(c.body.contains("`done_success`"));
     assert!(
-        c.body.contains("### ⚠️ kotef run ended, but the changes were not pushed")
+        c.body
+            .contains("### ⚠️ kotef run ended, but the changes were not pushed")
             && !c.body.contains("✅ kotef run ended"),
         "{}",
         c.body

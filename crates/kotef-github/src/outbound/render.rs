@@ -1063,7 +1063,10 @@ mod tests {
         }];
         let text = status_comment(&header(), &Phase::Progress { steps: &steps })
             .replace(kotef_core::markdown::WORD_JOINER, "{WJ}");
-        let row = text.lines().find(|l| l.starts_with("| 1 |")).unwrap_or_default();
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("| 1 |"))
+            .unwrap_or_default();
         insta::assert_snapshot!(row, @r"| 1 | `planner` | coder | Done @{WJ}mallory @{WJ}acme/everyone see [the `fix](https://evil.example/login)` `![x](https://evil.example/p.png)` `www.evil.example` \#{WJ}1 |");
     }
 

@@ -53,7 +53,9 @@ pub fn outputs(result: Option<&JobResult>) -> Vec<(&'static str, String)> {
         ),
         (
             "not-pushed",
-            result.and_then(|r| r.not_pushed.clone()).unwrap_or_default(),
+            result
+                .and_then(|r| r.not_pushed.clone())
+                .unwrap_or_default(),
         ),
     ]
 }
@@ -132,7 +134,10 @@ mod tests {
         assert!(text.contains("report-path=.sdd/runs/r1.md\n"));
         assert!(text.contains("pr-url=https://github.com/o/r/pull/5\n"));
         assert!(text.contains("branch=kotef/issue-4\n"));
-        assert!(text.ends_with("tokens=15\ncost-usd=\nnot-pushed=\n"), "{text}");
+        assert!(
+            text.ends_with("tokens=15\ncost-usd=\nnot-pushed=\n"),
+            "{text}"
+        );
         let tricky = github_output(&[("x", "a\nghadelimiter_kotef_0".to_string())]);
         assert!(tricky.starts_with("x<<ghadelimiter_kotef_1\n"), "{tricky}");
         let none = outputs(None);
