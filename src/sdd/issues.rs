@@ -152,3 +152,20 @@ pub fn append(tree: &Tree, entry: &str) -> std::io::Result<()> {
     tree.append(super::ISSUES_MD, text.as_bytes(), Links::Replace)
         .map_err(std::io::Error::other)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kotef_core::Profile;
+
+    #[test]
+    fn the_goal_and_the_planner_reason_are_inert_in_the_entry() {
+        let hostile = "ping @mallory: [log in](/login) at https://evil.example #1";
+        let mut state = RunState::new(hostile, Profile::Strict, Default::default());
+        state.last_planner_reason = hostile.into();
+        let entry = render_entry(&state, &RunId("r1".into()), Utc::now());
+        let inert_line =
+            "ping @\u{2060}mallory: [log in\\](/login) at `https://evil.example` \\#\u{2060}1";
+        assert_eq!(entry.matches(inert_line).count(), 2, "{entry}");
+    }
+}
