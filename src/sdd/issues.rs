@@ -1,8 +1,10 @@
 //! Snitch entries in `.sdd/issues.md`: one appended section per run that did not end in
-//! `done_success`, written for the human who picks it up.
+//! `done_success`, written for the human who picks it up. Whatever a model, an issue or a
+//! command wrote is inert Markdown there ([`kotef_core::markdown`]).
 
 use crate::graph::state::RunState;
 use chrono::{DateTime, Utc};
+use kotef_core::markdown::{code, inert, INERT_CAP};
 use kotef_core::RunId;
 use kotef_tools::{Kind, Links, Tree};
 use std::fmt::Write as _;
@@ -26,7 +28,7 @@ pub fn render_entry(state: &RunState, run_id: &RunId, now: DateTime<Utc>) -> Str
     let _ = writeln!(s, "- **Goal:** {}", one_line(&state.goal, 300));
     let _ = writeln!(s, "- **Terminal status:** `{status}`");
     let _ = writeln!(s, "- **Stop rule:** `{rule}`");
-    let _ = writeln!(s, "- **Stop reason:** {reason}");
+    let _ = writeln!(s, "- **Stop reason:** {}", one_line(reason, INERT_CAP));
     let _ = writeln!(s, "- **Offending loop:** {}", offending_loop(state));
     let c = &state.loop_counters;
     let _ = writeln!(
@@ -47,8 +49,8 @@ pub fn render_entry(state: &RunState, run_id: &RunId, now: DateTime<Utc>) -> Str
         Some(f) => {
             let _ = writeln!(
                 s,
-                "- **Last failing command:** `{}` (exit {})",
-                f.command,
+                "- **Last failing command:** {} (exit {})",
+                code(&f.command),
                 f.exit_code
                     .map(|c| c.to_string())
                     .unwrap_or_else(|| "none".into())
@@ -64,9 +66,9 @@ pub fn render_entry(state: &RunState, run_id: &RunId, now: DateTime<Utc>) -> Str
         for f in state.failures.entries.iter().skip(skip) {
             let _ = writeln!(
                 s,
-                "  - step {} `{}`: {}",
+                "  - step {} {}: {}",
                 f.step,
-                f.kind.as_str(),
+                code(f.kind.as_str()),
                 one_line(&f.summary, 240)
             );
         }
@@ -84,7 +86,11 @@ pub fn render_entry(state: &RunState, run_id: &RunId, now: DateTime<Utc>) -> Str
         if changed.is_empty() {
             "none".to_string()
         } else {
-            changed.join(", ")
+            changed
+                .iter()
+                .map(|f| code(f))
+                .collect::<Vec<_>>()
+                .join(", ")
         }
     );
     let _ = writeln!(s, "- **Suggested follow-up:** {}", follow_up(state));
@@ -111,7 +117,7 @@ pub fn follow_up(state: &RunState) -> String {
     let last_fail = state.failures.entries.last();
     match state.ending.as_ref().and_then(|e| e.rule) {
         Some(FixAttempts) | Some(PlannerToVerifier) => match last_fail {
-            Some(f) => format!("Run `{}` locally and inspect: {}", f.command, one_line(&f.summary, 160)),
+            Some(f) => format!("Run {} locally and inspect: {}", code(&f.command), one_line(&f.summary, 160)),
             None => "Run the test command locally and inspect the failure.".into(),
         },
         Some(PlannerToResearcher) => "Research kept repeating: make the issue's goal more specific (files, expected behaviour).".into(),
@@ -121,19 +127,17 @@ pub fn follow_up(state: &RunState) -> String {
         Some(Budget) => "Raise token_budget/time_budget_s in .github/kotef.toml or narrow the goal.".into(),
         Some(ModelError) => "Check the model provider's status, key and quota, then re-run.".into(),
         None => match last_fail {
-            Some(f) => format!("Finish the remaining work; last failure: `{}`: {}", f.command, one_line(&f.summary, 160)),
+            Some(f) => format!("Finish the remaining work; last failure: {}: {}", code(&f.command), one_line(&f.summary, 160)),
             None => "Review the branch and finish the remaining plan items.".into(),
         },
     }
 }
 
+/// Untrusted text (the goal, a model's reason, a command's output) as one inert line of at
+/// most `max` characters: GitHub renders `.sdd/issues.md` on the branch.
 fn one_line(text: &str, max: usize) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() > max {
-        format!("{}…", flat.chars().take(max).collect::<String>())
-    } else {
-        flat
-    }
+    inert(&flat, max)
 }
 
 /// Appends an entry to `<root>/.sdd/issues.md`, creating it with a heading when new; through
@@ -147,4 +151,21 @@ pub fn append(tree: &Tree, entry: &str) -> std::io::Result<()> {
     text.push_str(entry);
     tree.append(super::ISSUES_MD, text.as_bytes(), Links::Replace)
         .map_err(std::io::Error::other)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kotef_core::Profile;
+
+    #[test]
+    fn the_goal_and_the_planner_reason_are_inert_in_the_entry() {
+        let hostile = "ping @mallory: [log in](/login) at https://evil.example #1";
+        let mut state = RunState::new(hostile, Profile::Strict, Default::default());
+        state.last_planner_reason = hostile.into();
+        let entry = render_entry(&state, &RunId("r1".into()), Utc::now());
+        let inert_line =
+            "ping @\u{2060}mallory: [log in\\](/login) at `https://evil.example` \\#\u{2060}1";
+        assert_eq!(entry.matches(inert_line).count(), 2, "{entry}");
+    }
 }

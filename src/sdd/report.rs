@@ -3,6 +3,7 @@
 
 use crate::graph::state::{CallRecord, FailureHistory, RunState, StepRecord};
 use chrono::{DateTime, Utc};
+use kotef_core::markdown::{code, inert, INERT_CAP};
 use kotef_core::{Limits, RunId, RunSummary, StopRule, TerminalStatus};
 use kotef_tools::{Links, Tree};
 use serde::Serialize;
@@ -93,11 +94,15 @@ fn ending_parts(state: &RunState) -> (TerminalStatus, Option<StopRule>, String) 
     }
 }
 
-/// Renders the Markdown report (pure).
+/// Characters of the goal the report shows at most.
+const GOAL_CAP: usize = 2000;
+
+/// Renders the Markdown report (pure). Everything a model, an issue or a command wrote is
+/// inert Markdown ([`kotef_core::markdown`]): GitHub renders the file on the branch.
 pub fn render_markdown(state: &RunState, meta: &ReportMeta, mermaid: &str) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# kotef run {}\n", meta.run_id);
-    let _ = writeln!(s, "**Goal:** {}\n", state.goal.trim());
+    let _ = writeln!(s, "**Goal:** {}\n", inert(&state.goal, GOAL_CAP));
     status_section(&mut s, state, meta);
     settings_sections(&mut s, meta);
     counters_section(&mut s, state, meta);
@@ -119,7 +124,7 @@ fn status_section(s: &mut String, state: &RunState, meta: &ReportMeta) {
         "- Stop rule: `{}`",
         rule.map(|r| r.as_str()).unwrap_or("none")
     );
-    let _ = writeln!(s, "- Stop reason: {reason}");
+    let _ = writeln!(s, "- Stop reason: {}", inert(&reason, INERT_CAP));
     let _ = writeln!(s, "- Verified by: {}", verified_by(state));
     let _ = writeln!(
         s,
@@ -151,14 +156,14 @@ fn settings_sections(s: &mut String, meta: &ReportMeta) {
                 n if n < u.chars => format!("cut to {n} of {} characters", u.chars),
                 n => format!("{n} characters"),
             };
-            let _ = writeln!(s, "- `{}`: {how}", u.path);
+            let _ = writeln!(s, "- {}: {how}", code(&u.path));
         }
         s.push('\n');
     }
     if !meta.settings_notes.is_empty() {
         let _ = writeln!(s, "## Settings the operator decided\n");
         for n in &meta.settings_notes {
-            let _ = writeln!(s, "- {n}");
+            let _ = writeln!(s, "- {}", inert(n, INERT_CAP));
         }
         s.push('\n');
     }
@@ -266,9 +271,9 @@ fn timeline_and_failures(s: &mut String, state: &RunState) {
         for f in &state.failures.entries {
             let _ = writeln!(
                 s,
-                "| {} | `{}` | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} |",
                 f.step,
-                cell(&f.command),
+                code(&f.command).replace('|', "\\|"),
                 f.exit_code
                     .map(|c| c.to_string())
                     .unwrap_or_else(|| "—".into()),
@@ -287,7 +292,7 @@ fn files_section(s: &mut String, state: &RunState) {
         s.push_str("None.\n");
     }
     for p in &changed {
-        let _ = writeln!(s, "- `{p}`");
+        let _ = writeln!(s, "- {}", code(p));
     }
 }
 
@@ -324,7 +329,7 @@ fn calls_section(s: &mut String, state: &RunState) {
     let tools: Vec<String> = state
         .tools_run
         .iter()
-        .map(|(name, n)| format!("`{}` {n}", name.replace('`', "'")))
+        .map(|(name, n)| format!("{} {n}", code(name)))
         .collect();
     let _ = writeln!(
         s,
@@ -348,12 +353,12 @@ fn verified_by(state: &RunState) -> String {
         .unwrap_or_default();
     match &state.test {
         Some(t) => format!(
-            "`{}`{source}, {}",
-            t.command,
+            "{}{source}, {}",
+            code(&t.command),
             if t.passed { "passed" } else { "failed" }
         ),
         None => match &state.test_command {
-            Some(c) => format!("nothing ran (`{c}`{source} was never run)"),
+            Some(c) => format!("nothing ran ({}{source} was never run)", code(c)),
             None => "nothing (no test command configured, detected or named)".into(),
         },
     }
@@ -384,17 +389,9 @@ fn provider_trouble(calls: &[CallRecord]) -> Option<String> {
     ))
 }
 
+/// Untrusted text (a model's reason, a command's output) as an inert table cell.
 fn cell(text: &str) -> String {
-    let flat = text
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .replace('|', "\\|");
-    if flat.chars().count() > 200 {
-        format!("{}…", flat.chars().take(200).collect::<String>())
-    } else {
-        flat
-    }
+    inert(text, 200)
 }
 
 /// Renders the JSON twin (pure).

@@ -1,10 +1,11 @@
 //! kotef's domain vocabulary, shared by every other crate: typed ids, the four terminal
 //! statuses, the stop-rule names of the public contract, profiles and limits, the per-repository
-//! config file, the `--json` run summary, secret redaction, text clipping, and the retry engine
-//! of the HTTP clients.
+//! config file, the `--json` run summary, secret redaction, text clipping, inert Markdown for
+//! untrusted text, and the retry engine of the HTTP clients.
 
 pub mod config;
 pub mod ids;
+pub mod markdown;
 pub mod outcome;
 pub mod process;
 pub mod reaper;

@@ -300,7 +300,13 @@ async fn push_rejected_twice_is_reported() {
             .await
             .expect("final comment");
     assert!(c.body.contains("`done_success`"));
-    assert!(c.body.contains("pushing the work failed"), "{}", c.body);
+    assert!(
+        c.body
+            .contains("### ⚠️ kotef run ended, but the changes were not pushed")
+            && !c.body.contains("✅ kotef run ended"),
+        "{}",
+        c.body
+    );
     assert!(c.body.contains("pushes are frozen"), "{}", c.body);
     assert!(h.gh.pulls(REPO).is_empty());
     h.stop().await;

@@ -221,12 +221,9 @@ fn cmd_report(args: &ReportArgs) -> anyhow::Result<PathBuf> {
     if !args.html {
         bail!("say what to make: --html");
     }
-    use std::io::Read as _;
-    let mut text = String::new();
-    std::fs::File::open(&args.transcript)
-        .with_context(|| format!("cannot open {}", args.transcript.display()))?
-        .take(REPORT_INPUT_CAP)
-        .read_to_string(&mut text)
+    let (tree, rel) = tree_for(&args.transcript)?;
+    let text = tree
+        .read_text(&rel, REPORT_INPUT_CAP)
         .with_context(|| format!("cannot read {}", args.transcript.display()))?;
     let out = args
         .output
@@ -239,9 +236,44 @@ fn cmd_report(args: &ReportArgs) -> anyhow::Result<PathBuf> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()
     );
-    std::fs::write(&out, kotef::sdd::transcript_html::render(&text, &title))
-        .with_context(|| format!("cannot write {}", out.display()))?;
+    let page = kotef::sdd::transcript_html::render(&text, &title);
+    let (tree, rel) = tree_for(&out)?;
+    tree.write(&rel, page.as_bytes(), kotef_tools::Links::Refuse)
+        .with_context(|| {
+            format!(
+                "cannot write {} (kotef writes no page through a link a run may have planted)",
+                out.display()
+            )
+        })?;
     Ok(out)
+}
+
+/// The [`kotef_tools::Tree`] a path given to `kotef report` is opened through, and the path
+/// inside it. A relative path without `..` (the documented `-o run.html`, the default
+/// `.sdd/runs/<stem>.transcript.html`) is opened from the current directory following no link
+/// in any component: on a kotef branch every one of them may be a link the run committed.
+/// Any other path is opened in its parent directory, as the person typed it, and its last
+/// component is never followed.
+fn tree_for(path: &Path) -> anyhow::Result<(kotef_tools::Tree, String)> {
+    use std::path::Component;
+    let plain = path
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    let (dir, rel) = if plain {
+        (Path::new("."), path.to_string_lossy().into_owned())
+    } else {
+        let name = path
+            .file_name()
+            .with_context(|| format!("{}: not a file name", path.display()))?;
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        (dir, name.to_string_lossy().into_owned())
+    };
+    let tree = kotef_tools::Tree::open(dir)
+        .with_context(|| format!("cannot open the directory {}", dir.display()))?;
+    Ok((tree, rel))
 }
 
 async fn cmd_serve(args: Box<crate::serve::ServeArgs>) -> anyhow::Result<()> {

@@ -4,6 +4,8 @@
 
 use kotef_core::{Edge, Limits, Profile, RunOutcome, StepProgress};
 
+pub use kotef_core::markdown::{code, inert, INERT_CAP};
+
 pub use crate::marker::{marker, parse_marker, MarkerData, MARKER_PREFIX};
 
 /// What every status comment shows about its run.
@@ -42,12 +44,15 @@ pub enum Phase<'a> {
     /// Running; the latest steps.
     Progress { steps: &'a [StepProgress] },
     /// Ended with an outcome (any terminal status). `notes` tell about push/PR trouble;
-    /// `diff_stat` is `git diff --shortstat` of the code the run changed.
+    /// `diff_stat` is `git diff --shortstat` of the code the run changed; `not_pushed` is why
+    /// the work was not pushed (a tampered git directory, a refused push): then it is the
+    /// headline, whatever the terminal status.
     Finished {
         outcome: &'a RunOutcome,
         links: &'a Links,
         notes: &'a [String],
         diff_stat: Option<&'a str>,
+        not_pushed: Option<&'a str>,
     },
     /// Ended without an outcome: what failed (`stage`) and why.
     Failed {
@@ -61,41 +66,12 @@ pub enum Phase<'a> {
 /// Steps shown in a progress comment.
 pub const PROGRESS_LINES: usize = 10;
 
-/// Makes free text safe inside a table cell or paragraph: no HTML, no marker look-alikes, one line.
+/// Makes free text (a reason, a summary, a note, anything a model or a run wrote) inert inside
+/// a table cell or paragraph: one line, no HTML, no marker look-alikes, no markup, links,
+/// mentions or issue references, at most [`INERT_CAP`] characters (see
+/// [`kotef_core::markdown::inert`]).
 pub fn inline(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('|', "\\|")
-        .replace(['\r', '\n'], " ")
-        .trim()
-        .to_string()
-}
-
-/// Untrusted text (a file name, a command, a branch) as one CommonMark code span that nothing
-/// inside can end early: the fence is one backtick longer than the longest run of backticks in
-/// the text (padded with spaces when the text starts or ends with a backtick or a space), and
-/// line breaks and other control characters become spaces, so the span stays on its line. Inside
-/// a code span `<img>`, `@someone`, `#1` and `&amp;` are plain text: no markup, no mention.
-/// In a table cell, escape `|` afterwards (see [`code_in_cell`]).
-pub fn code(text: &str) -> String {
-    let text: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let mut longest = 0;
-    let mut run = 0;
-    for c in text.chars() {
-        run = if c == '`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    let fence = "`".repeat(longest + 1);
-    let pad = text.is_empty()
-        || text.starts_with('`')
-        || text.ends_with('`')
-        || (text.starts_with(' ') && text.ends_with(' '));
-    let pad = if pad { " " } else { "" };
-    format!("{fence}{pad}{text}{pad}{fence}")
+    inert(text, INERT_CAP)
 }
 
 /// [`code`] for a GitHub table cell, where a `|` would end the cell even inside a code span.
@@ -103,8 +79,11 @@ pub fn code_in_cell(text: &str) -> String {
     code(text).replace('|', "\\|")
 }
 
+/// Characters of a fenced block (test output, an error) shown at most.
+const FENCED_CAP: usize = 4000;
+
 fn fenced(lang: &str, text: &str) -> String {
-    let body = text.replace("```", "ʼʼʼ");
+    let body = crate::text::truncate_chars(text, FENCED_CAP).replace("```", "ʼʼʼ");
     format!("```{lang}\n{}\n```\n", body.trim_end())
 }
 
@@ -354,7 +333,7 @@ pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
                             s.step,
                             code_in_cell(s.node.as_str()),
                             inline(&s.decision),
-                            inline(&crate::text::truncate_chars(&s.reason, 200))
+                            inert(&s.reason, 200)
                         ));
                     }
                 }
@@ -365,8 +344,13 @@ pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
             links,
             notes,
             diff_stat,
+            not_pushed,
         } => {
-            out.push_str(&first_screen(outcome, *diff_stat));
+            match not_pushed {
+                Some(why) => out.push_str(&unpushed_headline(outcome, why)),
+                None => out.push_str(&headline(outcome)),
+            }
+            out.push_str(&screen_body(outcome, *diff_stat));
             push_notes_and_links(&mut out, notes, links);
             out.push_str(
                 "\n<details><summary>Run details: stop rule, counters, budgets, path</summary>\n\n",
@@ -411,10 +395,24 @@ fn headline(outcome: &RunOutcome) -> String {
     )
 }
 
+/// The headline of an ending whose work was not pushed: that, and why, before the status.
+fn unpushed_headline(outcome: &RunOutcome, why: &str) -> String {
+    format!(
+        "### ⚠️ kotef run ended, but the changes were not pushed (`{}`)\n\n**Not pushed:** {}; the branch does not have this run's work.\n\n",
+        outcome.summary.terminal_status.as_str(),
+        inline(why.trim_end_matches(['.', ' ']))
+    )
+}
+
 /// What a maintainer reads first: status, what changed, the diff stat, the verification, and
 /// for unsuccessful endings the next step.
 pub fn first_screen(outcome: &RunOutcome, diff_stat: Option<&str>) -> String {
-    let mut out = headline(outcome);
+    headline(outcome) + &screen_body(outcome, diff_stat)
+}
+
+/// The first screen below its headline.
+fn screen_body(outcome: &RunOutcome, diff_stat: Option<&str>) -> String {
+    let mut out = String::new();
     out.push_str(&format!("{}\n\n", inline(&outcome.summary.stop_reason)));
     let changed = match outcome.change_summary.as_deref() {
         Some(s) if !outcome.files_changed.is_empty() => inline(&first_sentences(s, 2)),
@@ -751,6 +749,7 @@ mod tests {
                 links: &links(),
                 notes: &[],
                 diff_stat,
+                not_pushed: None,
             },
         )
     }
@@ -997,6 +996,78 @@ mod tests {
     #[test]
     fn a_pipe_in_a_table_cell_code_span_is_escaped() {
         assert_eq!(code_in_cell("a|b"), "`a\\|b`");
+    }
+
+    #[test]
+    fn a_refused_push_is_the_headline() {
+        let text = status_comment(
+            &header(),
+            &Phase::Finished {
+                outcome: &success(),
+                links: &Links::default(),
+                notes: &[],
+                diff_stat: None,
+                not_pushed: Some("git verify failed: the run tampered with .git (`commondir` was added); nothing was committed or pushed"),
+            },
+        );
+        let first = text.lines().nth(1).unwrap_or_default();
+        insta::assert_snapshot!(first, @"### ⚠️ kotef run ended, but the changes were not pushed (`done_success`)");
+    }
+
+    #[test]
+    fn a_refused_push_says_why_below_the_headline() {
+        let text = status_comment(
+            &header(),
+            &Phase::Finished {
+                outcome: &success(),
+                links: &Links::default(),
+                notes: &[],
+                diff_stat: None,
+                not_pushed: Some("the run tampered with .git"),
+            },
+        );
+        assert!(
+            text.contains("**Not pushed:** the run tampered with .git; the branch does not have this run's work.")
+                && !text.contains("✅ kotef run ended"),
+            "{text}"
+        );
+    }
+
+    /// What a model might write to ping people and phish under kotef's name.
+    const HOSTILE: &str = "Done @mallory @acme/everyone see [the fix](https://evil.example/login) ![x](https://evil.example/p.png) www.evil.example #1";
+
+    #[test]
+    fn model_text_in_the_first_screen_is_inert() {
+        let mut o = success();
+        o.summary.stop_reason = HOSTILE.into();
+        o.change_summary = Some(HOSTILE.into());
+        let shown = first_screen(&o, None).replace(kotef_core::markdown::WORD_JOINER, "{WJ}");
+        insta::assert_snapshot!(shown, @r####"
+        ### ✅ kotef run ended: done, the tests pass (`done_success`)
+
+        Done @{WJ}mallory @{WJ}acme/everyone see [the `fix](https://evil.example/login)` `![x](https://evil.example/p.png)` `www.evil.example` \#{WJ}1
+
+        **What changed:** Done @{WJ}mallory @{WJ}acme/everyone see [the `fix](https://evil.example/login)` !
+        **Verified by:** `python3 -m unittest -q` ✅ passed
+        "####);
+    }
+
+    #[test]
+    fn model_text_in_a_progress_reason_is_inert() {
+        let steps = [StepProgress {
+            step: 1,
+            node: NodeName::Planner,
+            decision: "coder".into(),
+            reason: HOSTILE.into(),
+            progress: false,
+        }];
+        let text = status_comment(&header(), &Phase::Progress { steps: &steps })
+            .replace(kotef_core::markdown::WORD_JOINER, "{WJ}");
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("| 1 |"))
+            .unwrap_or_default();
+        insta::assert_snapshot!(row, @r"| 1 | `planner` | coder | Done @{WJ}mallory @{WJ}acme/everyone see [the `fix](https://evil.example/login)` `![x](https://evil.example/p.png)` `www.evil.example` \#{WJ}1 |");
     }
 
     #[test]

@@ -153,6 +153,9 @@ pub struct JobResult {
     pub comment_id: Option<u64>,
     /// The last body kotef wrote to the status comment (redacted), e.g. for a step summary.
     pub comment: Option<String>,
+    /// Why the run's work was not pushed (a tampered git directory, a refused push), redacted;
+    /// `None` when it was pushed or there was nothing to push.
+    pub not_pushed: Option<String>,
     /// One line for logs and the job store.
     pub message: String,
 }
@@ -167,6 +170,7 @@ impl JobResult {
             pull_url: None,
             comment_id: None,
             comment: None,
+            not_pushed: None,
             message: message.into(),
         }
     }

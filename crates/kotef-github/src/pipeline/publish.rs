@@ -29,6 +29,9 @@ pub(super) struct Published {
     pub(super) links: Links,
     /// `git diff --shortstat` of the code pushed (empty: no code changed).
     pub(super) diff_stat: Option<String>,
+    /// Why the work was not pushed, when committing or pushing it failed or was refused (a
+    /// run that changed nothing has nothing to push and no reason here).
+    pub(super) not_pushed: Option<String>,
 }
 
 impl Publish<'_> {
@@ -48,7 +51,8 @@ impl Publish<'_> {
         let work_branch = self.work_branch;
         let mut links = Links::default();
         let mut pushed_branch = None;
-        match push_work(ws, work_branch, &job.run_id.0, &message).await {
+        let mut not_pushed = None;
+        match push_work(ws, work_branch, &job.run_id.0, &message, notes).await {
             Ok(Some(p)) => {
                 if p.retried {
                     notes.push(if p.branch == work_branch {
@@ -60,7 +64,7 @@ impl Publish<'_> {
                 pushed_branch = Some(p.branch);
             }
             Ok(None) => notes.push("the run changed nothing, so nothing was pushed".into()),
-            Err(e) => notes.push(format!("pushing the work failed: {e}")),
+            Err(e) => not_pushed = Some(e),
         }
         let web = self.ctx.repo_web_url(repo);
         if let Some(b) = &pushed_branch {
@@ -116,6 +120,7 @@ impl Publish<'_> {
             pull,
             links,
             diff_stat,
+            not_pushed,
         }
     }
 
@@ -192,8 +197,16 @@ async fn push_work(
     work_branch: &str,
     run_id: &str,
     message: &str,
+    notes: &mut Vec<String>,
 ) -> Result<Option<Pushed>, String> {
-    let committed = ws.commit_all(message).await.map_err(|e| e.to_string())?;
+    let (committed, left_out) = ws.commit_work(message).await.map_err(|e| e.to_string())?;
+    if !left_out.is_empty() {
+        let shown: Vec<String> = left_out.iter().take(5).map(|p| render::code(p)).collect();
+        notes.push(format!(
+            "the run left symbolic links under `.sdd/` ({}); kotef did not commit them",
+            shown.join(", ")
+        ));
+    }
     if !committed
         && ws
             .commits_ahead_of_base()

@@ -288,6 +288,7 @@ impl<'a> JobRun<'a> {
             pull,
             links,
             diff_stat,
+            not_pushed,
         } = Publish {
             ctx: self.ctx,
             job: self.job,
@@ -300,6 +301,9 @@ impl<'a> JobRun<'a> {
         .publish(&p.ws, &run, &mut self.notes)
         .await;
         drop(p); // removes the clone
+        if let (Some(why), Err(_)) = (&not_pushed, &run) {
+            self.notes.push(format!("pushing the work failed: {why}"));
+        }
         let (body, status, summary) = match &run {
             Ok(outcome) => (
                 render::status_comment(
@@ -309,6 +313,7 @@ impl<'a> JobRun<'a> {
                         links: &links,
                         notes: &self.notes,
                         diff_stat: diff_stat.as_deref(),
+                        not_pushed: not_pushed.as_deref(),
                     },
                 ),
                 JobStatus::Finished,
@@ -336,6 +341,11 @@ impl<'a> JobRun<'a> {
                 self.redactor.redact(e),
             ),
         };
+        let not_pushed = not_pushed.map(|why| self.redactor.redact(&why));
+        let summary = match (&not_pushed, &run) {
+            (Some(why), Ok(_)) => format!("{summary}; the changes were not pushed: {why}"),
+            _ => summary,
+        };
         let posted = self.sticky.post(&body).await;
         JobResult {
             status,
@@ -345,6 +355,7 @@ impl<'a> JobRun<'a> {
             pull_url: links.pull.as_ref().map(|(_, u)| u.clone()),
             comment_id: self.sticky.id,
             comment: self.sticky.last.clone(),
+            not_pushed,
             message: match posted {
                 Ok(()) => summary,
                 Err(e) => format!("{summary}; the final comment failed: {e}"),

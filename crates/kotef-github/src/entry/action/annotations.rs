@@ -71,6 +71,16 @@ pub fn annotations(
             {
                 v.push(command("warning", "kotef: failing check", f));
             }
+            if let Some(why) = &r.not_pushed {
+                v.insert(
+                    0,
+                    command(
+                        if fail_on.error { "error" } else { "warning" },
+                        "kotef: not pushed",
+                        &format!("the run's changes were not pushed: {why}"),
+                    ),
+                );
+            }
             if o.sandbox.as_deref() == Some("none") {
                 v.push(command(
                     "warning",

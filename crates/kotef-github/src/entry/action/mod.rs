@@ -44,10 +44,15 @@ pub struct ActionReport {
     pub exit_code: i32,
 }
 
+/// Appends to one of the runner's files (`$GITHUB_OUTPUT`, `$GITHUB_STEP_SUMMARY`). They live
+/// outside the work tree, but the agent ran before this: a link in their place is refused
+/// (`O_NOFOLLOW`), not written through.
 fn append(path: &Path, text: &str, what: &str) -> anyhow::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt as _;
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(path)
         .with_context(|| format!("cannot open {what} {}", path.display()))?;
     f.write_all(text.as_bytes())
@@ -198,7 +203,25 @@ mod test_support {
             pull_url: Some("https://github.com/o/r/pull/5".into()),
             comment_id: Some(9),
             comment: Some("<!-- kotef:run {} -->\n### comment".into()),
+            not_pushed: None,
             message: "done".into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod append_tests {
+    #[test]
+    fn the_step_summary_is_not_written_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("authorized_keys");
+        std::fs::write(&victim, "own key\n").unwrap();
+        let summary = dir.path().join("step_summary");
+        std::os::unix::fs::symlink(&victim, &summary).unwrap();
+        let written = super::append(&summary, "ssh-ed25519 attacker\n", "the step summary");
+        assert_eq!(
+            (written.is_err(), std::fs::read_to_string(&victim).unwrap()),
+            (true, "own key\n".to_string())
+        );
     }
 }

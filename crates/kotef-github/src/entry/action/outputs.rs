@@ -51,6 +51,12 @@ pub fn outputs(result: Option<&JobResult>) -> Vec<(&'static str, String)> {
                 .map(|c| format!("{c:.4}"))
                 .unwrap_or_default(),
         ),
+        (
+            "not-pushed",
+            result
+                .and_then(|r| r.not_pushed.clone())
+                .unwrap_or_default(),
+        ),
     ]
 }
 
@@ -92,9 +98,13 @@ pub fn step_summary(result: Option<&JobResult>, skipped: Option<&str>) -> String
 }
 
 /// 0 unless the ending is in `fail_on`: then the terminal status's exit code (2, 3, 4; 1 for
-/// `done_success`), or 1 for `error`.
+/// `done_success`), or 1 for `error` (which a run whose work was not pushed is, whatever its
+/// terminal status).
 pub fn exit_code(result: Option<&JobResult>, fail_on: &FailOn) -> i32 {
     let Some(r) = result else { return 0 };
+    if r.not_pushed.is_some() && fail_on.error {
+        return 1;
+    }
     match (r.status, r.terminal_status()) {
         (JobStatus::Finished, Some(t)) if fail_on.statuses.contains(&t) => t.exit_code().max(1),
         (JobStatus::Failed | JobStatus::GaveUp, _) if fail_on.error => 1,
@@ -124,11 +134,14 @@ mod tests {
         assert!(text.contains("report-path=.sdd/runs/r1.md\n"));
         assert!(text.contains("pr-url=https://github.com/o/r/pull/5\n"));
         assert!(text.contains("branch=kotef/issue-4\n"));
-        assert!(text.ends_with("tokens=15\ncost-usd=\n"), "{text}");
+        assert!(
+            text.ends_with("tokens=15\ncost-usd=\nnot-pushed=\n"),
+            "{text}"
+        );
         let tricky = github_output(&[("x", "a\nghadelimiter_kotef_0".to_string())]);
         assert!(tricky.starts_with("x<<ghadelimiter_kotef_1\n"), "{tricky}");
         let none = outputs(None);
-        assert_eq!(none.len(), 8);
+        assert_eq!(none.len(), 9);
         assert!(none.iter().all(|(_, v)| v.is_empty()));
     }
 
@@ -151,6 +164,31 @@ mod tests {
         assert_eq!(exit_code(Some(&failed), &fail_on), 1);
         assert_eq!(exit_code(Some(&failed), &FailOn::parse("none").unwrap()), 0);
         assert_eq!(exit_code(None, &fail_on), 0);
+    }
+
+    #[test]
+    fn a_run_whose_work_was_not_pushed_is_an_error() {
+        let r = JobResult {
+            not_pushed: Some("the run tampered with .git".into()),
+            ..finished(TerminalStatus::DoneSuccess, None)
+        };
+        assert_eq!(
+            (
+                exit_code(Some(&r), &FailOn::default()),
+                exit_code(Some(&r), &FailOn::parse("none").unwrap())
+            ),
+            (1, 0)
+        );
+    }
+
+    #[test]
+    fn the_outputs_say_why_the_work_was_not_pushed() {
+        let r = JobResult {
+            not_pushed: Some("the run tampered with .git".into()),
+            ..finished(TerminalStatus::DoneSuccess, None)
+        };
+        let pairs = outputs(Some(&r));
+        assert!(pairs.contains(&("not-pushed", "the run tampered with .git".to_string())));
     }
 
     #[test]

@@ -28,6 +28,7 @@ use tokio::io::AsyncReadExt;
 
 mod git;
 mod names;
+mod sdd_links;
 mod tamper;
 use git::{auth_env, last_lines, run_git, token_redactor, GitEnv, Output};
 pub use names::*;
@@ -476,10 +477,17 @@ impl Workspace {
     /// Stages everything (code and `.sdd/`) and commits it; `false` when nothing changed.
     /// Refuses a tampered git directory and restores a frozen config first.
     pub async fn commit_all(&self, message: &str) -> Result<bool, GitError> {
+        Ok(self.commit_work(message).await?.0)
+    }
+
+    /// [`Self::commit_all`], leaving out every symbolic link under `.sdd/` (see
+    /// `sdd_links`); also returns the links left out.
+    pub async fn commit_work(&self, message: &str) -> Result<(bool, Vec<String>), GitError> {
         self.git_ok(&["add", "-A"]).await?;
+        let left_out = self.unstage_sdd_links().await?;
         let diff = self.git(&["diff", "--cached", "--quiet"]).await?;
         if diff.ok {
-            return Ok(false);
+            return Ok((false, left_out));
         }
         self.git_ok(&[
             "commit",
@@ -490,7 +498,7 @@ impl Workspace {
             message,
         ])
         .await?;
-        Ok(true)
+        Ok((true, left_out))
     }
 
     /// `git diff --shortstat` of the code this branch changed against the cloned branch,
