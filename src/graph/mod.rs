@@ -123,6 +123,7 @@ impl GraphContext {
             sandbox: self.sandbox,
             hidden_paths: self.hidden_paths.clone(),
             read_only_paths: self.read_only_paths.clone(),
+            disk_ledger: self.tools.runner().config().disk_ledger.clone(),
             ..kotef_tools::RunnerConfig::default()
         })
     }

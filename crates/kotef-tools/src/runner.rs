@@ -47,6 +47,8 @@ pub struct RunnerConfig {
     /// Paths commands may read but not write in the sandbox (the work tree's git directory),
     /// bound read-only over the writable workspace.
     pub read_only_paths: Vec<std::path::PathBuf>,
+    /// The job's disk baselines, shared by its runners: the disk quota is the job's.
+    pub disk_ledger: crate::quota::DiskLedger,
 }
 
 impl Default for RunnerConfig {
@@ -59,7 +61,8 @@ impl Default for RunnerConfig {
             hidden_paths: Vec::new(),
             network: false,
             read_only_paths: Vec::new(),
-            limits: CommandLimits::default(),
+            limits: CommandLimits::operator(),
+            disk_ledger: crate::quota::DiskLedger::default(),
         }
     }
 }
@@ -229,13 +232,12 @@ impl CommandRunner {
         }
         let watch = crate::limits::Watch {
             group: cgroup.as_ref(),
-            dirs: std::iter::once(cwd.clone())
-                .chain(program.tmp.as_ref().map(|t| t.path().to_path_buf()))
-                .collect(),
-            free_at_start: crate::limits::free_bytes(&cwd),
-            disk_bytes: limits.disk_bytes,
-            started: std::time::SystemTime::now(),
-            last_walk: std::cell::Cell::new(None),
+            disk: crate::quota::DiskWatch::start(
+                &self.cfg.disk_ledger,
+                &cwd,
+                program.tmp.as_ref().map(|t| t.path()),
+                limits.disk_bytes,
+            ),
         };
         let mut child = match cmd.spawn() {
             Ok(c) => c,
@@ -268,7 +270,7 @@ impl CommandRunner {
         .await;
         // A limit the command ran into just before it ended (a fork bomb that gave up).
         if hit.is_none() {
-            hit = watch.check();
+            hit = watch.check_now();
         }
         // Background processes left in the group are not part of the result.
         group.kill();

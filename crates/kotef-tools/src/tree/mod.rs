@@ -27,7 +27,9 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+mod usage;
 mod walk;
+pub use usage::Usage;
 
 /// Entries visited in one walk at most (a runaway tree cannot stall a run).
 pub const MAX_WALK_ENTRIES: usize = 200_000;

@@ -1,0 +1,259 @@
+//! The disk quota of a job: what its commands may add to the work tree and to their `/tmp`,
+//! counted in allocated blocks, never by timestamps.
+//!
+//! - **Baseline**: before a job's first command in a work tree, the blocks allocated under it
+//!   are counted ([`Tree::allocated`]: `st_blocks` per inode, links not followed) and kept in
+//!   the job's [`DiskLedger`], shared by every runner of the job; later commands are measured
+//!   against the same baseline, so two commands of 1.5 GiB each do not both fit a 2 GiB cap.
+//! - **Check** ([`DiskWatch::check`]): the work tree's count now minus the baseline, plus
+//!   everything in the command's fresh `/tmp`. An mtime set back, a hard link or a rename
+//!   hides nothing; a sparse file counts what it occupies. Counted at the start of each
+//!   command (a job already past its quota runs nothing more), every [`WALK_EVERY`] while it
+//!   runs (sooner when the free space of the watched file systems, `/tmp`'s included when it
+//!   is another one, shrank by more than the quota), and once more when it ended.
+//! - **Cost**: one count visits at most [`MAX_ENTRIES`] entries; the interval between two is
+//!   at least ten times the last one's duration, so the watch takes at most a tenth of a core.
+//!   A count cut short by the entry cap cannot clear a command whose file systems lost more
+//!   than the quota: that is a hit.
+//! - **`/dev/shm`**: the sandbox mounts a tmpfs there; [`shm_tmpfs_args`] sizes it to
+//!   [`SHM_BYTES`] (memory, gone with the sandbox).
+
+use crate::limits::LimitHit;
+use crate::tree::{Tree, Usage};
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Entries one count visits at most.
+pub const MAX_ENTRIES: usize = 200_000;
+/// Longest time between two counts while a command runs.
+pub const WALK_EVERY: Duration = Duration::from_secs(2);
+/// Time between two counts once the watched file systems lost more than the quota.
+const WALK_EVERY_PRESSED: Duration = Duration::from_millis(500);
+/// The interval between counts is at least this many times the last count's duration.
+const WALK_SHARE: u32 = 10;
+/// Work trees one ledger remembers (a job has one; a long-lived embedder may have more).
+const MAX_ROOTS: usize = 256;
+
+/// Size of the sandbox's `/dev/shm` tmpfs, in bytes.
+pub const SHM_BYTES: u64 = 64 << 20;
+
+/// The bwrap arguments that mount a tmpfs of [`SHM_BYTES`] on `/dev/shm` (bwrap ≥ 0.6:
+/// `--size` applies to the `--tmpfs` right after it).
+pub fn shm_tmpfs_args() -> [String; 4] {
+    [
+        "--size".into(),
+        SHM_BYTES.to_string(),
+        "--tmpfs".into(),
+        "/dev/shm".into(),
+    ]
+}
+
+/// The job's baselines: the blocks allocated under each work tree before its first command.
+/// Clones share them; a fresh ledger is a fresh quota.
+#[derive(Debug, Clone, Default)]
+pub struct DiskLedger(Arc<Mutex<HashMap<PathBuf, Usage>>>);
+
+impl DiskLedger {
+    /// The baseline of `root`, counted now when this is the job's first command there.
+    fn baseline(&self, root: &Path, tree: &Tree) -> Usage {
+        let Ok(mut map) = self.0.lock() else {
+            return tree.allocated(MAX_ENTRIES);
+        };
+        if let Some(u) = map.get(root) {
+            return *u;
+        }
+        if map.len() >= MAX_ROOTS {
+            map.clear();
+        }
+        let u = tree.allocated(MAX_ENTRIES);
+        map.insert(root.to_path_buf(), u);
+        u
+    }
+}
+
+/// Free bytes of the file system holding `path`, and its device.
+fn free_of(path: &Path) -> Option<(u64, u64)> {
+    let st = rustix::fs::stat(path).ok()?;
+    let s = rustix::fs::statvfs(path).ok()?;
+    Some((st.st_dev as u64, s.f_bavail.saturating_mul(s.f_frsize)))
+}
+
+/// The disk quota of one running command.
+pub(crate) struct DiskWatch {
+    /// The work tree, then the command's `/tmp` (if any).
+    trees: Vec<Tree>,
+    baseline: Usage,
+    quota: u64,
+    /// Each watched file system once: a path on it and its free bytes at the start.
+    free_at_start: Vec<(PathBuf, u64)>,
+    last_walk: Cell<Option<Instant>>,
+    walk_cost: Cell<Duration>,
+}
+
+impl DiskWatch {
+    /// Starts watching `root` (the job's baseline from `ledger`) and `tmp` (fresh, empty)
+    /// against `quota` bytes; `None` when `root` cannot be opened.
+    pub(crate) fn start(
+        ledger: &DiskLedger,
+        root: &Path,
+        tmp: Option<&Path>,
+        quota: u64,
+    ) -> Option<DiskWatch> {
+        let tree = Tree::open(root).ok()?;
+        let baseline = ledger.baseline(root, &tree);
+        let mut trees = vec![tree];
+        trees.extend(tmp.and_then(|t| Tree::open(t).ok()));
+        let mut devs = Vec::new();
+        let mut free_at_start = Vec::new();
+        for t in &trees {
+            if let Some((dev, free)) = free_of(t.root()) {
+                if !devs.contains(&dev) {
+                    devs.push(dev);
+                    free_at_start.push((t.root().to_path_buf(), free));
+                }
+            }
+        }
+        Some(DiskWatch {
+            trees,
+            baseline,
+            quota,
+            free_at_start,
+            last_walk: Cell::new(None),
+            walk_cost: Cell::new(Duration::ZERO),
+        })
+    }
+
+    /// Bytes the watched file systems lost since the start (other writers count too).
+    fn free_lost(&self) -> u64 {
+        self.free_at_start
+            .iter()
+            .filter_map(|(p, start)| Some(start.saturating_sub(free_of(p)?.1)))
+            .fold(0u64, u64::saturating_add)
+    }
+
+    /// Bytes the job added to the work tree plus what is in `/tmp`, and whether every entry
+    /// was counted.
+    pub(crate) fn grown(&self) -> (u64, bool) {
+        let mut complete = self.baseline.complete;
+        let mut grown = 0u64;
+        for (i, t) in self.trees.iter().enumerate() {
+            let now = t.allocated(MAX_ENTRIES);
+            complete &= now.complete;
+            let before = if i == 0 { self.baseline.bytes } else { 0 };
+            grown = grown.saturating_add(now.bytes.saturating_sub(before));
+        }
+        (grown, complete)
+    }
+
+    /// [`LimitHit::Disk`] when the job is past its quota. Counts only when one is due (see
+    /// the module doc), or always with `now`.
+    pub(crate) fn check(&self, now: bool) -> Option<LimitHit> {
+        let pressed = self.free_lost() > self.quota;
+        let every = if pressed {
+            WALK_EVERY_PRESSED
+        } else {
+            WALK_EVERY
+        }
+        .max(self.walk_cost.get() * WALK_SHARE);
+        let due = self.last_walk.get().is_none_or(|t| t.elapsed() >= every);
+        if !now && !due {
+            return None;
+        }
+        let started = Instant::now();
+        let (grown, complete) = self.grown();
+        self.walk_cost.set(started.elapsed());
+        self.last_walk.set(Some(Instant::now()));
+        (grown > self.quota || (!complete && pressed)).then_some(LimitHit::Disk)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1 << 20;
+
+    fn filled(path: &Path, bytes: u64) {
+        let f = std::fs::File::create(path).unwrap();
+        rustix::fs::fallocate(&f, rustix::fs::FallocateFlags::empty(), 0, bytes).unwrap();
+    }
+
+    fn set_old_mtime(path: &Path) {
+        let old = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(978_307_200);
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+
+    #[test]
+    fn old_mtimes_do_not_hide_writes_from_the_disk_quota() {
+        let root = tempfile::tempdir().unwrap();
+        filled(&root.path().join("kept"), 4 * MIB);
+        let ledger = DiskLedger::default();
+        let w = DiskWatch::start(&ledger, root.path(), None, 8 * MIB).unwrap();
+        assert_eq!(w.check(true), None, "what was there before is the baseline");
+        for i in 0..3 {
+            let p = root.path().join(format!("old{i}"));
+            filled(&p, 3 * MIB);
+            set_old_mtime(&p);
+        }
+        assert_eq!(w.check(true), Some(LimitHit::Disk));
+    }
+
+    #[test]
+    fn the_quota_is_the_jobs_not_each_commands() {
+        let root = tempfile::tempdir().unwrap();
+        let ledger = DiskLedger::default();
+        let first = DiskWatch::start(&ledger, root.path(), None, 8 * MIB).unwrap();
+        filled(&root.path().join("a"), 5 * MIB);
+        assert_eq!(first.check(true), None);
+        let second = DiskWatch::start(&ledger, root.path(), None, 8 * MIB).unwrap();
+        filled(&root.path().join("b"), 5 * MIB);
+        assert_eq!(second.check(true), Some(LimitHit::Disk));
+        let fresh = DiskWatch::start(&DiskLedger::default(), root.path(), None, 8 * MIB);
+        assert_eq!(fresh.unwrap().check(true), None);
+    }
+
+    #[test]
+    fn tmp_counts_whole_and_sparse_files_count_nothing() {
+        let (root, tmp) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let w = DiskWatch::start(
+            &DiskLedger::default(),
+            root.path(),
+            Some(tmp.path()),
+            8 * MIB,
+        )
+        .unwrap();
+        std::fs::File::create(root.path().join("sparse"))
+            .unwrap()
+            .set_len(1 << 30)
+            .unwrap();
+        assert_eq!(w.check(true), None);
+        filled(&tmp.path().join("t"), 9 * MIB);
+        assert_eq!(w.check(true), Some(LimitHit::Disk));
+    }
+
+    #[test]
+    fn counts_are_spaced_unless_asked_for() {
+        let root = tempfile::tempdir().unwrap();
+        let w = DiskWatch::start(&DiskLedger::default(), root.path(), None, MIB).unwrap();
+        assert_eq!(w.check(false), None);
+        filled(&root.path().join("big"), 2 * MIB);
+        assert_eq!(w.check(false), None, "the next count is not due yet");
+        assert_eq!(w.check(true), Some(LimitHit::Disk));
+    }
+
+    #[test]
+    fn the_shm_arguments_size_the_tmpfs() {
+        assert_eq!(
+            shm_tmpfs_args(),
+            ["--size", "67108864", "--tmpfs", "/dev/shm"].map(String::from)
+        );
+    }
+}
