@@ -42,7 +42,10 @@ pub use policy::{check_command, PolicyDecision};
 pub use quota::DiskLedger;
 pub use runner::{CommandResult, CommandRunner, RunnerConfig};
 pub use sandbox::bwrap_status;
-pub use snapshot::{content_hashes, is_build_artifact, snapshot, FileEntry, RepoSnapshot};
+pub use snapshot::{
+    content_hashes, content_hashes_within, is_build_artifact, snapshot, snapshot_within, FileEntry,
+    RepoSnapshot,
+};
 pub use tool::Tool;
 pub use toolbox::{ToolBox, ToolEffect, ToolOutcome, ToolSet};
 pub use tree::{Kind, Links, Tree, TreeError};
