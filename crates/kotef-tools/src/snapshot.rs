@@ -224,4 +224,17 @@ mod tests {
         assert!(!full.truncated);
         assert!(full.files.iter().any(|f| f.path == "link"));
     }
+
+    #[tokio::test]
+    async fn snapshots_run_off_the_runtime_and_stop_at_their_deadline() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        write(r, "a.txt", "a");
+        let within = content_hashes_within(r, Duration::from_secs(30)).await;
+        assert_eq!(within.unwrap(), content_hashes(r));
+        let listed = snapshot_within(r, 10, Duration::from_secs(30)).await;
+        assert_eq!(listed.unwrap(), snapshot(r, 10));
+        std::fs::write(r.join("big"), vec![1u8; 8 << 20]).unwrap();
+        assert_eq!(content_hashes_within(r, Duration::ZERO).await, None);
+    }
 }
