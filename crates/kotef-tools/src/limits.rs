@@ -293,7 +293,7 @@ impl Watch<'_> {
     pub(crate) fn check(&self) -> Option<LimitHit> {
         self.group
             .and_then(Group::hit)
-            .or_else(|| self.disk.as_ref()?.check(false))
+            .or_else(|| self.disk.as_ref()?.over(false).then_some(LimitHit::Disk))
     }
 
     /// As [`Self::check`], with the disk counted now (when the command has ended: a write
@@ -301,7 +301,7 @@ impl Watch<'_> {
     pub(crate) fn check_now(&self) -> Option<LimitHit> {
         self.group
             .and_then(Group::hit)
-            .or_else(|| self.disk.as_ref()?.check(true))
+            .or_else(|| self.disk.as_ref()?.over(true).then_some(LimitHit::Disk))
     }
 }
 

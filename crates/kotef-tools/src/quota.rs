@@ -5,7 +5,7 @@
 //!   are counted ([`Tree::allocated`]: `st_blocks` per inode, links not followed) and kept in
 //!   the job's [`DiskLedger`], shared by every runner of the job; later commands are measured
 //!   against the same baseline, so two commands of 1.5 GiB each do not both fit a 2 GiB cap.
-//! - **Check** ([`DiskWatch::check`]): the work tree's count now minus the baseline, plus
+//! - **Check** ([`DiskWatch::over`]): the work tree's count now minus the baseline, plus
 //!   everything in the command's fresh `/tmp`. An mtime set back, a hard link or a rename
 //!   hides nothing; a sparse file counts what it occupies. Counted at the start of each
 //!   command (a job already past its quota runs nothing more), every [`WALK_EVERY`] while it
@@ -18,7 +18,6 @@
 //! - **`/dev/shm`**: the sandbox mounts a tmpfs there; [`shm_tmpfs_args`] sizes it to
 //!   [`SHM_BYTES`] (memory, gone with the sandbox).
 
-use crate::limits::LimitHit;
 use crate::tree::{Tree, Usage};
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -148,9 +147,9 @@ impl DiskWatch {
         (grown, complete)
     }
 
-    /// [`LimitHit::Disk`] when the job is past its quota. Counts only when one is due (see
-    /// the module doc), or always with `now`.
-    pub(crate) fn check(&self, now: bool) -> Option<LimitHit> {
+    /// Whether the job is past its quota. Counts only when one is due (see the module doc), or
+    /// always with `now`; not due is not past.
+    pub(crate) fn over(&self, now: bool) -> bool {
         let pressed = self.free_lost() > self.quota;
         let every = if pressed {
             WALK_EVERY_PRESSED
@@ -160,13 +159,13 @@ impl DiskWatch {
         .max(self.walk_cost.get() * WALK_SHARE);
         let due = self.last_walk.get().is_none_or(|t| t.elapsed() >= every);
         if !now && !due {
-            return None;
+            return false;
         }
         let started = Instant::now();
         let (grown, complete) = self.grown();
         self.walk_cost.set(started.elapsed());
         self.last_walk.set(Some(Instant::now()));
-        (grown > self.quota || (!complete && pressed)).then_some(LimitHit::Disk)
+        grown > self.quota || (!complete && pressed)
     }
 }
 
@@ -197,13 +196,13 @@ mod tests {
         filled(&root.path().join("kept"), 4 * MIB);
         let ledger = DiskLedger::default();
         let w = DiskWatch::start(&ledger, root.path(), None, 8 * MIB).unwrap();
-        assert_eq!(w.check(true), None, "what was there before is the baseline");
+        assert!(!w.over(true), "what was there before is the baseline");
         for i in 0..3 {
             let p = root.path().join(format!("old{i}"));
             filled(&p, 3 * MIB);
             set_old_mtime(&p);
         }
-        assert_eq!(w.check(true), Some(LimitHit::Disk));
+        assert!(w.over(true));
     }
 
     #[test]
@@ -212,12 +211,12 @@ mod tests {
         let ledger = DiskLedger::default();
         let first = DiskWatch::start(&ledger, root.path(), None, 8 * MIB).unwrap();
         filled(&root.path().join("a"), 5 * MIB);
-        assert_eq!(first.check(true), None);
+        assert!(!first.over(true));
         let second = DiskWatch::start(&ledger, root.path(), None, 8 * MIB).unwrap();
         filled(&root.path().join("b"), 5 * MIB);
-        assert_eq!(second.check(true), Some(LimitHit::Disk));
+        assert!(second.over(true));
         let fresh = DiskWatch::start(&DiskLedger::default(), root.path(), None, 8 * MIB);
-        assert_eq!(fresh.unwrap().check(true), None);
+        assert!(!fresh.unwrap().over(true));
     }
 
     #[test]
@@ -234,19 +233,19 @@ mod tests {
             .unwrap()
             .set_len(1 << 30)
             .unwrap();
-        assert_eq!(w.check(true), None);
+        assert!(!w.over(true));
         filled(&tmp.path().join("t"), 9 * MIB);
-        assert_eq!(w.check(true), Some(LimitHit::Disk));
+        assert!(w.over(true));
     }
 
     #[test]
     fn counts_are_spaced_unless_asked_for() {
         let root = tempfile::tempdir().unwrap();
         let w = DiskWatch::start(&DiskLedger::default(), root.path(), None, MIB).unwrap();
-        assert_eq!(w.check(false), None);
+        assert!(!w.over(false));
         filled(&root.path().join("big"), 2 * MIB);
-        assert_eq!(w.check(false), None, "the next count is not due yet");
-        assert_eq!(w.check(true), Some(LimitHit::Disk));
+        assert!(!w.over(false), "the next count is not due yet");
+        assert!(w.over(true));
     }
 
     #[test]

@@ -78,6 +78,8 @@ struct Key {
 }
 
 impl Key {
+    // The `stat` fields' types differ between targets.
+    #[allow(clippy::unnecessary_cast)]
     fn of(st: &rustix::fs::Stat) -> Key {
         Key {
             dev: st.st_dev as u64,
@@ -155,7 +157,7 @@ impl Tree {
 }
 
 /// sha256 of at most `size` bytes of `f`; `None` on a read error or when cancelled.
-fn read_digest(f: std::fs::File, size: u64, budget: &HashBudget) -> Option<[u8; 32]> {
+fn read_digest(f: impl Read, size: u64, budget: &HashBudget) -> Option<[u8; 32]> {
     let mut h = Sha256::new();
     let mut r = f.take(size);
     let mut buf = vec![0u8; CHUNK];
