@@ -285,23 +285,28 @@ pub(crate) fn in_child(
 pub(crate) struct Watch<'a> {
     pub(crate) group: Option<&'a Group>,
     /// The job's disk quota over the work tree and the command's `/tmp` (see [`crate::quota`]).
-    pub(crate) disk: Option<crate::quota::DiskWatch>,
+    pub(crate) disk: Option<std::sync::Arc<crate::quota::DiskWatch>>,
 }
 
 impl Watch<'_> {
-    /// A limit hit so far, if any (the disk is counted only when a count is due).
-    pub(crate) fn check(&self) -> Option<LimitHit> {
-        self.group
-            .and_then(Group::hit)
-            .or_else(|| self.disk.as_ref()?.over(false).then_some(LimitHit::Disk))
+    /// A limit hit so far, if any (the disk is counted only when a count is due, on a
+    /// blocking thread).
+    pub(crate) async fn check(&self) -> Option<LimitHit> {
+        self.check_disk(false).await
     }
 
     /// As [`Self::check`], with the disk counted now (when the command has ended: a write
     /// faster than the sampling is still seen).
-    pub(crate) fn check_now(&self) -> Option<LimitHit> {
-        self.group
-            .and_then(Group::hit)
-            .or_else(|| self.disk.as_ref()?.over(true).then_some(LimitHit::Disk))
+    pub(crate) async fn check_now(&self) -> Option<LimitHit> {
+        self.check_disk(true).await
+    }
+
+    async fn check_disk(&self, now: bool) -> Option<LimitHit> {
+        if let Some(hit) = self.group.and_then(Group::hit) {
+            return Some(hit);
+        }
+        let disk = self.disk.as_ref()?;
+        disk.over_off_runtime(now).await.then_some(LimitHit::Disk)
     }
 }
 

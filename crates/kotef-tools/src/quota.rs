@@ -19,7 +19,6 @@
 //!   [`SHM_BYTES`] (memory, gone with the sandbox).
 
 use crate::tree::{Tree, Usage};
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -88,8 +87,8 @@ pub(crate) struct DiskWatch {
     quota: u64,
     /// Each watched file system once: a path on it and its free bytes at the start.
     free_at_start: Vec<(PathBuf, u64)>,
-    last_walk: Cell<Option<Instant>>,
-    walk_cost: Cell<Duration>,
+    /// When the last count ended and how long it took.
+    last: Mutex<(Option<Instant>, Duration)>,
 }
 
 impl DiskWatch {
@@ -120,9 +119,52 @@ impl DiskWatch {
             baseline,
             quota,
             free_at_start,
-            last_walk: Cell::new(None),
-            walk_cost: Cell::new(Duration::ZERO),
+            last: Mutex::new((None, Duration::ZERO)),
         })
+    }
+
+    /// [`Self::start`] on a blocking thread (the baseline is a walk of the tree).
+    pub(crate) async fn start_off_runtime(
+        ledger: &DiskLedger,
+        root: &Path,
+        tmp: Option<&Path>,
+        quota: u64,
+    ) -> Option<Arc<DiskWatch>> {
+        let (ledger, root) = (ledger.clone(), root.to_path_buf());
+        let tmp = tmp.map(Path::to_path_buf);
+        let start = move || DiskWatch::start(&ledger, &root, tmp.as_deref(), quota);
+        tokio::task::spawn_blocking(start)
+            .await
+            .ok()
+            .flatten()
+            .map(Arc::new)
+    }
+
+    /// [`Self::over`] with the count on a blocking thread, off the async runtime.
+    pub(crate) async fn over_off_runtime(self: &Arc<Self>, now: bool) -> bool {
+        if !now && !self.due() {
+            return false;
+        }
+        let w = Arc::clone(self);
+        tokio::task::spawn_blocking(move || w.over(now))
+            .await
+            .unwrap_or(false)
+    }
+
+    /// Whether the next count is due (see the module doc).
+    fn due(&self) -> bool {
+        let (last, cost) = self
+            .last
+            .lock()
+            .map(|g| *g)
+            .unwrap_or((None, Duration::ZERO));
+        let every = if self.free_lost() > self.quota {
+            WALK_EVERY_PRESSED
+        } else {
+            WALK_EVERY
+        }
+        .max(cost * WALK_SHARE);
+        last.is_none_or(|t| t.elapsed() >= every)
     }
 
     /// Bytes the watched file systems lost since the start (other writers count too).
@@ -150,22 +192,15 @@ impl DiskWatch {
     /// Whether the job is past its quota. Counts only when one is due (see the module doc), or
     /// always with `now`; not due is not past.
     pub(crate) fn over(&self, now: bool) -> bool {
-        let pressed = self.free_lost() > self.quota;
-        let every = if pressed {
-            WALK_EVERY_PRESSED
-        } else {
-            WALK_EVERY
-        }
-        .max(self.walk_cost.get() * WALK_SHARE);
-        let due = self.last_walk.get().is_none_or(|t| t.elapsed() >= every);
-        if !now && !due {
+        if !now && !self.due() {
             return false;
         }
         let started = Instant::now();
         let (grown, complete) = self.grown();
-        self.walk_cost.set(started.elapsed());
-        self.last_walk.set(Some(Instant::now()));
-        grown > self.quota || (!complete && pressed)
+        if let Ok(mut last) = self.last.lock() {
+            *last = (Some(Instant::now()), started.elapsed());
+        }
+        grown > self.quota || (!complete && self.free_lost() > self.quota)
     }
 }
 

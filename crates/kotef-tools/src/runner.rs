@@ -232,12 +232,13 @@ impl CommandRunner {
         }
         let watch = crate::limits::Watch {
             group: cgroup.as_ref(),
-            disk: crate::quota::DiskWatch::start(
+            disk: crate::quota::DiskWatch::start_off_runtime(
                 &self.cfg.disk_ledger,
                 &cwd,
                 program.tmp.as_ref().map(|t| t.path()),
                 limits.disk_bytes,
-            ),
+            )
+            .await,
         };
         let mut child = match cmd.spawn() {
             Ok(c) => c,
@@ -270,7 +271,7 @@ impl CommandRunner {
         .await;
         // A limit the command ran into just before it ended (a fork bomb that gave up).
         if hit.is_none() {
-            hit = watch.check_now();
+            hit = watch.check_now().await;
         }
         // Background processes left in the group are not part of the result.
         group.kill();
@@ -443,7 +444,7 @@ async fn wait_or_kill<'a>(
                 break;
             }
             _ = ticks.tick() => {
-                if let Some(h) = watch.check() {
+                if let Some(h) = watch.check().await {
                     hit = Some(h);
                     group.kill();
                     if let Some(g) = cgroup {
