@@ -229,3 +229,29 @@ pub(super) fn last_lines(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncWriteExt;
+
+    /// 200 KiB through a 64 KiB pipe: with `Drop` the writer finishes (everything past the cap
+    /// is read and dropped); with `Kill` the reader returns at the cap.
+    #[tokio::test]
+    async fn output_past_the_cap_never_blocks_the_writer() {
+        for past in [Past::Drop, Past::Kill] {
+            let (mut w, mut r) = tokio::io::duplex(64 * 1024);
+            let writer = tokio::spawn(async move {
+                let _ = w.write_all(&vec![b'x'; 200 * 1024]).await;
+            });
+            let (kept, over) = read_capped(&mut r, 1000, past).await.unwrap();
+            assert_eq!((kept.len(), over), (1000, true));
+            if matches!(past, Past::Drop) {
+                writer.await.unwrap();
+            } else {
+                drop(r);
+                writer.await.unwrap();
+            }
+        }
+    }
+}
