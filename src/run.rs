@@ -346,7 +346,8 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
 
     let transcript_rel = crate::sdd::transcript::rel_path(&report::stem(started_at, &setup.run_id));
     let goal = goal_with_instructions(&setup.goal, setup.config.instructions.as_deref());
-    let mut state = RunState::new(&goal, profile, graph::workspace_hashes(&root));
+    let hashes = graph::workspace_hashes(&root, Duration::from_secs(limits.time_budget_s)).await;
+    let mut state = RunState::new(&goal, profile, hashes.unwrap_or_default());
     state.test_command = test_command;
     state.test_command_source = source;
     let ctx = GraphContext {

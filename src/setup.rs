@@ -78,8 +78,10 @@ pub async fn run(
     timeout: Duration,
     redactor: &Redactor,
 ) -> Result<(), SetupFailed> {
+    // Its own disk quota: what the repository's setup installs is not the agent's to spend.
     let mut cfg = RunnerConfig {
         timeout,
+        disk_ledger: kotef_tools::DiskLedger::default(),
         ..base.clone()
     };
     let sandboxed = CommandRunner::new(cfg.clone()).sandbox_in_force() == "bwrap";

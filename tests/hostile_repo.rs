@@ -13,6 +13,8 @@
 //! | 6 | a file the task names is a link to `/dev/zero` | `a_named_link_to_dev_zero_keeps_memory_under_the_cap` |
 //! | — | a fork bomb in the tests | `a_fork_bomb_in_the_tests_ends_the_run_naming_the_process_limit` |
 //! | — | a 10 GB write in the tests | `a_10_gb_write_in_the_tests_ends_the_run_naming_the_file_size_limit` |
+//! | 29/6 | files with their mtime set back fill the disk | `old_mtimes_do_not_hide_writes_from_the_disk_cap` |
+//! | 29/8 | sparse 64 MiB files in the work tree | `sparse_files_do_not_stall_the_snapshot` |
 //!
 //! Rows 2 and 7 (git on the host, private repositories) are in
 //! `crates/kotef-github/tests/hostile_git.rs`; row 8 (no sandbox) in
@@ -44,6 +46,27 @@ struct Ran {
 /// cap, stopped by the test only if it outlives `guard` (a hung run fails the test, it does not
 /// hang it).
 async fn kotef_run(model: &RecordingModel, repo: &Path, goal: &str, test_command: &str) -> Ran {
+    let no_env: [(&str, &str); 0] = [];
+    kotef_run_with(model, repo, goal, test_command, &no_env).await
+}
+
+/// [`kotef_run`] with the goal "Make the check pass" and `env` added to kotef's environment.
+async fn kotef_run_env(
+    model: &RecordingModel,
+    repo: &Path,
+    test_command: &str,
+    env: &[(&str, &str)],
+) -> Ran {
+    kotef_run_with(model, repo, "Make the check pass", test_command, env).await
+}
+
+async fn kotef_run_with(
+    model: &RecordingModel,
+    repo: &Path,
+    goal: &str,
+    test_command: &str,
+    env: &[(&str, &str)],
+) -> Ran {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"));
     cmd.args([
         "run",
@@ -63,6 +86,7 @@ async fn kotef_run(model: &RecordingModel, repo: &Path, goal: &str, test_command
     .env("OPENAI_BASE_URL", model.base_url())
     .env("OPENAI_API_KEY", KEY)
     .env_remove("KOTEF_MODEL")
+    .envs(env.iter().copied())
     .kill_on_drop(true);
     // SAFETY: setrlimit is async-signal-safe and only touches the child being started.
     unsafe {
@@ -327,4 +351,52 @@ async fn a_10_gb_write_in_the_tests_ends_the_run_naming_the_file_size_limit() {
         .map(|m| m.len())
         .unwrap_or(0);
     assert!(size <= 1 << 30, "{size} bytes written");
+}
+
+/// Issue 29, row 6: files whose mtime is set back (`touch -d 2001-01-01`) used to be left out of
+/// the disk count. The operator's quota is set low (`KOTEF_DISK_BYTES`) so the test allocates
+/// 96 MiB with `fallocate`, not gigabytes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn old_mtimes_do_not_hide_writes_from_the_disk_cap() {
+    let model = RecordingModel::scripted(give_up(), Vec::new()).await;
+    let dir = repo(&[("README.md", "# x\n"), (".gitignore", "f*\n")], &[]);
+    let fill = "for i in 1 2 3; do fallocate -l 32M f$i && touch -d 2001-01-01 f$i; done; false";
+    let ran = kotef_run_env(
+        &model,
+        dir.path(),
+        fill,
+        &[("KOTEF_DISK_BYTES", "67108864")],
+    )
+    .await;
+    assert_eq!(
+        ran.summary["terminal_status"], "aborted_constraint",
+        "{}",
+        ran.stdout
+    );
+    let reason = ran.summary["stop_reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("wrote more than"), "{reason}");
+}
+
+/// Issue 29, row 8: sparse files (`truncate -s 64M`, no blocks on disk) used to be hashed whole
+/// by every snapshot, on the async runtime, beyond the reach of the time budget: 256 of them are
+/// 16 GiB of zeros per snapshot. Now they are fingerprinted, unchanged files are not read again,
+/// and a snapshot reads a bounded number of bytes off the runtime.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sparse_files_do_not_stall_the_snapshot() {
+    let model = RecordingModel::scripted(give_up(), Vec::new()).await;
+    let dir = repo(&[("README.md", "# x\n")], &[]);
+    for i in 0..256 {
+        std::fs::File::create(dir.path().join(format!("sparse{i}.bin")))
+            .unwrap()
+            .set_len(64 << 20)
+            .unwrap();
+    }
+    let started = std::time::Instant::now();
+    let ran = kotef_run(&model, dir.path(), "Make the check pass", "false").await;
+    let took = started.elapsed();
+    assert!(ran.summary["terminal_status"].is_string(), "{}", ran.stderr);
+    assert!(
+        took < std::time::Duration::from_secs(20),
+        "the run took {took:?} over 16 GiB of holes"
+    );
 }

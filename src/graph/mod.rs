@@ -33,7 +33,7 @@ use state::{Decision, RunState, StepRecord};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 use tracing::Instrument;
 
@@ -108,6 +108,28 @@ impl GraphContext {
         }
     }
 
+    /// The workspace's content hashes within the time left in the run (`fallback`, the hashes
+    /// known before, when the deadline comes first: the run's budget ends it next).
+    pub async fn hashes_or(&self, fallback: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+        let root = self.tools.workdir().root();
+        workspace_hashes(root, self.time_left())
+            .await
+            .unwrap_or_else(|| fallback.clone())
+    }
+
+    /// The repository listing for prompts, made within the time left in the run (empty when
+    /// the deadline comes first).
+    pub async fn snapshot(&self) -> kotef_tools::RepoSnapshot {
+        let root = self.tools.workdir().root();
+        kotef_tools::snapshot_within(root, context::SNAPSHOT_FILES, self.time_left())
+            .await
+            .unwrap_or(kotef_tools::RepoSnapshot {
+                files: Vec::new(),
+                total_files: 0,
+                truncated: true,
+            })
+    }
+
     /// Time left in the run's time budget.
     pub fn time_left(&self) -> std::time::Duration {
         std::time::Duration::from_secs(self.limits.time_budget_s)
@@ -123,6 +145,7 @@ impl GraphContext {
             sandbox: self.sandbox,
             hidden_paths: self.hidden_paths.clone(),
             read_only_paths: self.read_only_paths.clone(),
+            disk_ledger: self.tools.runner().config().disk_ledger.clone(),
             ..kotef_tools::RunnerConfig::default()
         })
     }
@@ -203,12 +226,16 @@ impl StepResult {
 
 pub use kotef_tools::is_build_artifact;
 
-/// Content hashes of the workspace's source files (no `.git/`, `.sdd/` or build artifacts).
-pub fn workspace_hashes(root: &Path) -> BTreeMap<String, String> {
-    kotef_tools::content_hashes(root)
-        .into_iter()
-        .filter(|(p, _)| !is_build_artifact(p))
-        .collect()
+/// Content hashes of the workspace's source files (no `.git/`, `.sdd/` or build artifacts),
+/// hashed on a blocking thread (bounded in bytes, see `kotef_tools::snapshot`); `None` when
+/// that takes longer than `time` (the hashing is then cancelled).
+pub async fn workspace_hashes(root: &Path, time: Duration) -> Option<BTreeMap<String, String>> {
+    let all = kotef_tools::content_hashes_within(root, time).await?;
+    Some(
+        all.into_iter()
+            .filter(|(p, _)| !is_build_artifact(p))
+            .collect(),
+    )
 }
 
 /// Applies the state-revisit rule to a finished step: a coder or verifier step that claims

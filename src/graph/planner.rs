@@ -82,7 +82,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
     if let Some(d) = handoff.standing_decision.take() {
         return apply_decision(ctx, state, handoff, d);
     }
-    let snapshot = kotef_tools::snapshot(ctx.tools.workdir().root(), context::SNAPSHOT_FILES);
+    let snapshot = ctx.snapshot().await;
     let note = handoff
         .planner_note
         .take()

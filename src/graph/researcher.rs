@@ -50,14 +50,13 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     }
 
     let before = state.research.clone();
-    let root = ctx.tools.workdir().root().to_path_buf();
     let tools = ctx.tools.schemas(ToolSet::ReadOnly);
     let mut notes: Vec<String> = Vec::new();
     let mut current: Vec<Message> = Vec::new();
     let mut reasks = 0;
     let mut answer: Option<(String, f64)> = None;
     for _turn in 0..RESEARCH_TURNS {
-        let snapshot = kotef_tools::snapshot(&root, context::SNAPSHOT_FILES);
+        let snapshot = ctx.snapshot().await;
         let mut user = format!(
             "# Goal\n{}\n\n# Query\n{query}\n\n{}",
             state.goal,

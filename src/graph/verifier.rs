@@ -98,14 +98,13 @@ fn missing_command() -> CommandResult {
 /// Returns the timeline reason, or `None` when the change cannot be undone whole (a file
 /// changed by a command, a file that could not be written): it then stands, and the run goes
 /// on as usual.
-fn undo_change(
+async fn undo_change(
     ctx: &GraphContext,
     state: &mut RunState,
     undo: &BTreeMap<String, Option<String>>,
     test_before: Option<TestResult>,
     verified_before: Option<BTreeMap<String, String>>,
 ) -> Option<String> {
-    let root = ctx.tools.workdir().root();
     // Only a change made wholly through the file tools is undone: one made by a command
     // (`sed -i`, a generator) has no earlier text kept, and half an undo is a new world.
     let verified = verified_before.as_ref()?;
@@ -128,7 +127,7 @@ fn undo_change(
             return None;
         }
     }
-    state.file_hashes = super::workspace_hashes(root);
+    state.file_hashes = ctx.hashes_or(&state.file_hashes).await;
     if verified_before.as_ref() == Some(&state.file_hashes) {
         state.test = test_before;
         state.hashes_at_last_verification = verified_before;
@@ -202,7 +201,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
         .filter(|t| !undo.is_empty() && crate::graph::endings::regression(test_before.as_ref(), t))
         .map(|t| t.report.key_line.clone());
     if let Some(worse) = worse {
-        if let Some(undone) = undo_change(ctx, state, &undo, test_before, verified_before) {
+        if let Some(undone) = undo_change(ctx, state, &undo, test_before, verified_before).await {
             return undone_to_coder(state, handoff, &undo, &worse, undone);
         }
     }

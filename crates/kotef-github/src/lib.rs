@@ -31,7 +31,7 @@ pub use inbound::decide::decide;
 pub use inbound::trigger::{Admission, AdmissionConfig, Trigger};
 pub use outbound::client::{GitHub, GitHubAuth, GitHubError, Permission};
 pub use outbound::retry::RetryPolicy;
-pub use outbound::workspace::{GitSettings, Workspace};
+pub use outbound::workspace::{BranchFile, GitSettings, Workspace};
 pub use pipeline::{process_job, JobContext, JobResult, JobStatus, OperatorSettings};
 pub use queue::job::{Asked, Job, Work};
 pub use queue::store::JobStore;

@@ -16,6 +16,7 @@ pub mod lenient;
 pub mod limits;
 pub mod outside;
 pub mod policy;
+pub mod quota;
 pub mod runner;
 pub mod sandbox;
 mod shell;
@@ -39,9 +40,13 @@ pub use error::ToolError;
 pub use limits::{CommandLimits, LimitHit};
 pub use outside::outside_cause;
 pub use policy::{check_command, PolicyDecision};
+pub use quota::DiskLedger;
 pub use runner::{CommandResult, CommandRunner, RunnerConfig};
 pub use sandbox::bwrap_status;
-pub use snapshot::{content_hashes, is_build_artifact, snapshot, FileEntry, RepoSnapshot};
+pub use snapshot::{
+    content_hashes, content_hashes_within, is_build_artifact, snapshot, snapshot_within, FileEntry,
+    RepoSnapshot,
+};
 pub use tool::Tool;
 pub use toolbox::{ToolBox, ToolEffect, ToolOutcome, ToolSet};
 pub use tree::{Kind, Links, Tree, TreeError};

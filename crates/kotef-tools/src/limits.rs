@@ -9,9 +9,9 @@
 //!   delegation) the child gets `RLIMIT_NPROC` and `RLIMIT_DATA` instead (`RLIMIT_AS` would
 //!   kill runtimes that reserve address space, such as V8 and Go).
 //! - **File size**: `RLIMIT_FSIZE` always (a write past it gets `SIGXFSZ`), and no core dumps.
-//! - **Disk**: while the command runs, the free space of the work tree's file system is
-//!   sampled; when it shrinks by more than the disk cap (what the command wrote to the work
-//!   tree and to its `/tmp`, which live there too), the command is stopped.
+//! - **Disk**: a quota per job on the blocks its commands add to the work tree and to their
+//!   `/tmp`, counted by inode against a baseline taken before the job's first command (see
+//!   [`crate::quota`]); a command that takes the job past it is stopped.
 //!
 //! [`Watch`] samples the counters; the runner stops the process group on a hit and reports
 //! [`LimitHit`] in the command's result.
@@ -30,7 +30,8 @@ pub struct CommandLimits {
     pub processes: u64,
     /// The largest file it may write, in bytes.
     pub file_bytes: u64,
-    /// How much the work tree's file system may fill while it runs, in bytes.
+    /// How much the job's commands may add to the work tree (and have in their `/tmp`), in
+    /// bytes of allocated blocks; `KOTEF_DISK_BYTES` sets it (see [`CommandLimits::operator`]).
     pub disk_bytes: u64,
 }
 
@@ -43,6 +44,20 @@ impl Default for CommandLimits {
             file_bytes: 1 << 30,
             disk_bytes: 2 << 30,
         }
+    }
+}
+
+impl CommandLimits {
+    /// The defaults, with the disk quota from the operator's `KOTEF_DISK_BYTES` when it is set
+    /// to a number of bytes (a repository cannot set kotef's environment).
+    pub fn operator() -> Self {
+        let mut l = Self::default();
+        if let Some(b) =
+            kotef_core::process::var("KOTEF_DISK_BYTES").and_then(|v| v.trim().parse().ok())
+        {
+            l.disk_bytes = b;
+        }
+        l
     }
 }
 
@@ -83,7 +98,7 @@ impl LimitHit {
                 gib(l.file_bytes)
             ),
             LimitHit::Disk => format!(
-                "the command wrote more than {} to the workspace and /tmp and was stopped",
+                "the commands wrote more than {} to the workspace and /tmp; this one was stopped",
                 gib(l.disk_bytes)
             ),
         }
@@ -266,80 +281,33 @@ pub(crate) fn in_child(
     Ok(())
 }
 
-/// Free bytes of the file system holding `path`.
-pub(crate) fn free_bytes(path: &Path) -> Option<u64> {
-    let s = rustix::fs::statvfs(path).ok()?;
-    Some(s.f_bavail.saturating_mul(s.f_frsize))
-}
-
-/// Entries one disk walk visits at most.
-const WALK_CAP: usize = 200_000;
-/// Least time between two walks of the command's directories.
-const WALK_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
-
 /// Samples one running command against its limits.
 pub(crate) struct Watch<'a> {
     pub(crate) group: Option<&'a Group>,
-    /// The directories the command may write (the work tree, its sandbox's `/tmp`).
-    pub(crate) dirs: Vec<PathBuf>,
-    pub(crate) free_at_start: Option<u64>,
-    pub(crate) disk_bytes: u64,
-    pub(crate) started: std::time::SystemTime,
-    pub(crate) last_walk: std::cell::Cell<Option<std::time::Instant>>,
+    /// The job's disk quota over the work tree and the command's `/tmp` (see [`crate::quota`]).
+    pub(crate) disk: Option<std::sync::Arc<crate::quota::DiskWatch>>,
 }
 
 impl Watch<'_> {
-    /// A limit hit so far, if any. The disk check is two-step: the file system's free space
-    /// (cheap, but other writers count) must have shrunk by more than the cap, and then the
-    /// files the command's directories gained since it started must add up to more than it.
-    pub(crate) fn check(&self) -> Option<LimitHit> {
+    /// A limit hit so far, if any (the disk is counted only when a count is due, on a
+    /// blocking thread).
+    pub(crate) async fn check(&self) -> Option<LimitHit> {
+        self.check_disk(false).await
+    }
+
+    /// As [`Self::check`], with the disk counted now (when the command has ended: a write
+    /// faster than the sampling is still seen).
+    pub(crate) async fn check_now(&self) -> Option<LimitHit> {
+        self.check_disk(true).await
+    }
+
+    async fn check_disk(&self, now: bool) -> Option<LimitHit> {
         if let Some(hit) = self.group.and_then(Group::hit) {
             return Some(hit);
         }
-        let dir = self.dirs.first()?;
-        let (start, now) = (self.free_at_start?, free_bytes(dir)?);
-        if start.saturating_sub(now) <= self.disk_bytes {
-            return None;
-        }
-        if self
-            .last_walk
-            .get()
-            .is_some_and(|t| t.elapsed() < WALK_EVERY)
-        {
-            return None;
-        }
-        self.last_walk.set(Some(std::time::Instant::now()));
-        (written_since(&self.dirs, self.started) > self.disk_bytes).then_some(LimitHit::Disk)
+        let disk = self.disk.as_ref()?;
+        disk.over_off_runtime(now).await.then_some(LimitHit::Disk)
     }
-}
-
-/// Bytes allocated to regular files under `dirs` modified at or after `since` (links not
-/// followed, at most [`WALK_CAP`] entries).
-fn written_since(dirs: &[PathBuf], since: std::time::SystemTime) -> u64 {
-    use std::os::unix::fs::MetadataExt;
-    let mut total = 0u64;
-    let mut seen = 0usize;
-    let mut stack: Vec<PathBuf> = dirs.to_vec();
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            seen += 1;
-            if seen > WALK_CAP {
-                return total;
-            }
-            let Ok(m) = std::fs::symlink_metadata(e.path()) else {
-                continue;
-            };
-            if m.is_dir() {
-                stack.push(e.path());
-            } else if m.is_file() && m.modified().is_ok_and(|t| t >= since) {
-                total = total.saturating_add(m.blocks().saturating_mul(512));
-            }
-        }
-    }
-    total
 }
 
 /// The limit a finished command ran into, judged from how it ended (no cgroup counters): a
@@ -368,7 +336,7 @@ mod tests {
         let l = CommandLimits::default();
         assert_eq!(
             LimitHit::Disk.message(&l),
-            "the command wrote more than 2.0 GiB to the workspace and /tmp and was stopped"
+            "the commands wrote more than 2.0 GiB to the workspace and /tmp; this one was stopped"
         );
         assert!(LimitHit::Processes.message(&l).contains("512 processes"));
     }

@@ -50,6 +50,8 @@ pub struct RunnerConfig {
     /// Paths commands may read but not write in the sandbox (the work tree's git directory),
     /// bound read-only over the writable workspace.
     pub read_only_paths: Vec<std::path::PathBuf>,
+    /// The job's disk baselines, shared by its runners: the disk quota is the job's.
+    pub disk_ledger: crate::quota::DiskLedger,
 }
 
 impl Default for RunnerConfig {
@@ -63,7 +65,8 @@ impl Default for RunnerConfig {
             egress: None,
             binds: Vec::new(),
             read_only_paths: Vec::new(),
-            limits: CommandLimits::default(),
+            limits: CommandLimits::operator(),
+            disk_ledger: crate::quota::DiskLedger::default(),
         }
     }
 }
@@ -233,13 +236,13 @@ impl CommandRunner {
         }
         let watch = crate::limits::Watch {
             group: cgroup.as_ref(),
-            dirs: std::iter::once(cwd.clone())
-                .chain(program.tmp.as_ref().map(|t| t.path().to_path_buf()))
-                .collect(),
-            free_at_start: crate::limits::free_bytes(&cwd),
-            disk_bytes: limits.disk_bytes,
-            started: std::time::SystemTime::now(),
-            last_walk: std::cell::Cell::new(None),
+            disk: crate::quota::DiskWatch::start_off_runtime(
+                &self.cfg.disk_ledger,
+                &cwd,
+                program.tmp.as_ref().map(|t| t.path()),
+                limits.disk_bytes,
+            )
+            .await,
         };
         let spawned = kotef_core::reaper::spawn_registered(|| {
             let c = cmd.spawn()?;
@@ -277,7 +280,7 @@ impl CommandRunner {
         .await;
         // A limit the command ran into just before it ended (a fork bomb that gave up).
         if hit.is_none() {
-            hit = watch.check();
+            hit = watch.check_now().await;
         }
         // Background processes left in the group are not part of the result, nor are those
         // that left it (`setsid`) and were re-parented to kotef.
@@ -457,7 +460,7 @@ async fn wait_or_kill<'a>(
                 break;
             }
             _ = ticks.tick() => {
-                if let Some(h) = watch.check() {
+                if let Some(h) = watch.check().await {
                     hit = Some(h);
                     group.kill();
                     if let Some(g) = cgroup {

@@ -1,12 +1,22 @@
 //! Repository snapshots: a gitignore-aware listing with short content hashes (shown to the model
 //! as context), and full content hashes of every file (compared by the graph to see whether
-//! files changed). Both skip `.git/`, never follow symlinks and are bounded.
+//! files changed). Both skip `.git/`, never follow symlinks and are bounded: in entries
+//! ([`MAX_WALK_ENTRIES`]) and in bytes read ([`SNAPSHOT_BYTES`] per snapshot, unchanged files
+//! not read again, sparse and large files fingerprinted; see [`crate::tree::HashBudget`]).
+//! The `_within` forms run on a blocking thread, off the async runtime, and are cancelled at
+//! their deadline.
 
-use crate::tree::{Tree, Walked};
+use crate::tree::{HashBudget, Tree, Walked};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
-pub use crate::tree::MAX_WALK_ENTRIES;
+pub use crate::tree::{HASH_CAP, MAX_WALK_ENTRIES};
+
+/// Bytes one snapshot reads at most to hash files; past it, files are fingerprinted.
+pub const SNAPSHOT_BYTES: u64 = 256 * 1024 * 1024;
 
 /// One file in a snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -59,8 +69,55 @@ pub(crate) fn walk_files(root: &Path, skip_top: &[&str]) -> (Option<Tree>, Vec<W
     }
 }
 
+/// Runs `f` with a fresh [`SNAPSHOT_BYTES`] budget on a blocking thread; `None` when it does
+/// not finish within `time` (its budget is then cancelled, so it stops at its next chunk).
+async fn off_runtime<T: Send + 'static>(
+    time: Duration,
+    f: impl FnOnce(&HashBudget) -> Option<T> + Send + 'static,
+) -> Option<T> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let budget = HashBudget::with_cancel(SNAPSHOT_BYTES, cancel.clone());
+    let task = tokio::task::spawn_blocking(move || f(&budget));
+    match tokio::time::timeout(time, task).await {
+        Ok(Ok(v)) => v,
+        _ => {
+            cancel.store(true, Ordering::Relaxed);
+            None
+        }
+    }
+}
+
+/// [`snapshot`] off the async runtime, `None` when it takes longer than `time`.
+pub async fn snapshot_within(
+    root: &Path,
+    max_files: usize,
+    time: Duration,
+) -> Option<RepoSnapshot> {
+    let root: PathBuf = root.to_path_buf();
+    off_runtime(time, move |b| snapshot_with(&root, max_files, b)).await
+}
+
+/// [`content_hashes`] off the async runtime, `None` when it takes longer than `time`.
+pub async fn content_hashes_within(
+    root: &Path,
+    time: Duration,
+) -> Option<BTreeMap<String, String>> {
+    let root: PathBuf = root.to_path_buf();
+    off_runtime(time, move |b| content_hashes_with(&root, b)).await
+}
+
 /// A sorted listing of at most `max_files` files with short hashes; gitignore-aware, skips `.git`.
 pub fn snapshot(root: &Path, max_files: usize) -> RepoSnapshot {
+    let budget = HashBudget::new(SNAPSHOT_BYTES);
+    snapshot_with(root, max_files, &budget).unwrap_or(RepoSnapshot {
+        files: Vec::new(),
+        total_files: 0,
+        truncated: true,
+    })
+}
+
+/// [`snapshot`] within `budget`; `None` when it was cancelled.
+fn snapshot_with(root: &Path, max_files: usize, budget: &HashBudget) -> Option<RepoSnapshot> {
     // Build output (`target/`, `node_modules/`, `__pycache__/`) is not the repository, and
     // listing it would crowd the files that are out of a small model's prompt.
     let (tree, all) = walk_files(root, &[]);
@@ -74,7 +131,7 @@ pub fn snapshot(root: &Path, max_files: usize) -> RepoSnapshot {
             .iter()
             .take(max_files)
             .filter_map(|w| {
-                let (hash, size) = tree.hash(w)?;
+                let (hash, size) = tree.hash(w, budget)?;
                 Some(FileEntry {
                     path: w.rel.clone(),
                     short_hash: hash[..12].to_string(),
@@ -84,23 +141,33 @@ pub fn snapshot(root: &Path, max_files: usize) -> RepoSnapshot {
             .collect::<Vec<_>>(),
         None => Vec::new(),
     };
-    RepoSnapshot {
+    if budget.cancelled() {
+        return None;
+    }
+    Some(RepoSnapshot {
         truncated: files.len() < total_files,
         files,
         total_files,
-    }
+    })
 }
 
 /// path → full sha256 hex of content, every file except under `.git/` and `.sdd/`, honouring
 /// `.gitignore` (used by the graph to detect file-change progress).
 pub fn content_hashes(root: &Path) -> BTreeMap<String, String> {
+    content_hashes_with(root, &HashBudget::new(SNAPSHOT_BYTES)).unwrap_or_default()
+}
+
+/// [`content_hashes`] within `budget`; `None` when it was cancelled.
+fn content_hashes_with(root: &Path, budget: &HashBudget) -> Option<BTreeMap<String, String>> {
     let (tree, all) = walk_files(root, &[".sdd"]);
     let Some(tree) = tree else {
-        return BTreeMap::new();
+        return Some(BTreeMap::new());
     };
-    all.into_iter()
-        .filter_map(|w| Some((w.rel.clone(), tree.hash(&w)?.0)))
-        .collect()
+    let hashes = all
+        .into_iter()
+        .filter_map(|w| Some((w.rel.clone(), tree.hash(&w, budget)?.0)))
+        .collect();
+    (!budget.cancelled()).then_some(hashes)
 }
 
 #[cfg(test)]
@@ -156,5 +223,18 @@ mod tests {
         let full = snapshot(r, 100);
         assert!(!full.truncated);
         assert!(full.files.iter().any(|f| f.path == "link"));
+    }
+
+    #[tokio::test]
+    async fn snapshots_run_off_the_runtime_and_stop_at_their_deadline() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        write(r, "a.txt", "a");
+        let within = content_hashes_within(r, Duration::from_secs(30)).await;
+        assert_eq!(within.unwrap(), content_hashes(r));
+        let listed = snapshot_within(r, 10, Duration::from_secs(30)).await;
+        assert_eq!(listed.unwrap(), snapshot(r, 10));
+        std::fs::write(r.join("big"), vec![1u8; 8 << 20]).unwrap();
+        assert_eq!(content_hashes_within(r, Duration::ZERO).await, None);
     }
 }

@@ -108,3 +108,48 @@ async fn an_ordinary_command_is_untouched_by_the_limits() {
     let r = run("echo ok && head -c 1M /dev/zero > small", dir.path()).await;
     assert!(r.success() && r.limit.is_none(), "{r:?}");
 }
+
+/// Red-team row 6: files whose mtime is set back (`touch -d 2001-01-01`) still count, and so
+/// does what an earlier command of the same job left (the quota is the job's). `fallocate`
+/// allocates the blocks without writing them, so the test stays fast.
+#[tokio::test]
+async fn old_mtimes_do_not_hide_writes_from_the_disk_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let cmd = "for i in 1 2 3 4 5; do fallocate -l 30M f$i && touch -d 2001-01-01 f$i; done";
+    let r = run(cmd, dir.path()).await;
+    assert_eq!(r.limit.as_deref(), Some("disk"), "{r:?}");
+    assert!(
+        r.limit_message().unwrap().contains("wrote more than"),
+        "{r:?}"
+    );
+}
+
+#[tokio::test]
+async fn two_commands_of_one_job_share_the_disk_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = CommandRunner::new(RunnerConfig {
+        timeout: Duration::from_secs(120),
+        limits: limits(),
+        ..RunnerConfig::default()
+    });
+    let first = r
+        .run("for i in 1 2 3; do fallocate -l 30M a$i; done", dir.path())
+        .await;
+    assert!(first.success(), "{first:?}");
+    let second = r
+        .run("for i in 1 2 3; do fallocate -l 30M b$i; done", dir.path())
+        .await;
+    assert_eq!(second.limit.as_deref(), Some("disk"), "{second:?}");
+}
+
+/// `/tmp` on another file system than the work tree is counted too.
+#[tokio::test]
+async fn tmp_counts_toward_the_disk_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = run(
+        "for i in 1 2 3 4 5; do fallocate -l 30M /tmp/t$i && touch -d 2001-01-01 /tmp/t$i; done",
+        dir.path(),
+    )
+    .await;
+    assert_eq!(r.limit.as_deref(), Some("disk"), "{r:?}");
+}

@@ -69,7 +69,7 @@ async fn run_call(
     ctx.record_tool(state.total_steps + 1, NodeName::Coder, call, &out);
     state.count_tool(&call.name);
     let brief = context::clip(&call.arguments.to_string(), 100);
-    let (note, done_refused) = effect_note(ctx, state, call, &out, t, before, &brief);
+    let (note, done_refused) = effect_note(ctx, state, call, &out, t, before, &brief).await;
     t.notes.push(note);
     let mut content = match done_refused {
         Some(why) => why,
@@ -123,7 +123,7 @@ async fn run_call(
 /// The note for a call's effect, and the refusal that replaces its result when it was a
 /// `done` with nothing changed while the tests fail. A denial is counted (and may stop the
 /// run), a resource limit stops it, `done` ends the step.
-fn effect_note(
+async fn effect_note(
     ctx: &GraphContext,
     state: &mut RunState,
     call: &ToolCall,
@@ -146,7 +146,7 @@ fn effect_note(
             format!("{} {path} → no-op (identical content)", call.name)
         }
         ToolEffect::Done { summary } => {
-            let now = crate::graph::workspace_hashes(ctx.tools.workdir().root());
+            let now = ctx.hashes_or(before).await;
             let unchanged = !crate::graph::progress::files_progress(before, &now);
             match unchanged
                 .then(|| crate::graph::tasks::empty_done_refusal(state, t.refused_empty_done))

@@ -63,7 +63,6 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
     if ctx.edit_blocks && super::repair::applies(state) {
         return super::repair::step(ctx, state, &task).await;
     }
-    let root = ctx.tools.workdir().root().to_path_buf();
     let before = state.file_hashes.clone();
     let tools = ctx.tools.schemas(ToolSet::Coder);
     let mut t = Turns::new();
@@ -71,7 +70,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
         if t.budget_spent(&ctx.limits) {
             break;
         }
-        let user = prompt::user_message(ctx, state, &task, &tools, &mut t);
+        let user = prompt::user_message(ctx, state, &task, &tools, &mut t).await;
         let mut messages = vec![Message::system(CODER_PROMPT), Message::user(user)];
         // Kept until a reply arrives, so a failed call does not lose the last tool results.
         messages.extend(t.current.iter().cloned());
@@ -111,7 +110,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
         }
     }
     handoff.undo = std::mem::take(&mut t.undo);
-    let after = super::workspace_hashes(&root);
+    let after = ctx.hashes_or(&before).await;
     let changed = crate::graph::progress::files_progress(&before, &after);
     state.file_hashes = after;
     let progress = changed && !t.forced_no_progress;

@@ -11,17 +11,16 @@ use crate::graph::GraphContext;
 use kotef_model::ToolSchema;
 
 /// The user message of the next turn; takes the pending correction and review from `t`.
-pub(super) fn user_message(
+pub(super) async fn user_message(
     ctx: &GraphContext,
     state: &mut RunState,
     task: &str,
     tools: &[ToolSchema],
     t: &mut Turns,
 ) -> String {
-    let root = ctx.tools.workdir().root();
-    let snapshot = kotef_tools::snapshot(root, context::SNAPSHOT_FILES);
+    let snapshot = ctx.snapshot().await;
     // Refreshed so "files changed in this run" includes this step's writes.
-    state.file_hashes = crate::graph::workspace_hashes(root);
+    state.file_hashes = ctx.hashes_or(&state.file_hashes).await;
     let mut user = format!(
         "# Goal\n{}\n\n# Your task\n{task}\n\n{}{}",
         state.goal,

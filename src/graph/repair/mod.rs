@@ -412,12 +412,12 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             break CoderEnd::RunStopped;
         }
     };
-    finish(ctx, state, a, end, &before)
+    finish(ctx, state, a, end, &before).await
 }
 
 /// Ends the step: the best candidate stands when no attempt passed (a passing one is in the
 /// tree), and the step reports whether the code changed.
-fn finish(
+async fn finish(
     ctx: &GraphContext,
     state: &mut RunState,
     mut a: Attempts,
@@ -432,7 +432,7 @@ fn finish(
         );
         a.notes.push(kept);
     }
-    let after = super::workspace_hashes(ctx.tools.workdir().root());
+    let after = ctx.hashes_or(before).await;
     let changed = crate::graph::progress::files_progress(before, &after);
     state.file_hashes = after;
     if state.ending.is_some() {

@@ -91,12 +91,19 @@ pub(crate) async fn load_repo_config(
     };
     for path in &candidates {
         match ws
-            .file_on_branch(rev, path)
+            .file_on_branch(rev, path, MAX_CONFIG_BYTES)
             .await
             .map_err(|e| e.to_string())?
         {
-            Some(text) => {
-                return KotefConfig::parse(&text, Path::new(path)).map_err(|e| e.to_string())
+            Some(f) if f.truncated => {
+                return Err(format!(
+                    "cannot read {}: {} bytes, larger than {MAX_CONFIG_BYTES}",
+                    path.display(),
+                    f.size
+                ))
+            }
+            Some(f) => {
+                return KotefConfig::parse(&f.text, Path::new(path)).map_err(|e| e.to_string())
             }
             None if config_path.is_some() => {
                 return Err(format!(
@@ -150,13 +157,20 @@ async fn read_bounded(path: &Path) -> Result<String, String> {
     .map_err(|e| format!("cannot read {shown}: {e}"))
 }
 
+/// Bytes read of one instruction file: enough for the characters the agent is given.
+const INSTRUCTION_FILE_BYTES: u64 = 4 * kotef_core::config::MAX_INSTRUCTION_FILE_CHARS as u64;
+
 /// The repository's instruction files (`AGENTS.md`, `.sdd/*.md`) as they are on the trusted
 /// revision `rev`; missing ones are left out.
 pub(crate) async fn instruction_files(ws: &Workspace, rev: &str) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     for path in kotef_core::config::INSTRUCTION_FILES {
-        if let Ok(Some(text)) = ws.file_on_branch(rev, Path::new(path)).await {
-            out.push((path, text));
+        // Only the start of a long file is used: no more is read.
+        if let Ok(Some(f)) = ws
+            .file_on_branch(rev, Path::new(path), INSTRUCTION_FILE_BYTES)
+            .await
+        {
+            out.push((path, f.text));
         }
     }
     out

@@ -116,9 +116,6 @@ pub struct Plan<'a> {
     pub shm_bytes: u64,
 }
 
-/// The private `/dev/shm`'s size unless the limits say otherwise.
-pub const SHM_BYTES: u64 = 256 << 20;
-
 impl<'a> Plan<'a> {
     /// A plan with nothing hidden, nothing extra, no home and no network.
     pub fn new(cwd: &'a Path, tmp: &'a Path) -> Self {
@@ -130,7 +127,7 @@ impl<'a> Plan<'a> {
             binds: &[],
             home: None,
             egress: None,
-            shm_bytes: SHM_BYTES,
+            shm_bytes: crate::quota::SHM_BYTES,
         }
     }
 }

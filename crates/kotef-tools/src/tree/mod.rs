@@ -27,14 +27,16 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+mod hash;
+mod usage;
 mod walk;
+pub use hash::{HashBudget, HASH_CAP};
+pub use usage::Usage;
 
 /// Entries visited in one walk at most (a runaway tree cannot stall a run).
 pub const MAX_WALK_ENTRIES: usize = 200_000;
 /// Bytes of one ignore file read at most.
 const IGNORE_FILE_CAP: u64 = 1024 * 1024;
-/// Bytes hashed per file at most; a larger file's hash covers this prefix and its size.
-pub const HASH_CAP: u64 = 64 * 1024 * 1024;
 /// Directory depth a walk descends at most.
 const MAX_DEPTH: usize = 64;
 
@@ -286,6 +288,12 @@ impl Tree {
 
     /// Opens the regular file at `rel` for reading; anything else is refused without blocking.
     fn open_file(&self, rel: &str) -> Result<(std::fs::File, u64), TreeError> {
+        let (f, st) = self.open_regular(rel)?;
+        Ok((f, st.st_size as u64))
+    }
+
+    /// As [`Self::open_file`], with what `fstat` says of the opened file.
+    fn open_regular(&self, rel: &str) -> Result<(std::fs::File, rustix::fs::Stat), TreeError> {
         let parts = components(rel)?;
         let Some(last) = parts.last() else {
             return Err(TreeError::IsADirectory(".".into()));
@@ -321,7 +329,7 @@ impl Tree {
                 kind: special_name(kind_of(&st)),
             });
         }
-        Ok((std::fs::File::from(fd), st.st_size as u64))
+        Ok((std::fs::File::from(fd), st))
     }
 
     /// At most `cap` bytes of the regular file at `rel`.
@@ -346,35 +354,6 @@ impl Tree {
             Ok(s) => s,
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
         })
-    }
-
-    /// sha256 hex of a file's content (of at most [`HASH_CAP`] bytes and its size beyond that;
-    /// a symlink: of its target text) and its size; `None` for anything else.
-    pub fn hash(&self, entry: &Walked) -> Option<(String, u64)> {
-        let mut h = Sha256::new();
-        if let Some(target) = &entry.link {
-            h.update(b"symlink:");
-            h.update(target.as_bytes());
-            return Some((hex::encode(h.finalize()), target.len() as u64));
-        }
-        let (f, size) = self.open_file(&entry.rel).ok()?;
-        let mut r = f.take(HASH_CAP);
-        let mut buf = vec![0u8; 64 * 1024];
-        let mut read = 0u64;
-        loop {
-            match r.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    read += n as u64;
-                    h.update(&buf[..n]);
-                }
-                Err(_) => return None,
-            }
-        }
-        if size > read {
-            h.update(format!("\0size:{size}").as_bytes());
-        }
-        Some((hex::encode(h.finalize()), size.max(read)))
     }
 
     /// Writes `bytes` to `rel`, creating parent directories. See [`Links`] for what happens to
@@ -672,7 +651,7 @@ mod tests {
             link: None,
             size: 6,
         };
-        let (h, size) = tree.hash(&e).unwrap();
+        let (h, size) = tree.hash(&e, &HashBudget::new(1 << 20)).unwrap();
         assert_eq!((h.len(), size), (64, 6));
     }
 }

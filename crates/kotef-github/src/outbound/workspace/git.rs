@@ -10,6 +10,45 @@ pub(super) struct Output {
     pub(super) code: Option<i32>,
     pub(super) stdout: String,
     pub(super) stderr: String,
+    /// stdout went past its cap (what is past it was dropped, or git was stopped there).
+    pub(super) truncated: bool,
+}
+
+/// What happens to git's stdout past its cap.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Past {
+    /// It is read and dropped, so git never blocks on a full pipe and ends as it would.
+    Drop,
+    /// git is killed at the first byte past it (a blob read: the prefix is all kotef wants).
+    Kill,
+}
+
+/// Reads `r` to its end keeping at most `cap` bytes, and whether more came; with
+/// [`Past::Kill`] it returns at the first byte past the cap instead (the caller then kills the
+/// writer). The writer is never left blocked on a pipe nobody reads.
+async fn read_capped<R: tokio::io::AsyncRead + Unpin>(
+    r: &mut R,
+    cap: u64,
+    past: Past,
+) -> std::io::Result<(Vec<u8>, bool)> {
+    let mut kept = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut over = false;
+    loop {
+        let n = r.read(&mut buf).await?;
+        if n == 0 {
+            break;
+        }
+        let room = cap.saturating_sub(kept.len() as u64).min(n as u64) as usize;
+        kept.extend_from_slice(&buf[..room]);
+        if n > room {
+            over = true;
+            if matches!(past, Past::Kill) {
+                break;
+            }
+        }
+    }
+    Ok((kept, over))
 }
 
 /// The environment that gives git the token: an `Authorization` header scoped to `url` (the
@@ -83,11 +122,25 @@ pub(super) fn hardening(settings: &GitSettings) -> Vec<&'static str> {
 
 /// Runs git in `cwd`; `dirs` (git directory, work tree) are passed explicitly so nothing in
 /// the work tree (a `.git` file, directory or symlink) decides which repository git opens.
+/// Output past the settings' cap is read and dropped.
 pub(super) async fn run_git(
     cwd: &Path,
     dirs: Option<(&Path, &Path)>,
     args: &[&str],
     env: &GitEnv<'_>,
+) -> Result<Output, GitError> {
+    let cap = env.settings.output_cap as u64;
+    run_git_capped(cwd, dirs, args, env, (cap, Past::Drop)).await
+}
+
+/// As [`run_git`], with stdout kept up to `stdout.0` bytes and `stdout.1` saying what happens
+/// past it.
+pub(super) async fn run_git_capped(
+    cwd: &Path,
+    dirs: Option<(&Path, &Path)>,
+    args: &[&str],
+    env: &GitEnv<'_>,
+    stdout: (u64, Past),
 ) -> Result<Output, GitError> {
     let GitEnv {
         settings,
@@ -138,19 +191,25 @@ pub(super) async fn run_git(
     })
     .map_err(|e| fail(format!("cannot start git: {e}")))?;
     let cap = settings.output_cap as u64;
-    let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
+    let (Some(mut out), Some(mut err)) = (child.stdout.take(), child.stderr.take()) else {
         return Err(fail("git's output is not piped".into()));
     };
-    let (mut out, mut err) = (out.take(cap), err.take(cap));
     let work = async {
-        let mut o = Vec::new();
-        let mut e = Vec::new();
-        let (r1, r2) = tokio::join!(out.read_to_end(&mut o), err.read_to_end(&mut e));
-        r1.and(r2)?;
+        let (r1, r2) = tokio::join!(
+            async {
+                let r = read_capped(&mut out, stdout.0, stdout.1).await;
+                if matches!(stdout.1, Past::Kill) && r.as_ref().is_ok_and(|(_, over)| *over) {
+                    let _ = child.start_kill();
+                }
+                r
+            },
+            read_capped(&mut err, cap, Past::Drop)
+        );
+        let ((o, over), (e, _)) = (r1?, r2?);
         let status = child.wait().await?;
-        Ok::<_, std::io::Error>((status, o, e))
+        Ok::<_, std::io::Error>((status, o, e, over))
     };
-    let (status, o, e) = match tokio::time::timeout(settings.timeout, work).await {
+    let (status, o, e, over) = match tokio::time::timeout(settings.timeout, work).await {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => return Err(fail(format!("git i/o error: {e}"))),
         Err(_) => {
@@ -165,10 +224,37 @@ pub(super) async fn run_git(
         code: status.code(),
         stdout: redactor.redact(&String::from_utf8_lossy(&o)),
         stderr: redactor.redact(&String::from_utf8_lossy(&e)),
+        truncated: over,
     })
 }
 
 pub(super) fn last_lines(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncWriteExt;
+
+    /// 200 KiB through a 64 KiB pipe: with `Drop` the writer finishes (everything past the cap
+    /// is read and dropped); with `Kill` the reader returns at the cap.
+    #[tokio::test]
+    async fn output_past_the_cap_never_blocks_the_writer() {
+        for past in [Past::Drop, Past::Kill] {
+            let (mut w, mut r) = tokio::io::duplex(64 * 1024);
+            let writer = tokio::spawn(async move {
+                let _ = w.write_all(&vec![b'x'; 200 * 1024]).await;
+            });
+            let (kept, over) = read_capped(&mut r, 1000, past).await.unwrap();
+            assert_eq!((kept.len(), over), (1000, true));
+            if matches!(past, Past::Drop) {
+                writer.await.unwrap();
+            } else {
+                drop(r);
+                writer.await.unwrap();
+            }
+        }
+    }
 }

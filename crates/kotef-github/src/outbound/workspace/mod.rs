@@ -30,9 +30,20 @@ mod git;
 mod names;
 mod sdd_links;
 mod tamper;
-use git::{auth_env, last_lines, run_git, token_redactor, GitEnv, Output};
+use git::{auth_env, last_lines, run_git, run_git_capped, token_redactor, GitEnv, Output, Past};
 pub use names::*;
 use tamper::tampering;
+
+/// A file read from a branch by [`Workspace::file_on_branch`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BranchFile {
+    /// Its text (lossy UTF-8), at most the cap asked for.
+    pub text: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// `text` holds only the start of it.
+    pub truncated: bool,
+}
 
 /// How git is run.
 #[derive(Debug, Clone)]
@@ -320,6 +331,12 @@ impl Workspace {
     /// lazily during checkout, rebase, show, diff or add), and the header is scoped to the
     /// repository's URL. After [`Self::freeze_git_config`] the git directory is checked first.
     async fn git(&self, args: &[&str]) -> Result<Output, GitError> {
+        let cap = self.settings.output_cap as u64;
+        self.git_capped(args, (cap, Past::Drop)).await
+    }
+
+    /// As [`Self::git`], with stdout kept up to `stdout.0` bytes (see [`Past`]).
+    async fn git_capped(&self, args: &[&str], stdout: (u64, Past)) -> Result<Output, GitError> {
         self.check_git_dir()?;
         let env = GitEnv {
             settings: &self.settings,
@@ -327,7 +344,8 @@ impl Workspace {
             auth: &self.auth_env,
             redactor: &self.redactor,
         };
-        run_git(&self.path, Some((&self.git_dir, &self.path)), args, &env).await
+        let dirs = Some((self.git_dir.as_path(), self.path.as_path()));
+        run_git_capped(&self.path, dirs, args, &env, stdout).await
     }
 
     /// Remembers the git directory's `config` as it is now (before the agent runs in the work
@@ -407,13 +425,15 @@ impl Workspace {
     }
 
     /// The text of `path` as it is on the remote's `branch` (fetched when this clone lacks
-    /// it), `None` when the file is not there. Reads the trusted branch's config without
-    /// touching the work tree.
+    /// it), at most `cap` bytes of it; `None` when the file is not there. Reads the trusted
+    /// branch's config without touching the work tree. The blob's size is asked first, and git
+    /// is stopped at the cap: a large file costs neither memory nor the git timeout.
     pub async fn file_on_branch(
         &self,
         branch: &str,
         path: &Path,
-    ) -> Result<Option<String>, GitError> {
+        cap: u64,
+    ) -> Result<Option<BranchFile>, GitError> {
         if !valid_branch_name(branch) {
             return Err(GitError {
                 step: "show".into(),
@@ -432,8 +452,25 @@ impl Workspace {
             });
         }
         let spec = format!("{remote}:{}", path.to_string_lossy());
-        let out = self.git(&["show", &spec]).await?;
-        Ok(out.ok.then_some(out.stdout))
+        let sized = self.git(&["cat-file", "-s", &spec]).await?;
+        let Some(size) = sized
+            .ok
+            .then(|| sized.stdout.trim().parse::<u64>().ok())
+            .flatten()
+        else {
+            return Ok(None);
+        };
+        let out = self
+            .git_capped(&["cat-file", "blob", &spec], (cap, Past::Kill))
+            .await?;
+        if !out.ok && !out.truncated {
+            return Ok(None);
+        }
+        Ok(Some(BranchFile {
+            truncated: out.truncated || size > cap,
+            text: out.stdout,
+            size,
+        }))
     }
 
     /// Switches to `branch` for the run: the remote's branch when it exists (a re-run), else a
