@@ -177,3 +177,22 @@ async fn the_hosts_toolchains_and_a_venv_in_the_tree_run_inside() {
     assert!(venv.success(), "{venv:?}");
     assert!(venv.stdout.contains(".venv"), "{venv:?}");
 }
+
+/// Row 6 (SECURITY.md): `/dev/shm` is memory outside the work tree the disk quota watches; in
+/// the sandbox it is a private tmpfs of its own size, and a command cannot fill it past that.
+#[tokio::test]
+async fn dev_shm_is_private_and_sized() {
+    if bwrap_status().is_err() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let over = kotef_tools::quota::SHM_BYTES / (1 << 20) + 16;
+    let out = runner(SandboxMode::Bwrap)
+        .run(
+            &format!("head -c {over}M /dev/zero > /dev/shm/fill"),
+            dir.path(),
+        )
+        .await;
+    assert!(!out.success(), "{over} MiB fit in /dev/shm: {out:?}");
+    assert!(out.stderr.contains("No space left"), "{out:?}");
+}
