@@ -69,8 +69,8 @@ pub fn failure(result: &CommandResult, timeout: Duration, redactor: &Redactor) -
 
 /// Runs `command` in `root` with `base`'s sandbox, hidden and read-only paths, plus the
 /// network (through the egress proxy when sandboxed) and `timeout`. Inside the sandbox `HOME`
-/// is its fresh `/tmp`, so package managers have somewhere to keep their caches; what must
-/// last goes into the work tree.
+/// is a fresh private tmpfs holding only the toolchains, so package managers have somewhere
+/// to keep their caches; what must last goes into the work tree.
 pub async fn run(
     command: &str,
     root: &Path,
@@ -87,7 +87,6 @@ pub async fn run(
     let sandboxed = CommandRunner::new(cfg.clone()).sandbox_in_force() == "bwrap";
     let mut proxy = None;
     if sandboxed {
-        cfg.extra_env.push(("HOME".into(), "/tmp".into()));
         cfg.extra_env
             .push(("npm_config_cache".into(), "/tmp/.npm".into()));
         let policy = policy_from_env();

@@ -13,6 +13,7 @@
 //! | 2 | connect to an abstract unix socket (a session bus, an agent) | `an_abstract_unix_socket_on_the_host_is_unreachable` |
 //! | 3 | `setup` reads cloud metadata on a link-local/loopback address | `setup_cannot_reach_loopback_metadata_and_says_what_was_refused` |
 //! | 3 | `setup` still installs from a registry the operator allows | `setup_reaches_a_registry_the_operator_names` |
+//! | — | `setup` could not find `~/.cargo/bin` (its `HOME` was moved) | `setup_finds_a_toolchain_under_the_home_directory` |
 //! | — | kotef runs as root: the command keeps root's capabilities (mknod, mount) | `a_sandboxed_command_has_no_capabilities` |
 //!
 //! Without a working bubblewrap these tests fail in CI (`CI` set) and are skipped locally,
@@ -306,6 +307,39 @@ async fn setup_reaches_a_registry_the_operator_names() {
         std::fs::read_to_string(dir.path().join("fetched.txt")).unwrap_or_default(),
         "package-bytes"
     );
+    assert_eq!(
+        ran.summary["terminal_status"], "done_success",
+        "{}",
+        ran.stderr
+    );
+}
+
+/// `setup` finds a toolchain kept under the home directory (`~/.cargo/bin` on `PATH`), as the
+/// tests do: its own `HOME` is private, the toolchains in it are the real home's.
+#[tokio::test]
+async fn setup_finds_a_toolchain_under_the_home_directory() {
+    if !sandbox_available("setup toolchain") {
+        return;
+    }
+    let home = outside_tmp();
+    let bin = home.path().join(".cargo/bin");
+    write(
+        &bin.join("kotef-tool"),
+        "#!/bin/sh\necho tool-ran > fetched.txt\n",
+    );
+    std::fs::set_permissions(
+        bin.join("kotef-tool"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let dir = repo("grep -q tool-ran fetched.txt\n", Some("kotef-tool"));
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let h = home.path().display().to_string();
+    let ran = kotef_run(dir.path(), &[("HOME", h.as_str()), ("PATH", path.as_str())]).await;
     assert_eq!(
         ran.summary["terminal_status"], "done_success",
         "{}",

@@ -107,6 +107,12 @@ pub fn kill_orphans() -> usize {
             break;
         }
         for pid in orphans {
+            let name = stats
+                .iter()
+                .find(|(p, _)| *p == pid)
+                .and_then(|(_, s)| Some(s.get(s.find('(')? + 1..s.rfind(')')?)?.to_string()))
+                .unwrap_or_default();
+            tracing::info!(pid, name = %name, "ending a process a command left behind");
             // SAFETY: kill and waitpid on a pid that is this process's own child; a
             // blocking wait is bounded because SIGKILL cannot be caught.
             unsafe {
@@ -115,9 +121,6 @@ pub fn kill_orphans() -> usize {
             }
             ended += 1;
         }
-    }
-    if ended > 0 {
-        tracing::warn!(ended, "ended processes a command left behind");
     }
     ended
 }

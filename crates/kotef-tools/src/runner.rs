@@ -368,8 +368,9 @@ impl CommandRunner {
             .prefix("kotef-sbx-")
             .tempdir()
             .map_err(|e| format!("cannot create the sandbox temp dir: {e}"))?;
-        let env = self.command_env();
-        let home = env
+        // The home the toolchains are in: the parent's, whatever `HOME` a command is given.
+        let home = self
+            .parent_env
             .iter()
             .find(|(k, _)| k == "HOME")
             .map(|(_, v)| PathBuf::from(v));
