@@ -26,9 +26,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 mod comments;
+mod conditional;
 mod pulls;
 mod repos;
 mod types;
+pub use conditional::FileRead;
 pub use types::*;
 
 enum Mode {
