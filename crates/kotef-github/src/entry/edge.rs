@@ -15,8 +15,10 @@ use tokio::sync::mpsc;
 /// What the edge does with a labeled trigger.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LabelGate {
-    /// Not a labeled trigger, or its label starts a run: queue it.
-    Queue,
+    /// Not a labeled trigger, or its label starts a run: queue it, carrying the trigger label
+    /// that matched (the repository's own when the server's did not, so the job need not
+    /// read the config again).
+    Queue { trigger_label: String },
     /// The label is neither the server's nor the repository's trigger: answer, queue nothing.
     Ignore(String),
     /// The repository's label could not be read: queue it and let the job read it.
@@ -26,18 +28,21 @@ pub enum LabelGate {
 /// Whether `trigger` should be queued, judged by its label against the server's trigger label
 /// and the repository's own (read through `labels` only when the server's does not match).
 pub async fn label_gate(labels: &RepoLabels, trigger: &Trigger, server_label: &str) -> LabelGate {
+    let queue = |l: &str| LabelGate::Queue {
+        trigger_label: l.to_string(),
+    };
     let Some(label) = trigger.label() else {
-        return LabelGate::Queue;
+        return queue(server_label);
     };
     if label_triggers(label, server_label, None) {
-        return LabelGate::Queue;
+        return queue(server_label);
     }
     let target = trigger.target();
     match labels
         .label(&target.repo, target.default_branch.as_deref())
         .await
     {
-        Ok(own) if label_triggers(label, server_label, own.as_deref()) => LabelGate::Queue,
+        Ok(Some(own)) if label_triggers(label, server_label, Some(&own)) => queue(&own),
         Ok(own) => LabelGate::Ignore(format!(
             "label `{label}` is neither the server's trigger label `{server_label}` nor the repository's ({})",
             own.map(|l| format!("`{l}`")).unwrap_or_else(|| "none set".into())
@@ -54,7 +59,7 @@ pub const QUEUE_FULL_MARKER: &str = "<!-- kotef:queue-full -->";
 pub fn queue_full_comment(owner: &str, pending: u32) -> String {
     debug_assert!(QUEUE_FULL_MARKER.starts_with(MARKER_PREFIX));
     format!(
-        "{QUEUE_FULL_MARKER}\nkotef refused this request: more than {pending} runs are pending for `{owner}`'s installation. Add the label again or comment `/kotef run` once some have finished.\n"
+        "{QUEUE_FULL_MARKER}\nkotef refused this request (more than {pending} pending): `{owner}`'s installation already has as many runs waiting as it may. Add the label again or comment `/kotef run` once some have finished.\n"
     )
 }
 
@@ -117,7 +122,10 @@ mod tests {
     #[test]
     fn a_queue_full_answer_names_the_limit_and_is_kotefs_own() {
         let c = queue_full_comment("acme", 100);
-        assert!(c.contains("more than 100 runs are pending"), "{c}");
+        assert!(
+            c.contains("refused this request (more than 100 pending)"),
+            "{c}"
+        );
         assert!(c.starts_with(MARKER_PREFIX));
     }
 }

@@ -102,7 +102,12 @@ impl RepoLabels {
 
     /// Reads the config files again (conditionally where a copy is kept); the first present
     /// one decides, as when a run loads it.
-    async fn refresh(&self, repo: &RepoName, branch: &str, slot: &mut Slot) -> Result<(), LabelError> {
+    async fn refresh(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        slot: &mut Slot,
+    ) -> Result<(), LabelError> {
         let mut label = None;
         for (i, path) in CONFIG_FILES.iter().enumerate() {
             let etag = slot.files[i].as_ref().and_then(|f| f.etag.clone());
@@ -139,7 +144,9 @@ impl RepoLabels {
     pub async fn note_push(&self, push: &ConfigPush) {
         let slot = {
             let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-            slots.get(&(push.repo.clone(), push.branch.clone())).cloned()
+            slots
+                .get(&(push.repo.clone(), push.branch.clone()))
+                .cloned()
         };
         let Some(slot) = slot else {
             return;

@@ -113,6 +113,7 @@ async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Resp
             return (StatusCode::BAD_REQUEST, e.to_string()).into_response();
         }
     };
+    let mut trigger_label = st.decision.trigger_label.clone();
     let work = match decision {
         Admission::Ping => {
             st.metrics.delivery(&hook.event, "ping");
@@ -125,7 +126,7 @@ async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Resp
         }
         Admission::Run(trigger) => {
             match label_gate(&st.labels, &trigger, &st.decision.trigger_label).await {
-                LabelGate::Queue => {}
+                LabelGate::Queue { trigger_label: l } => trigger_label = l,
                 LabelGate::Ignore(reason) => {
                     st.metrics.delivery(&hook.event, "ignored");
                     return (StatusCode::OK, format!("ignored: {reason}")).into_response();
@@ -138,11 +139,7 @@ async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Resp
         }
         Admission::Reject(rejection) => Work::Reject { rejection },
     };
-    let job = Job::new(
-        hook.delivery.clone(),
-        work,
-        st.decision.trigger_label.clone(),
-    );
+    let job = Job::new(hook.delivery.clone(), work, trigger_label);
     drop(_enter);
     match st.store.enqueue(&job).await {
         Ok(Enqueued::New(id)) => {
@@ -168,7 +165,11 @@ async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Resp
                 format!(
                     "refused: more than {} runs pending for this installation; {}",
                     st.max_queued,
-                    if answered { "answered on the issue" } else { "redeliver later" }
+                    if answered {
+                        "answered on the issue"
+                    } else {
+                        "redeliver later"
+                    }
                 ),
             )
                 .into_response()

@@ -89,9 +89,13 @@ mod tests {
 
     #[test]
     fn a_push_naming_kotef_toml_on_the_default_branch_touches_the_config() {
-        let p = config_push(&push("refs/heads/main", &["src/a.rs", ".github/kotef.toml"], false))
-            .unwrap()
-            .unwrap();
+        let p = config_push(&push(
+            "refs/heads/main",
+            &["src/a.rs", ".github/kotef.toml"],
+            false,
+        ))
+        .unwrap()
+        .unwrap();
         assert!(p.touches_config);
         assert_eq!(p.head, "abc123");
     }
