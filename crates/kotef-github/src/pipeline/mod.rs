@@ -87,6 +87,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
     if let Err(halt) = stages.check_restarts().await {
         return stages.halted(halt).await;
     }
+    stages.wait_for_api_budget().await;
     // 👀 on what asked for the run (a dispatching server already did).
     if job.status_comment.is_none() {
         react(ctx, job.repo(), job.number(), trigger).await;
