@@ -107,7 +107,10 @@ fn mutate(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
                 v.truncate(at);
                 v.extend_from_slice(&other[from..]);
             }
-            5 => v.splice(at..at, (0..rng.below(16)).map(|_| rng.next() as u8)),
+            5 => {
+                let noise: Vec<u8> = (0..rng.below(16)).map(|_| rng.next() as u8).collect();
+                v.splice(at..at, noise);
+            }
             _ => {
                 let t = TOKENS[rng.below(TOKENS.len())].as_bytes();
                 v.splice(at..at, t.iter().copied());
