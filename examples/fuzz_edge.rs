@@ -4,7 +4,9 @@
 //! planner reply, text tool calls) with a seeded xorshift generator: byte flips, cut and
 //! repeated ranges, JSON tokens and markup spliced in, truncation, seeds crossed. A target fails
 //! on a panic, on a case slower than `--max-case-ms` (a hang), or on a property it breaks (a
-//! mutated signature that verifies). Prints one line per target; exits non-zero on a failure.
+//! mutated signature that verifies). Then `--http-cases` (default a fiftieth) mutated payloads,
+//! correctly signed, go to a running server over loopback: no answer may be a 5xx. Prints one
+//! line per target; exits non-zero on a failure.
 //!
 //! `scripts/fuzz-edge.sh [CASES]` runs it (CI runs a short smoke).
 
@@ -297,17 +299,72 @@ fn fuzz_model_text(rng: &mut Rng, cases: u64, limit: Duration) -> bool {
     // The worst shapes the mutations rarely reach: long runs of openers.
     for shape in ["{", "[", "{\"", "<function=", "{\"name\":"] {
         let text = shape.repeat(50_000 / shape.len().max(1));
-        p.case(limit * 20, shape.as_bytes(), || {
+        p.case(limit * 2, shape.as_bytes(), || {
             let _ = kotef::graph::planner::parse_decision(&text);
             Ok(())
         });
-        c.case(limit * 20, shape.as_bytes(), || {
+        c.case(limit * 2, shape.as_bytes(), || {
             let _ = kotef_model::textcalls::parse_text_tool_calls(&text, &offered);
             Ok(())
         });
     }
     let a = p.report("planner");
     c.report("textcalls") && a
+}
+
+/// Mutated payloads, correctly signed, posted at a running `kotef serve` (in-process, with the
+/// fake GitHub on loopback): every answer is below 500.
+fn fuzz_http(rng: &mut Rng, cases: u64, limit: Duration) -> bool {
+    let seeds = webhook_seeds();
+    let bodies: Vec<Vec<u8>> = seeds.iter().map(|(_, b)| b.clone()).collect();
+    let inputs: Vec<(String, Vec<u8>)> = (0..cases)
+        .map(|_| {
+            let event = seeds[rng.below(seeds.len())].0.clone();
+            (event, mutate(rng, &bodies))
+        })
+        .collect();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let t = rt.block_on(async move {
+        let gh = kotef_testkit::FakeGitHub::start().await;
+        gh.add_repo("Codertocat/Hello-World", "master");
+        let dirs = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let mut cfg = gh.serve_config(&["s3cret"], dirs.0.path(), dirs.1.path());
+        cfg.executor = kotef_github::config::ExecutorMode::Actions;
+        let exec = kotef_testkit::FakeExecutor::new(kotef_testkit::FakeBehavior::Succeed);
+        let server = kotef_github::start(cfg, std::sync::Arc::new(exec))
+            .await
+            .expect("the server starts");
+        let url = format!("http://{}/webhook", server.addr());
+        let client = reqwest::Client::new();
+        let mut t = Tally::default();
+        for (i, (event, body)) in inputs.iter().enumerate() {
+            let start = Instant::now();
+            let sent = kotef_testkit::send_webhook(
+                &client,
+                &url,
+                "s3cret",
+                event,
+                &format!("fuzz-{i}"),
+                body,
+            )
+            .await;
+            let took = start.elapsed();
+            let status = sent.map(|r| r.status().as_u16()).unwrap_or(0);
+            t.case(limit, body, || match status {
+                0 => Err("no answer".into()),
+                s if s >= 500 => Err(format!("answered {s}")),
+                _ if took > limit => Err(format!("took {took:?}")),
+                _ => Ok(()),
+            });
+        }
+        server.shutdown().await;
+        t
+    });
+    t.report("http")
 }
 
 fn arg(args: &[String], name: &str) -> Option<u64> {
@@ -319,7 +376,9 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let cases = arg(&args, "--cases").unwrap_or(10_000);
     let seed = arg(&args, "--seed").unwrap_or(0x6b6f_7465_6621);
-    let limit = Duration::from_millis(arg(&args, "--max-case-ms").unwrap_or(250));
+    let limit = Duration::from_millis(arg(&args, "--max-case-ms").unwrap_or(2000));
+    // Over HTTP each case is a request: a fiftieth of the cases by default.
+    let http_cases = arg(&args, "--http-cases").unwrap_or(cases / 50);
     // A panic is counted, not printed a million times.
     std::panic::set_hook(Box::new(|_| {}));
     println!("fuzz: {cases} cases per target, seed {seed:#x}, a case over {limit:?} fails");
@@ -329,6 +388,7 @@ fn main() {
         fuzz_signature(&mut rng, cases, limit),
         fuzz_events(&mut rng, cases, limit),
         fuzz_model_text(&mut rng, cases, limit),
+        fuzz_http(&mut rng, http_cases, limit),
     ]
     .iter()
     .all(|ok| *ok);

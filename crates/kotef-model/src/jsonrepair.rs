@@ -226,6 +226,10 @@ mod tests {
         let content = "{\"".repeat(200_000);
         let start = std::time::Instant::now();
         assert!(repaired_objects(&content, 16).is_empty());
-        assert!(start.elapsed() < std::time::Duration::from_secs(5), "{:?}", start.elapsed());
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
     }
 }

@@ -100,10 +100,15 @@ impl FromRequest<Arc<AppState>> for VerifiedWebhook {
 }
 
 async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Response {
+    use tracing::Instrument as _;
     let span = tracing::info_span!("delivery", delivery = %hook.delivery, event = %hook.event);
-    let _enter = span.enter();
+    answer(&st, hook).instrument(span).await
+}
+
+/// What one verified delivery is answered, and the job it becomes.
+async fn answer(st: &AppState, hook: VerifiedWebhook) -> Response {
     if hook.event == "push" {
-        return push(&st, &hook).await;
+        return push(st, &hook).await;
     }
     let decision = match decide(&hook.event, &hook.body, &st.decision) {
         Ok(d) => d,
@@ -140,7 +145,6 @@ async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Resp
         Admission::Reject(rejection) => Work::Reject { rejection },
     };
     let job = Job::new(hook.delivery.clone(), work, trigger_label);
-    drop(_enter);
     match st.store.enqueue(&job).await {
         Ok(Enqueued::New(id)) => {
             st.metrics.delivery(&hook.event, "accepted");
