@@ -136,16 +136,19 @@ impl Tally {
     fn case(&mut self, limit: Duration, input: &[u8], f: impl FnOnce() -> Result<(), String>) {
         let start = Instant::now();
         let outcome = catch_unwind(AssertUnwindSafe(f));
-        let took = start.elapsed();
+        let failure = match outcome {
+            Err(_) => Some("panic".to_string()),
+            Ok(r) => r.err(),
+        };
+        self.observe(limit, start.elapsed(), input, failure);
+    }
+
+    /// Counts one case that took `took` and ended with `failure` (if any).
+    fn observe(&mut self, limit: Duration, took: Duration, input: &[u8], failure: Option<String>) {
         self.cases += 1;
         self.total += took;
         self.slowest = self.slowest.max(took);
-        let failure = match outcome {
-            Err(_) => Some("panic".to_string()),
-            Ok(Err(why)) => Some(why),
-            Ok(Ok(())) if took > limit => Some(format!("took {took:?}")),
-            Ok(Ok(())) => None,
-        };
+        let failure = failure.or_else(|| (took > limit).then(|| format!("took {took:?}")));
         if let Some(why) = failure {
             if self.failures.len() < 5 {
                 let shown = String::from_utf8_lossy(&input[..input.len().min(200)]).into_owned();
@@ -352,14 +355,13 @@ fn fuzz_http(rng: &mut Rng, cases: u64, limit: Duration) -> bool {
                 body,
             )
             .await;
-            let took = start.elapsed();
             let status = sent.map(|r| r.status().as_u16()).unwrap_or(0);
-            t.case(limit, body, || match status {
-                0 => Err("no answer".into()),
-                s if s >= 500 => Err(format!("answered {s}")),
-                _ if took > limit => Err(format!("took {took:?}")),
-                _ => Ok(()),
-            });
+            let failure = match status {
+                0 => Some("no answer".to_string()),
+                s if s >= 500 => Some(format!("answered {s}")),
+                _ => None,
+            };
+            t.observe(limit, start.elapsed(), body, failure);
         }
         server.shutdown().await;
         t
