@@ -48,11 +48,14 @@ pub enum LabelError {
     Timeout(Duration),
 }
 
+/// One repository's branch, and what is known of it (locked while it is read).
+type Slots = HashMap<(RepoName, String), Arc<tokio::sync::Mutex<Slot>>>;
+
 /// The cache; cheap to share behind an `Arc`.
 pub struct RepoLabels {
     github: GitHub,
     ttl: Duration,
-    slots: Mutex<HashMap<(RepoName, String), Arc<tokio::sync::Mutex<Slot>>>>,
+    slots: Mutex<Slots>,
 }
 
 impl RepoLabels {
