@@ -239,3 +239,35 @@ async fn a_trigger_beyond_the_installations_queue_is_answered_on_the_issue() {
         gh.comments(REPO, n)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dispatch_short_of_api_budget_says_so_and_waits_for_the_reset() {
+    let gh = github().await;
+    let reset = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 4;
+    gh.set_rate_limit(3, reset);
+    let data = tempfile::tempdir().unwrap();
+    let server = serve(&gh, data.path(), &[]).await;
+    let (status, text, n) = server.label(&gh, "kotef", "budget").await;
+    assert_eq!(status, 202, "{text}");
+    assert!(
+        gh.wait_until(WAIT, |g| g
+            .kotef_comments(REPO, n)
+            .iter()
+            .any(|c| c.body.contains("waiting for GitHub's API budget")))
+            .await
+    );
+    assert!(
+        gh.dispatches().is_empty(),
+        "nothing dispatched while waiting"
+    );
+    assert!(gh.wait_until(WAIT, |g| g.dispatches().len() == 1).await);
+    let after = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    assert!(after >= reset);
+}

@@ -11,7 +11,7 @@ use std::sync::Arc;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_short_of_api_budget_says_so_and_starts_after_the_reset() {
     let mut h = Harness::new().await;
-    let reset = chrono::Utc::now().timestamp() as u64 + 2;
+    let reset = chrono::Utc::now().timestamp() as u64 + 4;
     h.gh.set_rate_limit(5, reset);
     h.start(Arc::new(FakeExecutor::new(FakeBehavior::Succeed)))
         .await;

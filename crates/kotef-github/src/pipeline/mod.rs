@@ -25,7 +25,7 @@ pub use context::{JobContext, JobResult, JobStatus, OperatorSettings};
 pub use ending::INTERNAL_ERROR;
 pub(crate) use ending::{end_abandoned, finish_comment, panic_text};
 pub(crate) use intake::{admit, goal_for, react};
-pub(crate) use sticky::{fail, Sticky};
+pub(crate) use sticky::{fail, wait_for_api_budget, Sticky};
 
 use crate::outbound::workspace::{GitError, Workspace};
 use crate::queue::job::Job;

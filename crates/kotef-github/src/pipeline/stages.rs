@@ -114,22 +114,9 @@ impl<'a> JobRun<'a> {
         }
     }
 
-    /// Waits while the installation's GitHub API budget is nearly spent (or a secondary limit
-    /// asked to wait), saying so in the status comment first.
+    /// Waits while the installation's GitHub API budget is nearly spent, saying so first.
     pub(super) async fn wait_for_api_budget(&mut self) {
-        let Some((wait, budget)) = self.ctx.github.budget_wait(self.job.repo()) else {
-            return;
-        };
-        let body = super::sticky::budget_wait_comment(&self.header, wait, &budget);
-        if let Err(e) = self.sticky.post(&body).await {
-            tracing::warn!(error = %e, "cannot say that the run waits for the API budget");
-        }
-        tracing::info!(
-            wait_s = wait.as_secs(),
-            ?budget,
-            "waiting for the installation's GitHub API budget"
-        );
-        tokio::time::sleep(wait).await;
+        super::sticky::wait_for_api_budget(&mut self.sticky, &self.header).await;
     }
 
     /// A retried job finds the status comment of its earlier attempt, and a job the server

@@ -146,6 +146,26 @@ pub(super) async fn progress_updates(
     }
 }
 
+/// Waits while the installation's GitHub API budget is nearly spent (or a secondary limit
+/// asked to wait), saying so in the run's status comment first.
+pub(crate) async fn wait_for_api_budget(sticky: &mut Sticky<'_>, header: &RunHeader) {
+    let Some((wait, budget)) = sticky.ctx.github.budget_wait(&sticky.repo) else {
+        return;
+    };
+    if let Err(e) = sticky
+        .post(&budget_wait_comment(header, wait, &budget))
+        .await
+    {
+        tracing::warn!(error = %e, "cannot say that the run waits for the API budget");
+    }
+    tracing::info!(
+        wait_s = wait.as_secs(),
+        ?budget,
+        "waiting for the installation's GitHub API budget"
+    );
+    tokio::time::sleep(wait).await;
+}
+
 /// The status comment of a run waiting `wait` for its installation's API `budget`.
 pub(crate) fn budget_wait_comment(
     header: &RunHeader,
