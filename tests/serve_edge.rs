@@ -223,6 +223,7 @@ async fn a_trigger_beyond_the_installations_queue_is_answered_on_the_issue() {
     );
     let (status, text, _) = server.label(&gh, "kotef", "second").await;
     assert_eq!(status, 202, "{text}");
+    assert!(text.ends_with("behind 1 runs"), "{text}");
 
     let (status, text, n) = server.label(&gh, "kotef", "third").await;
     assert_eq!(status, 429, "{text}");

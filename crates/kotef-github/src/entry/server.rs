@@ -149,12 +149,10 @@ async fn answer(st: &AppState, hook: VerifiedWebhook) -> Response {
         Ok(Enqueued::New(id)) => {
             st.metrics.delivery(&hook.event, "accepted");
             st.wake.notify_one();
-            tracing::info!(job = id, run_id = %job.run_id, repo = %job.repo(), issue = %job.number(), "job queued");
-            (
-                StatusCode::ACCEPTED,
-                format!("queued job {id} (run {})", job.run_id),
-            )
-                .into_response()
+            let ahead = st.store.ahead(id).await.unwrap_or(0);
+            tracing::info!(job = id, run_id = %job.run_id, repo = %job.repo(), issue = %job.number(), ahead, "job queued");
+            let body = format!("queued job {id} (run {}) behind {ahead} runs", job.run_id);
+            (StatusCode::ACCEPTED, body).into_response()
         }
         Ok(Enqueued::Duplicate) => {
             st.metrics.delivery(&hook.event, "duplicate");
