@@ -16,6 +16,9 @@ use std::time::{Duration, Instant};
 /// Repositories (and branches) whose label is kept; beyond this the copy starts over.
 const MAX_REPOSITORIES: usize = 10_000;
 
+/// How long after a failed read the edge does not try again (the label counts as unknown).
+const AFTER_FAILURE: Duration = Duration::from_secs(30);
+
 /// How long one read of the config may take before the edge gives up on it.
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -35,6 +38,8 @@ struct Slot {
     label: Option<String>,
     /// When the copy was last confirmed; `None` once a push may have changed it.
     checked: Option<Instant>,
+    /// When the last read failed, if it did.
+    failed: Option<Instant>,
 }
 
 /// Why the repository's label could not be read (the caller lets the job find out).
@@ -46,6 +51,8 @@ pub enum LabelError {
     Read(String),
     #[error("reading the repository's config took longer than {0:?}")]
     Timeout(Duration),
+    #[error("the repository's config could not be read moments ago; not tried again yet")]
+    RecentFailure,
 }
 
 /// One repository's branch, and what is known of it (locked while it is read).
@@ -97,10 +104,15 @@ impl RepoLabels {
         if slot.checked.is_some_and(|at| at.elapsed() < self.ttl) {
             return Ok(slot.label.clone());
         }
-        tokio::time::timeout(READ_TIMEOUT, self.refresh(repo, branch, &mut slot))
+        if slot.failed.is_some_and(|at| at.elapsed() < AFTER_FAILURE) {
+            return Err(LabelError::RecentFailure);
+        }
+        let read = tokio::time::timeout(READ_TIMEOUT, self.refresh(repo, branch, &mut slot))
             .await
-            .map_err(|_| LabelError::Timeout(READ_TIMEOUT))??;
-        Ok(slot.label.clone())
+            .map_err(|_| LabelError::Timeout(READ_TIMEOUT))
+            .and_then(|r| r);
+        slot.failed = read.is_err().then(Instant::now);
+        read.map(|()| slot.label.clone())
     }
 
     /// Reads the config files again (conditionally where a copy is kept); the first present

@@ -119,6 +119,8 @@ async fn answer(st: &AppState, hook: VerifiedWebhook) -> Response {
         }
     };
     let mut trigger_label = st.decision.trigger_label.clone();
+    // Whether the delivery is known to ask for a run (a label not yet checked is not).
+    let mut certain = true;
     let work = match decision {
         Admission::Ping => {
             st.metrics.delivery(&hook.event, "ping");
@@ -137,6 +139,7 @@ async fn answer(st: &AppState, hook: VerifiedWebhook) -> Response {
                     return (StatusCode::OK, format!("ignored: {reason}")).into_response();
                 }
                 LabelGate::Unknown(why) => {
+                    certain = false;
                     tracing::warn!(%why, "the repository's trigger label is unknown; the job checks it");
                 }
             }
@@ -160,7 +163,7 @@ async fn answer(st: &AppState, hook: VerifiedWebhook) -> Response {
         }
         Ok(Enqueued::Full) => {
             st.metrics.delivery(&hook.event, "queue_full");
-            let answered = st.refusals.refuse(job.repo(), job.number());
+            let answered = certain && st.refusals.refuse(job.repo(), job.number());
             tracing::warn!(repo = %job.repo(), issue = %job.number(), answered, "the installation's queue is full; trigger refused");
             (
                 StatusCode::TOO_MANY_REQUESTS,
