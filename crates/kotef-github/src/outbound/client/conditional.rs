@@ -85,6 +85,7 @@ impl GitHub {
             .await
             .map_err(|e| transport(e.to_string()))?;
         let status = resp.status().as_u16();
+        self.note_budget(&url, status, resp.headers());
         let etag = resp
             .headers()
             .get(ETAG)
