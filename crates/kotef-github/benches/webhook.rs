@@ -47,6 +47,8 @@ async fn main() -> anyhow::Result<()> {
     let mut cfg = gh.serve_config(&[SECRET], git_root.path(), data.path());
     cfg.progress_interval = Duration::from_millis(100);
     cfg.poll_interval = Duration::from_millis(100);
+    // Every delivery here is a trigger the bench wants stored: room for all of them.
+    cfg.max_queued_per_installation = deliveries.max(1);
     let exec = Arc::new(FakeExecutor::new(FakeBehavior::Succeed));
     let server = kotef_github::start(cfg, exec.clone()).await?;
     let url = format!("http://{}/webhook", server.addr());

@@ -82,8 +82,12 @@ pub struct ServeConfig {
     /// Running jobs of one installation (repository owner) before its other jobs wait while
     /// other installations have work (`None`: half the workers, rounded up).
     pub max_jobs_per_installation: Option<usize>,
-    /// Jobs one installation may have waiting; a webhook beyond them is answered 429.
+    /// Runs one installation may have waiting; a trigger beyond them is answered 429 and,
+    /// on the issue, with a comment saying so.
     pub max_queued_per_installation: usize,
+    /// How long the edge uses its copy of a repository's trigger label before confirming it
+    /// (a `push` that may change the config makes it read again at once).
+    pub label_ttl: Duration,
     /// Extra time past a run's time budget before its executor is cancelled.
     pub run_grace: Duration,
     /// Time a job gets beyond its run's time budget and grace, for admission, cloning, the
@@ -93,6 +97,9 @@ pub struct ServeConfig {
 
 /// Jobs one installation may have waiting unless configured otherwise.
 pub const DEFAULT_MAX_QUEUED_PER_INSTALLATION: usize = 100;
+
+/// How long a repository's trigger label is used before it is confirmed (conditionally).
+pub const DEFAULT_LABEL_TTL: Duration = Duration::from_secs(300);
 
 /// The 25 MB webhook body cap (GitHub's own maximum payload size).
 pub const BODY_LIMIT: usize = 25 * 1024 * 1024;
@@ -138,6 +145,7 @@ impl ServeConfig {
             max_queued_per_installation: DEFAULT_MAX_QUEUED_PER_INSTALLATION,
             run_grace: Duration::from_secs(600),
             job_margin: Duration::from_secs(600),
+            label_ttl: DEFAULT_LABEL_TTL,
         }
     }
 

@@ -6,17 +6,23 @@
 //! or array: `:`, `}`, `]`, the end, or a comma then a key (`, "path":`), a value opener or a
 //! closing bracket. Every other `"` inside a string is escaped.
 
+/// Characters scanned per character of the content, at most, over all candidates: a reply of
+/// unbalanced braces (`{{{{…`) would otherwise be scanned to its end from each of them.
+const WORK_PER_CHAR: usize = 8;
+
 /// Candidate objects in `content`: from each `{` outside an earlier candidate, the text up to
-/// its balancing `}` with string contents repaired. Bounded by `max` candidates.
+/// its balancing `}` with string contents repaired. Bounded by `max` candidates and by
+/// [`WORK_PER_CHAR`] steps per character in all (linear in the content's length).
 pub fn repaired_objects(content: &str, max: usize) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut i = 0;
+    let mut work = content.len().saturating_mul(WORK_PER_CHAR).max(1 << 16);
     while let Some(rel) = content[i..].find('{') {
-        if out.len() >= max {
+        if out.len() >= max || work == 0 {
             break;
         }
         let start = i + rel;
-        match repair_from(&content[start..]) {
+        match repair_from(&content[start..], &mut work) {
             Some((text, used)) => {
                 out.push((start, text));
                 i = start + used;
@@ -28,12 +34,14 @@ pub fn repaired_objects(content: &str, max: usize) -> Vec<(usize, String)> {
 }
 
 /// Repairs one object starting at `s[0] == '{'`: the repaired text and the bytes of `s` used.
-fn repair_from(s: &str) -> Option<(String, usize)> {
-    let mut out = String::with_capacity(s.len() + 16);
+/// Each step spends one unit of `work`; none left ends the scan without an object.
+fn repair_from(s: &str, work: &mut usize) -> Option<(String, usize)> {
+    let mut out = String::new();
     let mut depth = 0usize;
     let mut in_string = false;
     let mut at = 0;
     while let Some(c) = s[at..].chars().next() {
+        *work = work.checked_sub(1)?;
         let next = s[at + c.len_utf8()..].chars().next();
         if in_string {
             match c {
@@ -64,6 +72,7 @@ fn repair_from(s: &str) -> Option<(String, usize)> {
         // A Python triple-quoted string written as a value: `"content": """…"""`.
         if s[at..].starts_with("\"\"\"") {
             let close = s[at + 3..].find("\"\"\"")? + at + 3;
+            *work = work.checked_sub(close - at)?;
             let body = &s[at + 3..close];
             let body = body.strip_prefix('\n').unwrap_or(body);
             out.push_str(&serde_json::to_string(body).ok()?);
@@ -209,6 +218,18 @@ mod tests {
         assert_eq!(
             repaired_objects(r#"{"name": "done", "arguments": {"#, 8),
             []
+        );
+    }
+
+    #[test]
+    fn unbalanced_braces_are_scanned_in_linear_time() {
+        let content = "{\"".repeat(200_000);
+        let start = std::time::Instant::now();
+        assert!(repaired_objects(&content, 16).is_empty());
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
         );
     }
 }

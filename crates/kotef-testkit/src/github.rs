@@ -259,6 +259,12 @@ impl FakeGitHub {
         (id, created_at)
     }
 
+    /// Every answer from now on reports `remaining` API requests left until `reset_epoch_s`
+    /// (`X-RateLimit-Remaining`, `X-RateLimit-Reset`).
+    pub fn set_rate_limit(&self, remaining: u64, reset_epoch_s: u64) {
+        self.shared.state.lock().unwrap().rate_limit = Some((remaining, reset_epoch_s));
+    }
+
     /// The next `times` requests (matching `method` and a path containing `path_contains`)
     /// get this fault.
     pub fn inject(

@@ -189,3 +189,19 @@ pub(crate) fn user_json(login: &str, kind: &str) -> Value {
         % 1_000_000;
     json!({ "login": login, "id": id, "type": kind })
 }
+
+/// A `push` payload: one commit on `branch` of `repo` (default branch `main`) that modified
+/// `files`.
+pub fn push(repo: &str, branch: &str, files: &[&str]) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "ref": format!("refs/heads/{branch}"),
+        "before": "0000000000000000000000000000000000000001",
+        "after": "0000000000000000000000000000000000000002",
+        "created": false, "deleted": false, "forced": false,
+        "commits": [{ "id": "0000000000000000000000000000000000000002",
+                      "added": [], "removed": [], "modified": files }],
+        "repository": repo_json(repo),
+        "sender": user_json("alice", "User"),
+    }))
+    .expect("json")
+}

@@ -122,6 +122,8 @@ pub struct FakeState {
     pub(crate) pull_files: HashMap<(String, u64), Vec<Value>>,
     /// (repo, PR number) → its review comments as the API lists them.
     pub(crate) review_comments: HashMap<(String, u64), Vec<Value>>,
+    /// `X-RateLimit-Remaining` and `X-RateLimit-Reset` sent with every answer, when set.
+    pub(crate) rate_limit: Option<(u64, u64)>,
 }
 
 pub(crate) struct Shared {

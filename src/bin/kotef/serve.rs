@@ -92,7 +92,8 @@ pub struct ServeArgs {
     /// jobs waiting (default: half the workers, rounded up).
     #[arg(long, env = "KOTEF_MAX_JOBS_PER_INSTALLATION")]
     pub max_jobs_per_installation: Option<usize>,
-    /// Jobs one installation may have waiting; a webhook beyond them is answered 429.
+    /// Runs one installation may have waiting; a trigger beyond them is answered 429 and with
+    /// a comment on its issue (events that cannot start a run are never queued).
     #[arg(
         long,
         env = "KOTEF_MAX_QUEUED_PER_INSTALLATION",

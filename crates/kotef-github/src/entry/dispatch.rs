@@ -7,7 +7,8 @@
 
 use crate::outbound::render::{self, RunHeader};
 use crate::pipeline::{
-    admit, fail, goal_for, react, traced, JobContext, JobResult, JobStatus, Sticky,
+    admit, fail, goal_for, react, traced, wait_for_api_budget, JobContext, JobResult, JobStatus,
+    Sticky,
 };
 use crate::queue::job::Job;
 use kotef_core::Limits;
@@ -130,6 +131,7 @@ async fn dispatch_inner(ctx: &JobContext, job: &Job, workflow: &str) -> JobResul
         redactor: ctx.redactor.clone(),
         last: None,
     };
+    wait_for_api_budget(&mut sticky, &header).await;
     let git_ref = match &target.default_branch {
         Some(b) => Ok(b.clone()),
         None => ctx

@@ -7,6 +7,8 @@
 //! deadline ([`ServeConfig::job_deadline`]) or a stored job that no longer reads ends failed with
 //! its status comment finished, and the worker goes on.
 
+use super::edge::{label_gate, LabelGate, Refusals};
+use super::labels::RepoLabels;
 use super::startup::{bot_login, open_store, prepare_work_dir, server_redactor};
 use crate::config::{ExecutorMode, ServeConfig};
 use crate::inbound::decide::decide;
@@ -40,6 +42,12 @@ pub struct AppState {
     store: JobStore,
     metrics: Arc<Metrics>,
     wake: Arc<Notify>,
+    /// The repositories' own trigger labels, so a label that is no trigger queues nothing.
+    labels: Arc<RepoLabels>,
+    /// Answers on the issue to triggers refused for a full queue.
+    refusals: Refusals,
+    /// Jobs one installation may have waiting.
+    max_queued: u32,
 }
 
 /// A delivery whose signature checked out: event name, delivery id and the raw body.
@@ -92,8 +100,16 @@ impl FromRequest<Arc<AppState>> for VerifiedWebhook {
 }
 
 async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Response {
+    use tracing::Instrument as _;
     let span = tracing::info_span!("delivery", delivery = %hook.delivery, event = %hook.event);
-    let _enter = span.enter();
+    answer(&st, hook).instrument(span).await
+}
+
+/// What one verified delivery is answered, and the job it becomes.
+async fn answer(st: &AppState, hook: VerifiedWebhook) -> Response {
+    if hook.event == "push" {
+        return push(st, &hook).await;
+    }
     let decision = match decide(&hook.event, &hook.body, &st.decision) {
         Ok(d) => d,
         Err(e) => {
@@ -102,6 +118,9 @@ async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Resp
             return (StatusCode::BAD_REQUEST, e.to_string()).into_response();
         }
     };
+    let mut trigger_label = st.decision.trigger_label.clone();
+    // Whether the delivery is known to ask for a run (a label not yet checked is not).
+    let mut certain = true;
     let work = match decision {
         Admission::Ping => {
             st.metrics.delivery(&hook.event, "ping");
@@ -112,25 +131,31 @@ async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Resp
             tracing::debug!(%reason, "ignored");
             return (StatusCode::OK, format!("ignored: {reason}")).into_response();
         }
-        Admission::Run(trigger) => Work::Run { trigger },
+        Admission::Run(trigger) => {
+            match label_gate(&st.labels, &trigger, &st.decision.trigger_label).await {
+                LabelGate::Queue { trigger_label: l } => trigger_label = l,
+                LabelGate::Ignore(reason) => {
+                    st.metrics.delivery(&hook.event, "ignored");
+                    return (StatusCode::OK, format!("ignored: {reason}")).into_response();
+                }
+                LabelGate::Unknown(why) => {
+                    certain = false;
+                    tracing::warn!(%why, "the repository's trigger label is unknown; the job checks it");
+                }
+            }
+            Work::Run { trigger }
+        }
         Admission::Reject(rejection) => Work::Reject { rejection },
     };
-    let job = Job::new(
-        hook.delivery.clone(),
-        work,
-        st.decision.trigger_label.clone(),
-    );
-    drop(_enter);
+    let job = Job::new(hook.delivery.clone(), work, trigger_label);
     match st.store.enqueue(&job).await {
         Ok(Enqueued::New(id)) => {
             st.metrics.delivery(&hook.event, "accepted");
             st.wake.notify_one();
-            tracing::info!(job = id, run_id = %job.run_id, repo = %job.repo(), issue = %job.number(), "job queued");
-            (
-                StatusCode::ACCEPTED,
-                format!("queued job {id} (run {})", job.run_id),
-            )
-                .into_response()
+            let ahead = st.store.ahead(id).await.unwrap_or(0);
+            tracing::info!(job = id, run_id = %job.run_id, repo = %job.repo(), issue = %job.number(), ahead, "job queued");
+            let body = format!("queued job {id} (run {}) behind {ahead} runs", job.run_id);
+            (StatusCode::ACCEPTED, body).into_response()
         }
         Ok(Enqueued::Duplicate) => {
             st.metrics.delivery(&hook.event, "duplicate");
@@ -138,10 +163,19 @@ async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Resp
         }
         Ok(Enqueued::Full) => {
             st.metrics.delivery(&hook.event, "queue_full");
-            tracing::warn!(repo = %job.repo(), issue = %job.number(), "the installation's queue is full; delivery refused");
+            let answered = certain && st.refusals.refuse(job.repo(), job.number());
+            tracing::warn!(repo = %job.repo(), issue = %job.number(), answered, "the installation's queue is full; trigger refused");
             (
                 StatusCode::TOO_MANY_REQUESTS,
-                "too many jobs are waiting for this installation; redeliver later",
+                format!(
+                    "refused: more than {} runs pending for this installation; {}",
+                    st.max_queued,
+                    if answered {
+                        "answered on the issue"
+                    } else {
+                        "redeliver later"
+                    }
+                ),
             )
                 .into_response()
         }
@@ -149,6 +183,30 @@ async fn webhook(State(st): State<Arc<AppState>>, hook: VerifiedWebhook) -> Resp
             st.metrics.delivery(&hook.event, "error");
             tracing::error!(error = %format!("{e:#}"), "cannot store the job");
             (StatusCode::INTERNAL_SERVER_ERROR, "cannot store the job").into_response()
+        }
+    }
+}
+
+/// A `push`: refreshes the cached trigger label when it may have changed the config.
+async fn push(st: &AppState, hook: &VerifiedWebhook) -> Response {
+    match crate::inbound::push::config_push(&hook.body) {
+        Ok(Some(p)) => {
+            st.labels.note_push(&p).await;
+            st.metrics.delivery(&hook.event, "ignored");
+            let what = if p.touches_config {
+                "the config is read again at the next label"
+            } else {
+                "the config is unchanged"
+            };
+            (StatusCode::OK, format!("push to {}: {what}", p.branch)).into_response()
+        }
+        Ok(None) => {
+            st.metrics.delivery(&hook.event, "ignored");
+            (StatusCode::OK, "ignored: not the default branch").into_response()
+        }
+        Err(e) => {
+            st.metrics.delivery(&hook.event, "bad_request");
+            (StatusCode::BAD_REQUEST, e.to_string()).into_response()
         }
     }
 }
@@ -250,6 +308,9 @@ pub async fn start(
 
     let github = GitHub::new(&cfg.github_api_url, cfg.auth.clone(), cfg.retry)?;
     let bot_login = bot_login(&cfg, &github).await;
+    let max_queued = u32::try_from(cfg.max_queued_per_installation).unwrap_or(u32::MAX);
+    let labels = Arc::new(RepoLabels::new(github.clone(), cfg.label_ttl));
+    let refusals = Refusals::start(github.clone(), max_queued);
     let app_id = match &cfg.auth {
         crate::outbound::client::GitHubAuth::App { app_id, .. } => Some(*app_id),
         _ => None,
@@ -316,6 +377,9 @@ pub async fn start(
         store: store.clone(),
         metrics: metrics.clone(),
         wake,
+        labels,
+        refusals,
+        max_queued,
     });
     let app = router(state, &cfg);
     let listener = tokio::net::TcpListener::bind(cfg.listen)

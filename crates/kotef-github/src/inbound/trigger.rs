@@ -252,3 +252,10 @@ pub struct PayloadError {
     pub path: String,
     pub message: String,
 }
+
+/// Whether `label` starts a run: it is the server's trigger label, or the repository's own
+/// (`trigger_label` in its trusted `kotef.toml`). Case does not matter, as on GitHub.
+pub fn label_triggers(label: &str, server_label: &str, repository_label: Option<&str>) -> bool {
+    label.eq_ignore_ascii_case(server_label)
+        || repository_label.is_some_and(|own| own.eq_ignore_ascii_case(label))
+}

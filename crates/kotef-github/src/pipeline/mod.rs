@@ -25,7 +25,7 @@ pub use context::{JobContext, JobResult, JobStatus, OperatorSettings};
 pub use ending::INTERNAL_ERROR;
 pub(crate) use ending::{end_abandoned, finish_comment, panic_text};
 pub(crate) use intake::{admit, goal_for, react};
-pub(crate) use sticky::{fail, Sticky};
+pub(crate) use sticky::{fail, wait_for_api_budget, Sticky};
 
 use crate::outbound::workspace::{GitError, Workspace};
 use crate::queue::job::Job;
@@ -87,6 +87,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
     if let Err(halt) = stages.check_restarts().await {
         return stages.halted(halt).await;
     }
+    stages.wait_for_api_budget().await;
     // 👀 on what asked for the run (a dispatching server already did).
     if job.status_comment.is_none() {
         react(ctx, job.repo(), job.number(), trigger).await;

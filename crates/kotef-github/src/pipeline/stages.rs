@@ -114,6 +114,11 @@ impl<'a> JobRun<'a> {
         }
     }
 
+    /// Waits while the installation's GitHub API budget is nearly spent, saying so first.
+    pub(super) async fn wait_for_api_budget(&mut self) {
+        super::sticky::wait_for_api_budget(&mut self.sticky, &self.header).await;
+    }
+
     /// A retried job finds the status comment of its earlier attempt, and a job the server
     /// stopped too often gives up with a comment that says so.
     pub(super) async fn check_restarts(&mut self) -> Result<(), Halt> {

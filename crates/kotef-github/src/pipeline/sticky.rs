@@ -1,6 +1,7 @@
 //! The sticky status comment of one run: created on first post and edited afterwards
 //! ([`Sticky`]), throttled progress edits while the executor runs ([`progress_updates`]), and
-//! the final failure comment that ends a job which could not finish ([`fail`]).
+//! the final failure comment that ends a job which could not finish ([`fail`]), and the note
+//! that a run waits for its installation's GitHub API budget ([`budget_wait_comment`]).
 
 use super::{JobContext, JobResult, JobStatus};
 use crate::outbound::client::{GitHub, GitHubError};
@@ -143,4 +144,46 @@ pub(super) async fn progress_updates(
             }
         }
     }
+}
+
+/// Waits while the installation's GitHub API budget is nearly spent (or a secondary limit
+/// asked to wait), saying so in the run's status comment first.
+pub(crate) async fn wait_for_api_budget(sticky: &mut Sticky<'_>, header: &RunHeader) {
+    let Some((wait, budget)) = sticky.ctx.github.budget_wait(&sticky.repo) else {
+        return;
+    };
+    if let Err(e) = sticky
+        .post(&budget_wait_comment(header, wait, &budget))
+        .await
+    {
+        tracing::warn!(error = %e, "cannot say that the run waits for the API budget");
+    }
+    tracing::info!(
+        wait_s = wait.as_secs(),
+        ?budget,
+        "waiting for the installation's GitHub API budget"
+    );
+    tokio::time::sleep(wait).await;
+}
+
+/// The status comment of a run waiting `wait` for its installation's API `budget`.
+pub(crate) fn budget_wait_comment(
+    header: &RunHeader,
+    wait: Duration,
+    budget: &crate::outbound::client::RateBudget,
+) -> String {
+    let why = match budget.remaining {
+        Some(left) if left < crate::outbound::client::budget::RESERVE => {
+            format!("this installation has {left} GitHub API requests left until its limit resets")
+        }
+        _ => "GitHub asked this installation to slow down (a secondary rate limit)".to_string(),
+    };
+    format!(
+        "{}\n### ⏳ kotef is waiting for GitHub's API budget\n\nThe run starts in about {}s: {why}.\n",
+        crate::marker::marker(&crate::marker::MarkerData {
+            run_id: header.run_id.clone(),
+            number: header.number,
+        }),
+        wait.as_secs().max(1)
+    )
 }

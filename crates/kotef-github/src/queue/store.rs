@@ -353,6 +353,19 @@ impl JobStore {
         .await
     }
 
+    /// Jobs of job `id`'s tenant queued or running ahead of it: the runs it waits behind.
+    pub async fn ahead(&self, id: i64) -> anyhow::Result<u64> {
+        self.with(move |c| {
+            Ok(c.query_row(
+                "SELECT COUNT(*) FROM jobs j WHERE j.id < ?1 AND j.state IN (?2, ?3)
+                 AND j.tenant = (SELECT tenant FROM jobs WHERE id = ?1)",
+                params![id, JobState::Queued, JobState::Running],
+                |r| r.get::<_, i64>(0),
+            )? as u64)
+        })
+        .await
+    }
+
     /// Jobs being run now.
     pub async fn running(&self) -> anyhow::Result<u64> {
         self.with(|c| {
@@ -562,6 +575,20 @@ mod tests {
             s.enqueue(&job_of("a", "a3", 3)).await.unwrap(),
             Enqueued::Full
         );
+    }
+
+    #[tokio::test]
+    async fn a_job_waits_behind_its_own_tenants_runs_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(&dir);
+        s.enqueue(&job_of("a", "a1", 1)).await.unwrap();
+        claim(&s).await.unwrap();
+        s.enqueue(&job_of("b", "b1", 1)).await.unwrap();
+        s.enqueue(&job_of("a", "a2", 2)).await.unwrap();
+        let Enqueued::New(id) = s.enqueue(&job_of("a", "a3", 3)).await.unwrap() else {
+            panic!("queued")
+        };
+        assert_eq!(s.ahead(id).await.unwrap(), 2);
     }
 
     #[tokio::test]

@@ -126,7 +126,13 @@ async fn gate(State(st): State<St>, req: axum::extract::Request, next: Next) -> 
         }
         (None, Some(_)) => next.run(req).await,
     };
+    let mut resp = resp;
     let mut s = st.state.lock().unwrap();
+    if let Some((remaining, reset)) = s.rate_limit {
+        let h = resp.headers_mut();
+        h.insert("x-ratelimit-remaining", remaining.into());
+        h.insert("x-ratelimit-reset", reset.into());
+    }
     s.requests.push(LoggedRequest {
         method: method.to_string(),
         path,

@@ -85,16 +85,34 @@ pub(super) struct RefQuery {
     git_ref: Option<String>,
 }
 
+/// A file's `ETag`, as GitHub gives one: a quoted digest of what is served.
+fn etag_of(text: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    format!("\"{:016x}\"", h.finish())
+}
+
 pub(super) async fn get_contents(
     State(st): State<St>,
     Path((o, r, path)): Path<(String, String, String)>,
     Query(q): Query<RefQuery>,
+    headers: HeaderMap,
 ) -> Response {
+    let if_none_match = headers
+        .get(axum::http::header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     with_repo(&st, &o, &r, |s, key| {
         let repo = &s.repos[key];
         let git_ref = q.git_ref.unwrap_or_else(|| repo.default_branch.clone());
         match repo.files.get(&(git_ref, path.clone())) {
+            // Unchanged since the caller's copy: 304, as GitHub answers a conditional request.
+            Some(text) if if_none_match.as_deref() == Some(etag_of(text).as_str()) => {
+                Ok(StatusCode::NOT_MODIFIED.into_response())
+            }
             Some(text) => {
+                let etag = etag_of(text);
                 use base64::Engine as _;
                 let encoded = base64::engine::general_purpose::STANDARD.encode(text);
                 // GitHub wraps the base64 text at 60 characters.
@@ -103,11 +121,14 @@ pub(super) async fn get_contents(
                     .chunks(60)
                     .map(|c| String::from_utf8_lossy(c).into_owned())
                     .collect();
-                Ok(Json(json!({
-                    "type": "file", "path": path, "encoding": "base64",
-                    "content": wrapped.join("\n") + "\n",
-                }))
-                .into_response())
+                Ok((
+                    [(axum::http::header::ETAG, etag)],
+                    Json(json!({
+                        "type": "file", "path": path, "encoding": "base64",
+                        "content": wrapped.join("\n") + "\n",
+                    })),
+                )
+                    .into_response())
             }
             None => Err(not_found()),
         }

@@ -25,10 +25,14 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub mod budget;
 mod comments;
+mod conditional;
 mod pulls;
 mod repos;
 mod types;
+pub use budget::{budget_wait, RateBudget};
+pub use conditional::FileRead;
 pub use types::*;
 
 enum Mode {
@@ -49,6 +53,8 @@ struct Inner {
     installation_ids: tokio::sync::Mutex<HashMap<RepoName, u64>>,
     /// Clients holding a repository-scoped API token, by repository, with when it was minted.
     api_clients: tokio::sync::Mutex<HashMap<RepoName, (Octocrab, Instant)>>,
+    /// What GitHub last said of each installation's API budget, by owner (lower case).
+    budgets: Mutex<HashMap<String, RateBudget>>,
 }
 
 /// The client; cheap to clone.
@@ -136,6 +142,7 @@ impl GitHub {
                 permissions: Mutex::new(HashMap::new()),
                 installation_ids: tokio::sync::Mutex::new(HashMap::new()),
                 api_clients: tokio::sync::Mutex::new(HashMap::new()),
+                budgets: Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -311,6 +318,7 @@ impl GitHub {
         };
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
+        self.note_budget(path, status, &headers);
         let text = crab.body_to_string(resp).await.unwrap_or_default();
         if (200..300).contains(&status) {
             let text = if text.trim().is_empty() {

@@ -1,6 +1,7 @@
 //! The repository and who may act on it: the login kotef acts as, a repository's facts, a
 //! user's permission (cached), a file's content, an issue, and a workflow dispatch.
 
+use super::conditional::FileContent;
 use super::*;
 
 impl GitHub {
@@ -88,41 +89,13 @@ impl GitHub {
         path: &str,
         git_ref: &str,
     ) -> Result<Option<String>, GitHubError> {
-        #[derive(Deserialize)]
-        struct Content {
-            #[serde(default)]
-            content: String,
-            #[serde(default)]
-            encoding: String,
-        }
-        let url = format!(
-            "{}/contents/{}?ref={}",
-            Self::repo_path(repo),
-            encode_query(path),
-            encode_query(git_ref)
-        );
-        let c: Content = match self.send(Some(repo), Method::Get, &url, None).await {
+        let url = Self::contents_path(repo, path, git_ref);
+        let c: FileContent = match self.send(Some(repo), Method::Get, &url, None).await {
             Ok(c) => c,
             Err(e) if e.status() == Some(404) => return Ok(None),
             Err(e) => return Err(e),
         };
-        if c.encoding != "base64" {
-            return Err(GitHubError::Decode {
-                method: "GET".into(),
-                path: url,
-                message: format!("content encoded as `{}`, not base64", c.encoding),
-            });
-        }
-        use base64::Engine as _;
-        let compact: String = c.content.split_whitespace().collect();
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(compact)
-            .map_err(|e| GitHubError::Decode {
-                method: "GET".into(),
-                path: url.clone(),
-                message: e.to_string(),
-            })?;
-        Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+        c.text(&url).map(Some)
     }
 
     /// An issue or pull request by number.
