@@ -74,8 +74,9 @@ const SYSTEM: &[&str] = &[
 const TOOL_CACHES: &[&str] = &["/opt/hostedtoolcache", "/opt/actionarchivecache"];
 
 /// `/etc` entries programs need to start, resolve users, find libraries, check certificates
-/// and pick a locale or time zone. Not `shadow`, `ssh/`, `environment`, `gitconfig`, `sudoers`,
-/// credentials of any kind.
+/// and pick a locale or time zone, and the machine's own package-manager settings (`pip.conf`,
+/// `npmrc`: which index, which CA bundle). Not `shadow`, `ssh/`, `environment`, `gitconfig`,
+/// `sudoers`, credentials of any kind.
 const ETC: &[&str] = &[
     "alternatives",
     "ca-certificates",
@@ -99,9 +100,11 @@ const ETC: &[&str] = &[
     "magic",
     "magic.mime",
     "mime.types",
+    "npmrc",
     "nsswitch.conf",
     "os-release",
     "passwd",
+    "pip.conf",
     "pki",
     "protocols",
     "resolv.conf",
