@@ -35,23 +35,29 @@ const MAX_CONNECTIONS: usize = 64;
 /// Refusals remembered for the report.
 const MAX_REFUSALS: usize = 20;
 
-/// The variables that point a command's package managers at the bridge.
+/// The variables that point a command's package managers at the bridge: the `*_proxy` ones
+/// most tools read, and the JVM's proxy properties (Maven and Gradle read no variable).
 pub fn proxy_env(port: u16) -> Vec<(String, String)> {
     let url = format!("http://127.0.0.1:{port}");
-    [
+    let jvm = format!(
+        "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort={port} -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort={port}"
+    );
+    let names = [
         "http_proxy",
         "https_proxy",
         "HTTP_PROXY",
         "HTTPS_PROXY",
         "npm_config_proxy",
-    ]
-    .iter()
-    .map(|k| (k.to_string(), url.clone()))
-    .chain([
-        ("NO_PROXY".into(), String::new()),
-        ("no_proxy".into(), String::new()),
-    ])
-    .collect()
+    ];
+    names
+        .iter()
+        .map(|k| (k.to_string(), url.clone()))
+        .chain([
+            ("NO_PROXY".into(), String::new()),
+            ("no_proxy".into(), String::new()),
+            ("JAVA_TOOL_OPTIONS".into(), jvm),
+        ])
+        .collect()
 }
 
 /// A running proxy; stops when dropped.
