@@ -56,13 +56,21 @@ pub fn is_build_artifact(path: &str) -> bool {
     }) || path.ends_with(".pyc")
 }
 
+/// kotef's own records of earlier runs (`.sdd/runs/`: reports and transcripts): not the
+/// project, so never listed, searched or shown to the agent as part of it.
+pub fn is_kotef_record(path: &str) -> bool {
+    path.starts_with(".sdd/runs/")
+}
+
 /// Files and symlinks under `root` through [`Tree::walk`] (sorted, `.git` skipped, ignore
 /// files honoured, links not followed, special files left out), skipping top-level folders
-/// named in `skip_top`; with the tree they were walked in. Empty when `root` cannot be opened.
+/// named in `skip_top` and kotef's own run records; with the tree they were walked in. Empty
+/// when `root` cannot be opened.
 pub(crate) fn walk_files(root: &Path, skip_top: &[&str]) -> (Option<Tree>, Vec<Walked>) {
     match Tree::open(root) {
         Ok(t) => {
-            let w = t.walk(skip_top);
+            let mut w = t.walk(skip_top);
+            w.retain(|e| !is_kotef_record(&e.rel));
             (Some(t), w)
         }
         Err(_) => (None, Vec::new()),
@@ -202,6 +210,18 @@ mod tests {
         let after = content_hashes(r);
         assert_ne!(before["src/a.rs"], after["src/a.rs"]);
         assert_eq!(before.len(), after.len());
+    }
+
+    #[test]
+    fn run_records_are_not_in_the_snapshot_but_the_backlog_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        write(r, "calc.py", "def add(a, b): return a + b\n");
+        write(r, ".sdd/runs/20261126-x.transcript.jsonl", "def add\n");
+        write(r, ".sdd/runs/20261126-x.md", "# run\n");
+        write(r, ".sdd/issues.md", "# backlog\n");
+        let paths: Vec<String> = snapshot(r, 100).files.into_iter().map(|f| f.path).collect();
+        assert_eq!(paths, [".sdd/issues.md", "calc.py"]);
     }
 
     #[test]

@@ -871,3 +871,30 @@ async fn read_file_refuses_a_fifo_without_blocking() {
     let o = run(&f, "read_file", json!({"path": "pipe"})).await;
     assert!(o.is_error && o.content.contains("FIFO"), "{}", o.content);
 }
+
+/// The agent sees the project, not kotef's records: a search finds the code, never an earlier
+/// run's transcript that quotes it, and a listing leaves `.sdd/runs` out.
+#[test]
+fn search_and_listing_leave_kotefs_run_records_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (p, c) in [
+        ("calc.py", "def add(a, b):\n    return a - b\n"),
+        (
+            ".sdd/runs/20261126T000000Z-abc.transcript.jsonl",
+            "{\"text\": \"def add\"}\n",
+        ),
+        (".sdd/runs/20261126T000000Z-abc.md", "def add was wrong\n"),
+    ] {
+        std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
+        std::fs::write(root.join(p), c).unwrap();
+    }
+    let wd = WorkDir::new(root).unwrap();
+    let found = kotef_tools::file_tools::search(&wd, "def add", None).unwrap();
+    assert!(
+        found.contains("calc.py") && !found.contains(".sdd"),
+        "{found}"
+    );
+    let listed = kotef_tools::file_tools::list_files(&wd, None).unwrap();
+    assert!(!listed.contains(".sdd/runs"), "{listed}");
+}
