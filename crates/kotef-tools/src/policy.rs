@@ -213,11 +213,27 @@ fn program(words: &[String]) -> Option<(&str, &[String])> {
     }
     let prog = words.get(i)?;
     let name = match prog.rsplit_once('/') {
-        // `/usr/bin/cat` is `cat`; `./script.sh` stays a path.
-        Some((dir, base)) if dir.starts_with("/usr") || dir == "/bin" || dir == "/usr/bin" => base,
+        // `/usr/bin/cat` is `cat`, and so is the project's own copy in its virtualenv or
+        // `node_modules` (`.venv/bin/python`, `node_modules/.bin/jest`); `./script.sh` stays
+        // a path.
+        Some((dir, base))
+            if dir.starts_with("/usr") || dir == "/bin" || is_project_bin_dir(dir) =>
+        {
+            base
+        }
         _ => prog.as_str(),
     };
     Some((name, &words[i + 1..]))
+}
+
+/// A directory of the project's own executables, relative to the work tree: a virtualenv's
+/// `bin` (`.venv/bin`, `venv/bin`, `env/bin`) or `node_modules/.bin`, with or without `./`.
+fn is_project_bin_dir(dir: &str) -> bool {
+    let dir = dir.strip_prefix("./").unwrap_or(dir);
+    matches!(
+        dir,
+        ".venv/bin" | "venv/bin" | "env/bin" | "node_modules/.bin"
+    )
 }
 
 fn is_assignment(w: &str) -> bool {
@@ -654,6 +670,12 @@ mod tests {
             (Strict, "node index.js", true),
             (Strict, "pytest -q tests/", true),
             (Strict, "python -m pytest -x", true),
+            (Strict, ".venv/bin/python -m pytest -q", true),
+            (Strict, "./.venv/bin/pytest -q tests/test_x.py", true),
+            (Strict, "node_modules/.bin/jest --ci", true),
+            (Strict, ".venv/bin/pip install requests", false),
+            (Strict, "../.venv/bin/python -m pytest", false),
+            (Strict, "/opt/.venv/bin/python x.py", false),
             (Strict, "python3 -m mypy src", true),
             (Strict, "python3 script.py", true),
             (Strict, "python3 tests/test_dates.py -v", true),
