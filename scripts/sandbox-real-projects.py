@@ -28,10 +28,6 @@ PROJECTS = {
         "python3 -m venv .venv && .venv/bin/pip install -q -e . pytest",
         ".venv/bin/python -m pytest -q",
     ),
-    "gson": (
-        "mvn -q -B -pl gson -am -DskipTests install",
-        "mvn -q -B -o -pl gson test -Dtest=JsonParserTest -Dsurefire.failIfNoSpecifiedTests=false",
-    ),
 }
 
 MODEL = {

@@ -162,7 +162,7 @@ async fn the_hosts_toolchains_and_a_venv_in_the_tree_run_inside() {
             .is_ok_and(|o| o.status.success())
     };
     let tools = [
-        "python3", "node", "npm", "cargo", "rustc", "git", "go", "java",
+        "python3", "node", "npm", "cargo", "rustc", "git", "go", "java", "mvn", "gradle",
     ];
     for tool in tools.iter().filter(|t| present(t)) {
         let out = r.run(&format!("{tool} --version"), dir.path()).await;

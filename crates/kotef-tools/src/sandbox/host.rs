@@ -115,9 +115,13 @@ const ETC: &[&str] = &[
     "timezone",
 ];
 
-/// `/etc` entries named after a language runtime's own configuration (`java-17-openjdk`,
-/// `python3.11`, `perl`): kept, since the runtime does not start without them.
-const ETC_PREFIXES: &[&str] = &["java", "python", "perl", "ruby", "php", "R", "node"];
+/// `/etc` entries named after a language runtime's or build tool's own configuration
+/// (`java-17-openjdk`, `python3.11`, `perl`, `maven`: Debian links `/usr/share/maven/conf`
+/// there): kept, since the tool does not start without them.
+const ETC_PREFIXES: &[&str] = &[
+    "java", "python", "perl", "ruby", "php", "R", "node", "maven", "gradle", "ant", "sbt",
+    "dotnet", "mono",
+];
 
 /// Toolchains kept in a home directory (relative to it). Not `.cargo/credentials*` nor
 /// `.cargo/config*` (registry tokens), `.m2/settings.xml`, `.gradle/gradle.properties`,
