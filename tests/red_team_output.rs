@@ -128,9 +128,17 @@ async fn a_link_the_run_planted_under_sdd_is_not_pushed() {
         "mkdir -p .sdd/runs && ln -sfn ../../../.ssh/authorized_keys .sdd/runs/planted.transcript.html; grep -q hello hello.txt",
     )
     .await;
-    let ws = checkout(&w);
-    let (n, payload) = labeled(&w);
-    let ran = run_action(&w, &payload, &ws, &hello_model("ok", "wrote hello.txt")).await;
+    let ws = checkout(&w, false);
+    let (n, payload) = labeled(&w, "alice");
+    let ran = run_action(
+        &w,
+        "issues",
+        &payload,
+        &ws,
+        &hello_model("ok", "wrote hello.txt"),
+        &[],
+    )
+    .await;
     let files = files_on_branch(&w.bare, n);
     assert!(
         files.iter().any(|f| f == "hello.txt") && !files.iter().any(|f| f.contains("planted")),
@@ -164,9 +172,17 @@ fn live(body: &str) -> Vec<&'static str> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn model_text_mentions_and_links_are_inert_in_the_status_comment() {
     let w = world("grep -q hello hello.txt").await;
-    let ws = checkout(&w);
-    let (n, payload) = labeled(&w);
-    let ran = run_action(&w, &payload, &ws, &hello_model(HOSTILE, HOSTILE)).await;
+    let ws = checkout(&w, false);
+    let (n, payload) = labeled(&w, "alice");
+    let ran = run_action(
+        &w,
+        "issues",
+        &payload,
+        &ws,
+        &hello_model(HOSTILE, HOSTILE),
+        &[],
+    )
+    .await;
     let comments = w.gh.kotef_comments(REPO, n);
     assert!(!comments.is_empty(), "stderr: {}", ran.stderr);
     for body in comments.iter().flat_map(|c| c.history.iter()) {
@@ -181,9 +197,17 @@ async fn model_text_mentions_and_links_are_inert_in_the_status_comment() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn model_text_mentions_and_links_are_inert_in_the_pull_request_body() {
     let w = world("grep -q hello hello.txt").await;
-    let ws = checkout(&w);
-    let (_, payload) = labeled(&w);
-    let ran = run_action(&w, &payload, &ws, &hello_model(HOSTILE, HOSTILE)).await;
+    let ws = checkout(&w, false);
+    let (_, payload) = labeled(&w, "alice");
+    let ran = run_action(
+        &w,
+        "issues",
+        &payload,
+        &ws,
+        &hello_model(HOSTILE, HOSTILE),
+        &[],
+    )
+    .await;
     let pulls = w.gh.pulls(REPO);
     assert_eq!(pulls.len(), 1, "stderr: {}", ran.stderr);
     assert_eq!(
@@ -197,9 +221,17 @@ async fn model_text_mentions_and_links_are_inert_in_the_pull_request_body() {
 /// A run whose tests add `.git/commondir` in the runner's checkout: kotef refuses to commit.
 async fn tampered() -> (support::action_runner::Ran, Vec<String>) {
     let w = world("echo /tmp > .git/commondir; grep -q hello hello.txt").await;
-    let ws = checkout(&w);
-    let (n, payload) = labeled(&w);
-    let ran = run_action(&w, &payload, &ws, &hello_model("ok", "wrote hello.txt")).await;
+    let ws = checkout(&w, false);
+    let (n, payload) = labeled(&w, "alice");
+    let ran = run_action(
+        &w,
+        "issues",
+        &payload,
+        &ws,
+        &hello_model("ok", "wrote hello.txt"),
+        &[],
+    )
+    .await;
     let comments = w.gh.kotef_comments(REPO, n);
     (ran, comments.into_iter().map(|c| c.body).collect())
 }
