@@ -4,11 +4,12 @@
 //! the dispatched inputs are fed to `kotef action` as the runner would, which continues the
 //! server's sticky comment and does the run.
 
+mod support;
+
 use kotef_testkit::{FakeGitHub, FAKE_TOKEN};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 const REPO: &str = "acme/greeter";
 const SECRET: &str = "dispatch-webhook-secret";
@@ -38,27 +39,13 @@ async fn serve(gh: &FakeGitHub, data: &Path) -> Server {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = tokio::time::timeout(WAIT, async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if line.contains("kotef listening") {
-                assert!(
-                    line.contains("executor=\"actions\"") || line.contains("executor=actions"),
-                    "{line}"
-                );
-                let addr = line
-                    .split_whitespace()
-                    .find_map(|w| w.strip_prefix("addr="))
-                    .expect("addr in the log line");
-                return addr.to_string();
-            }
-        }
-        panic!("the server exited before listening")
+    let addr = support::serve::listening_addr(&mut child, |line| {
+        assert!(
+            line.contains("executor=\"actions\"") || line.contains("executor=actions"),
+            "{line}"
+        );
     })
-    .await
-    .expect("the server started");
-    // Keep draining the log so the server never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    .await;
     Server { child, addr }
 }
 

@@ -5,10 +5,11 @@
 //! of them is accepted and runs; and a trigger beyond its installation's queue is answered on
 //! the issue, not only with a 429.
 
+mod support;
+
 use kotef_testkit::{FakeGitHub, FaultKind, FAKE_TOKEN};
 use std::path::Path;
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 const REPO: &str = "acme/greeter";
 const SECRET: &str = "edge-webhook-secret";
@@ -49,22 +50,7 @@ async fn serve(gh: &FakeGitHub, data: &Path, args: &[&str]) -> Server {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = tokio::time::timeout(WAIT, async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if line.contains("kotef listening") {
-                return line
-                    .split_whitespace()
-                    .find_map(|w| w.strip_prefix("addr="))
-                    .expect("addr in the log line")
-                    .to_string();
-            }
-        }
-        panic!("the server exited before listening")
-    })
-    .await
-    .expect("the server started");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let addr = support::serve::listening_addr(&mut child, |_| {}).await;
     Server {
         _child: child,
         url: format!("http://{addr}/webhook"),

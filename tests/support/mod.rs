@@ -9,4 +9,5 @@
 pub mod action_runner;
 pub mod recording_model;
 pub mod release;
+pub mod serve;
 pub mod unprivileged;
