@@ -9,7 +9,7 @@ mod support;
 use kotef_testkit::{git, FAKE_TOKEN};
 use serde_json::json;
 use support::action_runner::{
-    checkout, labeled, planner, run_action, run_action_as, world_with_config, Launch, Ran, World,
+    checkout, labeled, planner, run_action, run_labeled, world_with_config, Launch, Ran, World,
     REPO, RUN_ID, SERVER,
 };
 
@@ -64,9 +64,7 @@ mod labeled_issue_in_a_checkout {
 
     async fn record() -> Finished {
         let w = world().await;
-        let ws = checkout(&w, true);
-        let (n, payload) = labeled(&w, "alice");
-        let ran = run_action(&w, "issues", &payload, &ws, &success_model(), &[]).await;
+        let (n, ws, ran) = run_labeled(&w, true, &success_model(), &[], Launch::Direct).await;
         let branch = format!("kotef/issue-{n}");
         let report = ran.outputs.get("report-path").cloned().unwrap_or_default();
         Finished {
@@ -464,20 +462,11 @@ async fn the_action_honours_the_repository_model_settings_as_its_operator() {
         model.base_url()
     );
     let w = world_with_config(&config).await;
-    let ws = checkout(&w, true);
-    let (_, payload) = labeled(&w, "alice");
-    let r = run_action(
-        &w,
-        "issues",
-        &payload,
-        &ws,
-        &json!({}),
-        &[
-            ("KOTEF_MODEL", ""),
-            ("OPENAI_API_KEY", "sk-action-key-0123"),
-        ],
-    )
-    .await;
+    let env = [
+        ("KOTEF_MODEL", ""),
+        ("OPENAI_API_KEY", "sk-action-key-0123"),
+    ];
+    let (_, _, r) = run_labeled(&w, true, &json!({}), &env, Launch::Direct).await;
     let first = model.first_planner_request();
     assert_eq!(
         first.as_ref().and_then(|s| s.body["model"].as_str()),
@@ -658,18 +647,9 @@ mod red_team {
         .unwrap();
         let loot = format!("cat {} > loot.txt 2>&1", creds.display());
         let w = world_whose_tests_run("bwrap", &loot).await;
-        let ws = checkout(&w, true);
-        let (_, payload) = labeled(&w, "alice");
         let temp_dir = temp.path().display().to_string();
-        let ran = run_action(
-            &w,
-            "issues",
-            &payload,
-            &ws,
-            &success_model(),
-            &[("RUNNER_TEMP", &temp_dir)],
-        )
-        .await;
+        let env = [("RUNNER_TEMP", temp_dir.as_str())];
+        let (_, ws, ran) = run_labeled(&w, true, &success_model(), &env, Launch::Direct).await;
         let got = std::fs::read_to_string(ws.join("loot.txt"))
             .unwrap_or_else(|e| panic!("the tests did not run ({e}): {}", ran.stderr));
         assert!(!got.contains(FAKE_TOKEN), "the job's token leaked: {got}");
@@ -682,18 +662,7 @@ mod red_team {
     async fn unsandboxed_tests_find_no_ancestor_holding_the_token() {
         let walk = "python3 -c \"import os\nout=[]\npid=os.getppid()\nwhile pid > 1:\n    try: out.append(open('/proc/%d/environ' % pid, 'rb').read().decode('latin1'))\n    except Exception as e: out.append(str(e))\n    pid=int([l for l in open('/proc/%d/status' % pid) if l.startswith('PPid:')][0].split()[1])\nopen('loot.txt','w').write(chr(10).join(out))\n\"";
         let w = world_whose_tests_run("none", walk).await;
-        let ws = checkout(&w, true);
-        let (_, payload) = labeled(&w, "alice");
-        let ran = run_action_as(
-            &w,
-            "issues",
-            &payload,
-            &ws,
-            &success_model(),
-            &[],
-            Launch::ActionStep,
-        )
-        .await;
+        let (_, ws, ran) = run_labeled(&w, true, &success_model(), &[], Launch::ActionStep).await;
         let got = std::fs::read_to_string(ws.join("loot.txt"))
             .unwrap_or_else(|e| panic!("the tests did not run ({e}): {}", ran.stderr));
         assert!(

@@ -14,9 +14,7 @@ mod support;
 
 use std::path::Path;
 use std::process::Output;
-use support::action_runner::{
-    checkout, hello_model, labeled, outside_code, run_action, world, REPO,
-};
+use support::action_runner::{hello_model, outside_code, run_labeled, world, Launch, REPO};
 
 /// The attacker's key, and what the reviewer's `authorized_keys` held before.
 const ATTACKER_KEY: &str = "ssh-ed25519 AAAAattacker";
@@ -128,15 +126,12 @@ async fn a_link_the_run_planted_under_sdd_is_not_pushed() {
         "mkdir -p .sdd/runs && ln -sfn ../../../.ssh/authorized_keys .sdd/runs/planted.transcript.html; grep -q hello hello.txt",
     )
     .await;
-    let ws = checkout(&w, false);
-    let (n, payload) = labeled(&w, "alice");
-    let ran = run_action(
+    let (n, _, ran) = run_labeled(
         &w,
-        "issues",
-        &payload,
-        &ws,
+        false,
         &hello_model("ok", "wrote hello.txt"),
         &[],
+        Launch::Direct,
     )
     .await;
     let files = files_on_branch(&w.bare, n);
@@ -172,15 +167,12 @@ fn live(body: &str) -> Vec<&'static str> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn model_text_mentions_and_links_are_inert_in_the_status_comment() {
     let w = world("grep -q hello hello.txt").await;
-    let ws = checkout(&w, false);
-    let (n, payload) = labeled(&w, "alice");
-    let ran = run_action(
+    let (n, _, ran) = run_labeled(
         &w,
-        "issues",
-        &payload,
-        &ws,
+        false,
         &hello_model(HOSTILE, HOSTILE),
         &[],
+        Launch::Direct,
     )
     .await;
     let comments = w.gh.kotef_comments(REPO, n);
@@ -197,15 +189,12 @@ async fn model_text_mentions_and_links_are_inert_in_the_status_comment() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn model_text_mentions_and_links_are_inert_in_the_pull_request_body() {
     let w = world("grep -q hello hello.txt").await;
-    let ws = checkout(&w, false);
-    let (_, payload) = labeled(&w, "alice");
-    let ran = run_action(
+    let (_, _, ran) = run_labeled(
         &w,
-        "issues",
-        &payload,
-        &ws,
+        false,
         &hello_model(HOSTILE, HOSTILE),
         &[],
+        Launch::Direct,
     )
     .await;
     let pulls = w.gh.pulls(REPO);
@@ -221,15 +210,12 @@ async fn model_text_mentions_and_links_are_inert_in_the_pull_request_body() {
 /// A run whose tests add `.git/commondir` in the runner's checkout: kotef refuses to commit.
 async fn tampered() -> (support::action_runner::Ran, Vec<String>) {
     let w = world("echo /tmp > .git/commondir; grep -q hello hello.txt").await;
-    let ws = checkout(&w, false);
-    let (n, payload) = labeled(&w, "alice");
-    let ran = run_action(
+    let (n, _, ran) = run_labeled(
         &w,
-        "issues",
-        &payload,
-        &ws,
+        false,
         &hello_model("ok", "wrote hello.txt"),
         &[],
+        Launch::Direct,
     )
     .await;
     let comments = w.gh.kotef_comments(REPO, n);

@@ -270,6 +270,22 @@ pub async fn run_action_as(
     }
 }
 
+/// An issue labeled `kotef` by alice, run by `kotef action` (started as `launch` says, `env`
+/// added) in a checkout made as [`checkout`] makes it: the issue's number, the checkout and
+/// the run.
+pub async fn run_labeled(
+    w: &World,
+    persist_credentials: bool,
+    model: &serde_json::Value,
+    env: &[(&str, &str)],
+    launch: Launch,
+) -> (u64, PathBuf, Ran) {
+    let ws = checkout(w, persist_credentials);
+    let (n, payload) = labeled(w, "alice");
+    let ran = run_action_as(w, "issues", &payload, &ws, model, env, launch).await;
+    (n, ws, ran)
+}
+
 /// `text` without its code spans and fenced blocks (a backtick run up to the next run of the
 /// same length): what GitHub renders as Markdown rather than as literal code.
 pub fn outside_code(text: &str) -> String {
