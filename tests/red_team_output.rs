@@ -14,7 +14,9 @@ mod support;
 
 use std::path::Path;
 use std::process::Output;
-use support::action_runner::{hello_model, outside_code, run_labeled, world, Launch, REPO};
+use support::action_runner::{
+    hello_model, outside_code, run_labeled, world, Launch, Ran, World, REPO,
+};
 
 /// The attacker's key, and what the reviewer's `authorized_keys` held before.
 const ATTACKER_KEY: &str = "ssh-ed25519 AAAAattacker";
@@ -164,8 +166,9 @@ fn live(body: &str) -> Vec<&'static str> {
     .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn model_text_mentions_and_links_are_inert_in_the_status_comment() {
+/// A run whose model gives `HOSTILE` as its reasons and summary: the world, the issue's
+/// number and the run.
+async fn hostile_run() -> (World, u64, Ran) {
     let w = world("grep -q hello hello.txt").await;
     let (n, _, ran) = run_labeled(
         &w,
@@ -175,6 +178,12 @@ async fn model_text_mentions_and_links_are_inert_in_the_status_comment() {
         Launch::Direct,
     )
     .await;
+    (w, n, ran)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_text_mentions_and_links_are_inert_in_the_status_comment() {
+    let (w, n, ran) = hostile_run().await;
     let comments = w.gh.kotef_comments(REPO, n);
     assert!(!comments.is_empty(), "stderr: {}", ran.stderr);
     for body in comments.iter().flat_map(|c| c.history.iter()) {
@@ -188,15 +197,7 @@ async fn model_text_mentions_and_links_are_inert_in_the_status_comment() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn model_text_mentions_and_links_are_inert_in_the_pull_request_body() {
-    let w = world("grep -q hello hello.txt").await;
-    let (_, _, ran) = run_labeled(
-        &w,
-        false,
-        &hello_model(HOSTILE, HOSTILE),
-        &[],
-        Launch::Direct,
-    )
-    .await;
+    let (w, _, ran) = hostile_run().await;
     let pulls = w.gh.pulls(REPO);
     assert_eq!(pulls.len(), 1, "stderr: {}", ran.stderr);
     assert_eq!(
@@ -208,7 +209,7 @@ async fn model_text_mentions_and_links_are_inert_in_the_pull_request_body() {
 }
 
 /// A run whose tests add `.git/commondir` in the runner's checkout: kotef refuses to commit.
-async fn tampered() -> (support::action_runner::Ran, Vec<String>) {
+async fn tampered() -> (Ran, Vec<String>) {
     let w = world("echo /tmp > .git/commondir; grep -q hello hello.txt").await;
     let (n, _, ran) = run_labeled(
         &w,
