@@ -7,7 +7,7 @@
 
 mod support;
 
-use kotef_testkit::{FakeGitHub, FaultKind, FAKE_TOKEN};
+use kotef_testkit::{FakeGitHub, FaultKind};
 use std::path::Path;
 use std::time::Duration;
 
@@ -32,22 +32,9 @@ async fn github() -> FakeGitHub {
 
 /// Starts `kotef serve --executor actions` on port 0 with `args`; its address from the log.
 async fn serve(gh: &FakeGitHub, data: &Path, args: &[&str]) -> Server {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
-        .args(["serve", "--executor", "actions", "--listen", "127.0.0.1:0"])
+    let mut child = support::serve::actions_executor(&gh.api_url(), data, SECRET)
         .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", data)
-        .env("KOTEF_LOG", "info")
-        .env("KOTEF_WEBHOOK_SECRET", SECRET)
-        .env("KOTEF_GITHUB_TOKEN", FAKE_TOKEN)
         .env("KOTEF_BOT_LOGIN", "kotef-bot")
-        .env("KOTEF_GITHUB_API_URL", gh.api_url())
-        .env("KOTEF_GIT_BASE_URL", "https://github.test")
-        .env("KOTEF_DATA_DIR", data.join("state"))
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .kill_on_drop(true)
         .spawn()
         .unwrap();
     let addr = support::serve::listening_addr(&mut child, |_| {}).await;

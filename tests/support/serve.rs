@@ -1,6 +1,7 @@
 //! `kotef serve` as a process: a free port to give it, its address read from its log, and
 //! waiting until it answers `/healthz`.
 
+use std::path::Path;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -11,6 +12,28 @@ pub fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
+}
+
+/// `kotef serve --executor actions` on a port of its choosing, against the fake GitHub whose
+/// API is at `api_url`, with `data` as its home and `secret` as its webhook secret: nothing of
+/// the test's own environment but `PATH`, its log piped on stderr. Spawn it and read
+/// [`listening_addr`].
+pub fn actions_executor(api_url: &str, data: &Path, secret: &str) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"));
+    cmd.args(["serve", "--executor", "actions", "--listen", "127.0.0.1:0"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", data)
+        .env("KOTEF_LOG", "info")
+        .env("KOTEF_WEBHOOK_SECRET", secret)
+        .env("KOTEF_GITHUB_TOKEN", kotef_testkit::FAKE_TOKEN)
+        .env("KOTEF_GITHUB_API_URL", api_url)
+        .env("KOTEF_GIT_BASE_URL", "https://github.test")
+        .env("KOTEF_DATA_DIR", data.join("state"))
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true);
+    cmd
 }
 
 /// The address in the server's "kotef listening" log line (its stderr, piped), once `check`
