@@ -64,7 +64,11 @@ impl Reviewer {
     }
 }
 
-fn refused(out: &Output, r: &Reviewer) {
+/// `kotef report --html` with `args`, in a reviewer's checkout with `links`, refuses to write
+/// through a link and leaves `authorized_keys` as it was.
+fn refused(links: &[(&str, &str)], args: &[&str]) {
+    let r = Reviewer::new(links);
+    let out = r.report(args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         (out.status.code(), r.authorized_keys().as_str()),
@@ -76,26 +80,26 @@ fn refused(out: &Output, r: &Reviewer) {
 
 #[test]
 fn report_html_refuses_to_write_through_a_planted_link() {
-    let r = Reviewer::new(&[("run.html", "../.ssh/authorized_keys")]);
-    let out = r.report(&["-o", "run.html"]);
-    refused(&out, &r);
+    refused(
+        &[("run.html", "../.ssh/authorized_keys")],
+        &["-o", "run.html"],
+    );
 }
 
 #[test]
 fn report_html_refuses_a_default_output_that_is_a_planted_link() {
-    let r = Reviewer::new(&[(
-        ".sdd/runs/r1.transcript.html",
-        "../../../.ssh/authorized_keys",
-    )]);
-    let out = r.report(&[]);
-    refused(&out, &r);
+    refused(
+        &[(
+            ".sdd/runs/r1.transcript.html",
+            "../../../.ssh/authorized_keys",
+        )],
+        &[],
+    );
 }
 
 #[test]
 fn report_html_refuses_an_output_under_a_planted_directory_link() {
-    let r = Reviewer::new(&[("pages", "../.ssh")]);
-    let out = r.report(&["-o", "pages/authorized_keys"]);
-    refused(&out, &r);
+    refused(&[("pages", "../.ssh")], &["-o", "pages/authorized_keys"]);
 }
 
 #[test]
