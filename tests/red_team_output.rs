@@ -126,18 +126,28 @@ fn files_on_branch(bare: &Path, n: u64) -> Vec<String> {
     .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_link_the_run_planted_under_sdd_is_not_pushed() {
-    let w = world(
-        "mkdir -p .sdd/runs && ln -sfn ../../../.ssh/authorized_keys .sdd/runs/planted.transcript.html; grep -q hello hello.txt",
-    )
-    .await;
+/// An issue labeled by alice, run in a checkout (no credentials persisted) of a repository
+/// whose tests are `test_command`, by [`hello_model`] with `reason` and `summary`: the world,
+/// the issue's number and the run.
+async fn labeled_run(test_command: &str, reason: &str, summary: &str) -> (World, u64, Ran) {
+    let w = world(test_command).await;
     let (n, _, ran) = run_labeled(
         &w,
         false,
-        &hello_model("ok", "wrote hello.txt"),
+        &hello_model(reason, summary),
         &[],
         Launch::Direct,
+    )
+    .await;
+    (w, n, ran)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_the_run_planted_under_sdd_is_not_pushed() {
+    let (w, n, ran) = labeled_run(
+        "mkdir -p .sdd/runs && ln -sfn ../../../.ssh/authorized_keys .sdd/runs/planted.transcript.html; grep -q hello hello.txt",
+        "ok",
+        "wrote hello.txt",
     )
     .await;
     let files = files_on_branch(&w.bare, n);
@@ -170,24 +180,9 @@ fn live(body: &str) -> Vec<&'static str> {
     .collect()
 }
 
-/// A run whose model gives `HOSTILE` as its reasons and summary: the world, the issue's
-/// number and the run.
-async fn hostile_run() -> (World, u64, Ran) {
-    let w = world("grep -q hello hello.txt").await;
-    let (n, _, ran) = run_labeled(
-        &w,
-        false,
-        &hello_model(HOSTILE, HOSTILE),
-        &[],
-        Launch::Direct,
-    )
-    .await;
-    (w, n, ran)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn model_text_mentions_and_links_are_inert_in_the_status_comment() {
-    let (w, n, ran) = hostile_run().await;
+    let (w, n, ran) = labeled_run("grep -q hello hello.txt", HOSTILE, HOSTILE).await;
     let comments = w.gh.kotef_comments(REPO, n);
     assert!(!comments.is_empty(), "stderr: {}", ran.stderr);
     for body in comments.iter().flat_map(|c| c.history.iter()) {
@@ -201,7 +196,7 @@ async fn model_text_mentions_and_links_are_inert_in_the_status_comment() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn model_text_mentions_and_links_are_inert_in_the_pull_request_body() {
-    let (w, _, ran) = hostile_run().await;
+    let (w, _, ran) = labeled_run("grep -q hello hello.txt", HOSTILE, HOSTILE).await;
     let pulls = w.gh.pulls(REPO);
     assert_eq!(pulls.len(), 1, "stderr: {}", ran.stderr);
     assert_eq!(
@@ -214,13 +209,10 @@ async fn model_text_mentions_and_links_are_inert_in_the_pull_request_body() {
 
 /// A run whose tests add `.git/commondir` in the runner's checkout: kotef refuses to commit.
 async fn tampered() -> (Ran, Vec<String>) {
-    let w = world("echo /tmp > .git/commondir; grep -q hello hello.txt").await;
-    let (n, _, ran) = run_labeled(
-        &w,
-        false,
-        &hello_model("ok", "wrote hello.txt"),
-        &[],
-        Launch::Direct,
+    let (w, n, ran) = labeled_run(
+        "echo /tmp > .git/commondir; grep -q hello hello.txt",
+        "ok",
+        "wrote hello.txt",
     )
     .await;
     let comments = w.gh.kotef_comments(REPO, n);
