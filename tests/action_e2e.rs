@@ -6,43 +6,18 @@
 
 mod support;
 
-use kotef_testkit::{git, FakeGitHub, FAKE_TOKEN};
+use kotef_testkit::{git, FAKE_TOKEN};
 use serde_json::json;
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-
-const REPO: &str = "acme/greeter";
-const SERVER: &str = "https://github.test";
-const RUN_ID: &str = "777";
-
-struct World {
-    gh: FakeGitHub,
-    git_root: tempfile::TempDir,
-    dir: tempfile::TempDir,
-    bare: PathBuf,
-}
-
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    outputs: HashMap<String, String>,
-    summary: String,
-}
-
-fn planner(next: &str, extra: serde_json::Value) -> serde_json::Value {
-    let mut d = json!({"next": next, "reason": format!("go to {next}")});
-    d.as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    json!({"content": d.to_string()})
-}
+use support::action_runner::{
+    checkout, labeled, planner, run_action, run_labeled, world_with_config, Launch, Ran, World,
+    REPO, RUN_ID, SERVER,
+};
 
 fn success_model() -> serde_json::Value {
     json!({
         "planner": [
-            planner("coder", json!({"task": "Create hello.txt containing hello", "plan": ["write hello.txt"]})),
-            planner("done", json!({}))
+            planner("coder", "go to coder", json!({"task": "Create hello.txt containing hello", "plan": ["write hello.txt"]})),
+            planner("done", "go to done", json!({}))
         ],
         "coder": [
             {"tool_calls": [{"name": "write_file", "arguments": {"path": "hello.txt", "content": "hello\n"}}]},
@@ -53,257 +28,14 @@ fn success_model() -> serde_json::Value {
 
 fn loop_model() -> serde_json::Value {
     json!({
-        "planner": [planner("researcher", json!({"query": "How is the greeting configured?"}))],
+        "planner": [planner("researcher", "go to researcher", json!({"query": "How is the greeting configured?"}))],
         "researcher": [{"content": "{\"findings\": \"README.md only\", \"quality\": 0.9}"}]
     })
 }
 
+/// The repository whose tests pass once the agent wrote hello.txt.
 async fn world() -> World {
-    world_with_config(
-        "test_command = \"grep -q hello hello.txt\"\nsandbox = \"none\"\n[limits]\nmax_steps = 40\n",
-    )
-    .await
-}
-
-async fn world_with_config(config: &str) -> World {
-    let gh = FakeGitHub::start().await;
-    gh.add_repo(REPO, "main");
-    gh.set_permission(REPO, "alice", "admin");
-    gh.set_permission(REPO, "rita", "read");
-    let git_root = tempfile::tempdir().unwrap();
-    let bare = kotef_testkit::init_bare_repo(
-        git_root.path(),
-        REPO,
-        &[("README.md", "# greeter\n"), (".github/kotef.toml", config)],
-    );
-    World {
-        gh,
-        git_root,
-        dir: tempfile::tempdir().unwrap(),
-        bare,
-    }
-}
-
-/// What actions/checkout leaves: a clone of the default branch, with the token persisted in
-/// `.git/config`.
-fn checkout(w: &World) -> PathBuf {
-    let ws = w.dir.path().join("workspace");
-    let url = format!(
-        "{}/{REPO}.git",
-        kotef_testkit::file_base_url(w.git_root.path())
-    );
-    git(
-        w.dir.path(),
-        &["clone", "-q", "--depth", "1", &url, ws.to_str().unwrap()],
-    );
-    git(
-        &ws,
-        &[
-            "config",
-            "--local",
-            "http.https://github.test/.extraheader",
-            &format!("AUTHORIZATION: basic {FAKE_TOKEN}"),
-        ],
-    );
-    ws
-}
-
-fn parse_outputs(text: &str) -> HashMap<String, String> {
-    let mut out = HashMap::new();
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        if let Some((name, delim)) = line.split_once("<<") {
-            let mut value = Vec::new();
-            for l in lines.by_ref() {
-                if l == delim {
-                    break;
-                }
-                value.push(l);
-            }
-            out.insert(name.to_string(), value.join("\n"));
-        } else if let Some((name, value)) = line.split_once('=') {
-            out.insert(name.to_string(), value.to_string());
-        }
-    }
-    out
-}
-
-/// Runs `kotef action` with a runner's environment; `env` adds or overrides variables.
-async fn run_action(
-    w: &World,
-    event: &str,
-    payload: &[u8],
-    workspace: &Path,
-    model: &serde_json::Value,
-    env: &[(&str, &str)],
-) -> Ran {
-    run_action_as(w, event, payload, workspace, model, env, Launch::Direct).await
-}
-
-/// How the runner starts kotef.
-#[derive(Clone, Copy, PartialEq)]
-enum Launch {
-    /// The binary itself.
-    Direct,
-    /// bash running action.yml's own `run:` line of its "Run kotef" step as a script file,
-    /// `kotef` on `PATH`: what a composite action's step does; as an unprivileged user (a
-    /// runner's), through setpriv when the tests run as root.
-    ActionStep,
-}
-
-/// The prefix that runs a command as an unprivileged user (none when the tests are not
-/// root), after handing `dirs` to that user; `None` when that cannot be done here.
-fn unprivileged(dirs: &[&Path]) -> Option<Vec<String>> {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        return Some(Vec::new());
-    }
-    let setpriv = std::process::Command::new("setpriv")
-        .arg("--version")
-        .output();
-    if !setpriv.is_ok_and(|o| o.status.success()) {
-        return None;
-    }
-    for d in dirs {
-        let ok = std::process::Command::new("chown")
-            .args(["-R", "65534:65534"])
-            .arg(d)
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "chown {}", d.display());
-    }
-    Some(
-        [
-            "setpriv",
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "bash",
-        ]
-        .map(String::from)
-        .to_vec(),
-    )
-}
-
-/// The `run:` line of action.yml's "Run kotef" step.
-fn action_step_run_line() -> String {
-    let yml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/action.yml")).unwrap();
-    let step = yml
-        .split("- name: Run kotef\n")
-        .nth(1)
-        .expect("a Run kotef step");
-    step.lines()
-        .find_map(|l| l.trim().strip_prefix("run: "))
-        .expect("a one-line run:")
-        .to_string()
-}
-
-async fn run_action_as(
-    w: &World,
-    event: &str,
-    payload: &[u8],
-    workspace: &Path,
-    model: &serde_json::Value,
-    env: &[(&str, &str)],
-    launch: Launch,
-) -> Ran {
-    let d = w.dir.path();
-    let event_path = d.join("event.json");
-    std::fs::write(&event_path, payload).unwrap();
-    let model_file = d.join("model.json");
-    std::fs::write(&model_file, json!({ "model": model }).to_string()).unwrap();
-    let output = d.join("github_output");
-    let summary = d.join("step_summary");
-    let temp = d.join("runner_temp");
-    std::fs::create_dir_all(&temp).unwrap();
-    std::fs::create_dir_all(workspace).unwrap();
-    let bin = Path::new(env!("CARGO_BIN_EXE_kotef"));
-    let mut cmd = match launch {
-        Launch::Direct => tokio::process::Command::new(bin),
-        Launch::ActionStep => {
-            let prefix = unprivileged(&[d, w.git_root.path(), workspace])
-                .expect("setpriv, to run the step as an unprivileged user");
-            let mut c = tokio::process::Command::new(prefix.first().map_or("bash", |s| s));
-            c.args(prefix.iter().skip(1));
-            c
-        }
-    };
-    match launch {
-        Launch::Direct => cmd.arg("action"),
-        Launch::ActionStep => {
-            // As the runner does for `shell: bash`: the step's script in a file (bash execs
-            // the last command of a `-c` string by itself, never of a script file).
-            let script = d.join("step.sh");
-            std::fs::write(&script, format!("{}\n", action_step_run_line())).unwrap();
-            cmd.args(["--noprofile", "--norc", "-eo", "pipefail"])
-                .arg(script)
-        }
-    };
-    let path = std::env::join_paths(std::iter::once(bin.parent().unwrap().to_path_buf()).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))
-    .unwrap();
-    cmd.env_clear()
-        .env("PATH", path)
-        .env("HOME", d)
-        .env("CI", "true")
-        .env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_EVENT_NAME", event)
-        .env("GITHUB_EVENT_PATH", &event_path)
-        .env("GITHUB_REPOSITORY", REPO)
-        .env("GITHUB_TOKEN", FAKE_TOKEN)
-        .env("GITHUB_WORKSPACE", workspace)
-        .env("GITHUB_SERVER_URL", SERVER)
-        .env("GITHUB_API_URL", w.gh.api_url())
-        .env("GITHUB_RUN_ID", RUN_ID)
-        .env("GITHUB_RUN_ATTEMPT", "1")
-        .env("GITHUB_OUTPUT", &output)
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .env("RUNNER_TEMP", &temp)
-        .env(
-            "KOTEF_GIT_BASE_URL",
-            kotef_testkit::file_base_url(w.git_root.path()),
-        )
-        .env("KOTEF_MODEL", format!("scripted:{}", model_file.display()))
-        // What action.yml passes for inputs left blank.
-        .env("KOTEF_PROFILE", "")
-        .env("KOTEF_GOAL", "")
-        .env("KOTEF_ISSUE_NUMBER", "")
-        .env("KOTEF_MAX_STEPS", "")
-        .env("KOTEF_TOKEN_BUDGET", "")
-        .env("KOTEF_TEST_COMMAND", "")
-        .env("KOTEF_CONFIG_PATH", "")
-        .env("KOTEF_TRIGGER_LABEL", "kotef")
-        .env("KOTEF_FAIL_ON", "aborted_stuck,aborted_constraint,error")
-        .kill_on_drop(true);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = tokio::time::timeout(std::time::Duration::from_secs(120), cmd.output())
-        .await
-        .expect("kotef action finished in time")
-        .unwrap();
-    Ran {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).to_string(),
-        stderr: String::from_utf8_lossy(&out.stderr).to_string(),
-        outputs: parse_outputs(&std::fs::read_to_string(&output).unwrap_or_default()),
-        summary: std::fs::read_to_string(&summary).unwrap_or_default(),
-    }
-}
-
-fn labeled(w: &World, sender: &str) -> (u64, Vec<u8>) {
-    let n =
-        w.gh.add_issue(REPO, "Add a greeting", "Please add hello.txt saying hello.");
-    let body = kotef_testkit::issues_labeled(
-        REPO,
-        n,
-        "Add a greeting",
-        "Please add hello.txt saying hello.",
-        "kotef",
-        sender,
-    );
-    (n, body)
+    support::action_runner::world("grep -q hello hello.txt").await
 }
 
 /// A labeled issue run by `kotef action` in a runner's checkout, recorded once; each test
@@ -332,9 +64,7 @@ mod labeled_issue_in_a_checkout {
 
     async fn record() -> Finished {
         let w = world().await;
-        let ws = checkout(&w);
-        let (n, payload) = labeled(&w, "alice");
-        let ran = run_action(&w, "issues", &payload, &ws, &success_model(), &[]).await;
+        let (n, ws, ran) = run_labeled(&w, true, &success_model(), &[], Launch::Direct).await;
         let branch = format!("kotef/issue-{n}");
         let report = ran.outputs.get("report-path").cloned().unwrap_or_default();
         Finished {
@@ -570,7 +300,7 @@ async fn a_looping_command_run_is_cloned_stopped_and_fails_the_step() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_only_sender_starts_nothing() {
     let w = world().await;
-    let ws = checkout(&w);
+    let ws = checkout(&w, true);
     let (n, payload) = labeled(&w, "rita");
     let r = run_action(&w, "issues", &payload, &ws, &success_model(), &[]).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -665,7 +395,7 @@ async fn a_malformed_event_file_is_a_clear_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn workflow_dispatch_runs_the_issue_with_the_goal_from_its_inputs() {
     let w = world().await;
-    let ws = checkout(&w);
+    let ws = checkout(&w, true);
     let n = w.gh.add_issue(REPO, "Greeting", "Something vague.");
     let payload = kotef_testkit::workflow_dispatch(
         REPO,
@@ -732,20 +462,11 @@ async fn the_action_honours_the_repository_model_settings_as_its_operator() {
         model.base_url()
     );
     let w = world_with_config(&config).await;
-    let ws = checkout(&w);
-    let (_, payload) = labeled(&w, "alice");
-    let r = run_action(
-        &w,
-        "issues",
-        &payload,
-        &ws,
-        &json!({}),
-        &[
-            ("KOTEF_MODEL", ""),
-            ("OPENAI_API_KEY", "sk-action-key-0123"),
-        ],
-    )
-    .await;
+    let env = [
+        ("KOTEF_MODEL", ""),
+        ("OPENAI_API_KEY", "sk-action-key-0123"),
+    ];
+    let (_, _, r) = run_labeled(&w, true, &json!({}), &env, Launch::Direct).await;
     let first = model.first_planner_request();
     assert_eq!(
         first.as_ref().and_then(|s| s.body["model"].as_str()),
@@ -804,7 +525,7 @@ mod octokit_triggers {
         let n = pull(&w);
         let mut p = on_pull(octokit("pull_request_review_comment.created"), n);
         p["comment"]["body"] = json!("/kotef run add hello.txt");
-        let ws = checkout(&w);
+        let ws = checkout(&w, true);
         let r = run_action(
             &w,
             "pull_request_review_comment",
@@ -828,7 +549,7 @@ mod octokit_triggers {
         let n = pull(&w);
         let mut p = on_pull(octokit("pull_request_review.submitted"), n);
         p["review"]["body"] = json!("Looks close.\n\n/kotef run add hello.txt");
-        let ws = checkout(&w);
+        let ws = checkout(&w, true);
         let r = run_action(
             &w,
             "pull_request_review",
@@ -863,7 +584,7 @@ mod octokit_triggers {
     async fn an_assignment_to_the_assignee_trigger_runs_the_issue() {
         let w = world().await;
         let (n, payload) = assigned(&w, "kotef-machine");
-        let ws = checkout(&w);
+        let ws = checkout(&w, true);
         let env = [("KOTEF_ASSIGNEE_TRIGGER", "@kotef-machine")];
         let r = run_action(&w, "issues", &payload, &ws, &success_model(), &env).await;
         assert_eq!(
@@ -881,7 +602,7 @@ mod octokit_triggers {
     async fn an_assignment_to_someone_else_starts_nothing() {
         let w = world().await;
         let (n, payload) = assigned(&w, "bob");
-        let ws = checkout(&w);
+        let ws = checkout(&w, true);
         let env = [("KOTEF_ASSIGNEE_TRIGGER", "kotef-machine")];
         let r = run_action(&w, "issues", &payload, &ws, &success_model(), &env).await;
         assert_eq!(r.outputs["terminal-status"], "", "{}", r.stdout);
@@ -926,18 +647,9 @@ mod red_team {
         .unwrap();
         let loot = format!("cat {} > loot.txt 2>&1", creds.display());
         let w = world_whose_tests_run("bwrap", &loot).await;
-        let ws = checkout(&w);
-        let (_, payload) = labeled(&w, "alice");
         let temp_dir = temp.path().display().to_string();
-        let ran = run_action(
-            &w,
-            "issues",
-            &payload,
-            &ws,
-            &success_model(),
-            &[("RUNNER_TEMP", &temp_dir)],
-        )
-        .await;
+        let env = [("RUNNER_TEMP", temp_dir.as_str())];
+        let (_, ws, ran) = run_labeled(&w, true, &success_model(), &env, Launch::Direct).await;
         let got = std::fs::read_to_string(ws.join("loot.txt"))
             .unwrap_or_else(|e| panic!("the tests did not run ({e}): {}", ran.stderr));
         assert!(!got.contains(FAKE_TOKEN), "the job's token leaked: {got}");
@@ -950,18 +662,7 @@ mod red_team {
     async fn unsandboxed_tests_find_no_ancestor_holding_the_token() {
         let walk = "python3 -c \"import os\nout=[]\npid=os.getppid()\nwhile pid > 1:\n    try: out.append(open('/proc/%d/environ' % pid, 'rb').read().decode('latin1'))\n    except Exception as e: out.append(str(e))\n    pid=int([l for l in open('/proc/%d/status' % pid) if l.startswith('PPid:')][0].split()[1])\nopen('loot.txt','w').write(chr(10).join(out))\n\"";
         let w = world_whose_tests_run("none", walk).await;
-        let ws = checkout(&w);
-        let (_, payload) = labeled(&w, "alice");
-        let ran = run_action_as(
-            &w,
-            "issues",
-            &payload,
-            &ws,
-            &success_model(),
-            &[],
-            Launch::ActionStep,
-        )
-        .await;
+        let (_, ws, ran) = run_labeled(&w, true, &success_model(), &[], Launch::ActionStep).await;
         let got = std::fs::read_to_string(ws.join("loot.txt"))
             .unwrap_or_else(|e| panic!("the tests did not run ({e}): {}", ran.stderr));
         assert!(

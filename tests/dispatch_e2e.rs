@@ -4,11 +4,12 @@
 //! the dispatched inputs are fed to `kotef action` as the runner would, which continues the
 //! server's sticky comment and does the run.
 
+mod support;
+
 use kotef_testkit::{FakeGitHub, FAKE_TOKEN};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 const REPO: &str = "acme/greeter";
 const SECRET: &str = "dispatch-webhook-secret";
@@ -22,43 +23,16 @@ struct Server {
 
 /// Starts `kotef serve --executor actions` on port 0 and reads its address from the log.
 async fn serve(gh: &FakeGitHub, data: &Path) -> Server {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
-        .args(["serve", "--executor", "actions", "--listen", "127.0.0.1:0"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", data)
-        .env("KOTEF_LOG", "info")
-        .env("KOTEF_WEBHOOK_SECRET", SECRET)
-        .env("KOTEF_GITHUB_TOKEN", FAKE_TOKEN)
-        .env("KOTEF_GITHUB_API_URL", gh.api_url())
-        .env("KOTEF_GIT_BASE_URL", SERVER)
-        .env("KOTEF_DATA_DIR", data.join("state"))
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .kill_on_drop(true)
+    let mut child = support::serve::actions_executor(&gh.api_url(), data, SECRET)
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = tokio::time::timeout(WAIT, async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if line.contains("kotef listening") {
-                assert!(
-                    line.contains("executor=\"actions\"") || line.contains("executor=actions"),
-                    "{line}"
-                );
-                let addr = line
-                    .split_whitespace()
-                    .find_map(|w| w.strip_prefix("addr="))
-                    .expect("addr in the log line");
-                return addr.to_string();
-            }
-        }
-        panic!("the server exited before listening")
+    let addr = support::serve::listening_addr(&mut child, |line| {
+        assert!(
+            line.contains("executor=\"actions\"") || line.contains("executor=actions"),
+            "{line}"
+        );
     })
-    .await
-    .expect("the server started");
-    // Keep draining the log so the server never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    .await;
     Server { child, addr }
 }
 

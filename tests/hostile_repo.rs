@@ -42,6 +42,18 @@ struct Ran {
     stderr: String,
 }
 
+impl Ran {
+    /// The stop reason of a run that must have ended `aborted_constraint`.
+    fn constraint_reason(&self) -> &str {
+        assert_eq!(
+            self.summary["terminal_status"], "aborted_constraint",
+            "{}",
+            self.stdout
+        );
+        self.summary["stop_reason"].as_str().unwrap_or_default()
+    }
+}
+
 /// `kotef run` against `model` with the operator's key in its environment, under a data-size
 /// cap, stopped by the test only if it outlives `guard` (a hung run fails the test, it does not
 /// hang it).
@@ -319,12 +331,7 @@ async fn a_fork_bomb_in_the_tests_ends_the_run_naming_the_process_limit() {
     let dir = repo(&[("README.md", "# x\n")], &[]);
     let bomb = "bomb_w9r(){ bomb_w9r | bomb_w9r; }; bomb_w9r";
     let ran = kotef_run(&model, dir.path(), "Make the check pass", bomb).await;
-    assert_eq!(
-        ran.summary["terminal_status"], "aborted_constraint",
-        "{}",
-        ran.stdout
-    );
-    let reason = ran.summary["stop_reason"].as_str().unwrap_or_default();
+    let reason = ran.constraint_reason();
     assert!(reason.contains("processes"), "{reason}");
     assert_eq!(running("bomb_w9r"), 0, "the bomb outlived its run");
 }
@@ -340,12 +347,7 @@ async fn a_10_gb_write_in_the_tests_ends_the_run_naming_the_file_size_limit() {
         "head -c 10G /dev/zero > big",
     )
     .await;
-    assert_eq!(
-        ran.summary["terminal_status"], "aborted_constraint",
-        "{}",
-        ran.stdout
-    );
-    let reason = ran.summary["stop_reason"].as_str().unwrap_or_default();
+    let reason = ran.constraint_reason();
     assert!(reason.contains("file larger than"), "{reason}");
     let size = std::fs::metadata(dir.path().join("big"))
         .map(|m| m.len())
@@ -368,12 +370,7 @@ async fn old_mtimes_do_not_hide_writes_from_the_disk_cap() {
         &[("KOTEF_DISK_BYTES", "67108864")],
     )
     .await;
-    assert_eq!(
-        ran.summary["terminal_status"], "aborted_constraint",
-        "{}",
-        ran.stdout
-    );
-    let reason = ran.summary["stop_reason"].as_str().unwrap_or_default();
+    let reason = ran.constraint_reason();
     assert!(reason.contains("wrote more than"), "{reason}");
 }
 

@@ -24,6 +24,7 @@ use serde_norway::Value as Yaml;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
+use support::action_runner::parse_outputs;
 use support::release::{asset_name, packed_release, repo_root};
 
 const REPO: &str = "acme/greeter";
@@ -119,21 +120,6 @@ impl Contexts {
         }
         panic!("the emulated runner does not know `if: {cond}`: extend tests/quickstart_e2e.rs");
     }
-}
-
-/// `NAME=value` and `NAME<<EOF … EOF` lines of a `GITHUB_OUTPUT`/`GITHUB_ENV` file.
-fn key_values(text: &str) -> HashMap<String, String> {
-    let mut out = HashMap::new();
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        if let Some((name, delim)) = line.split_once("<<") {
-            let value: Vec<&str> = lines.by_ref().take_while(|l| *l != delim).collect();
-            out.insert(name.to_string(), value.join("\n"));
-        } else if let Some((name, value)) = line.split_once('=') {
-            out.insert(name.to_string(), value.to_string());
-        }
-    }
-    out
 }
 
 async fn serve_release(root: PathBuf) -> String {
@@ -367,11 +353,11 @@ async fn follow_the_quick_start() -> Finished {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         ));
-        let outputs = key_values(&std::fs::read_to_string(&output).unwrap_or_default());
+        let outputs = parse_outputs(&std::fs::read_to_string(&output).unwrap_or_default());
         if let Some(id) = st["id"].as_str() {
             ctx.steps.insert(id.to_string(), outputs);
         }
-        job_env.extend(key_values(
+        job_env.extend(parse_outputs(
             &std::fs::read_to_string(&env_file).unwrap_or_default(),
         ));
         for l in std::fs::read_to_string(&path_file)

@@ -15,7 +15,7 @@ mod support;
 use std::path::Path;
 use std::process::Output;
 use support::action_runner::{
-    checkout, hello_model, labeled, outside_code, run_action, world, REPO,
+    hello_model, outside_code, run_labeled, world, Launch, Ran, World, REPO,
 };
 
 /// The attacker's key, and what the reviewer's `authorized_keys` held before.
@@ -64,7 +64,11 @@ impl Reviewer {
     }
 }
 
-fn refused(out: &Output, r: &Reviewer) {
+/// `kotef report --html` with `args`, in a reviewer's checkout with `links`, refuses to write
+/// through a link and leaves `authorized_keys` as it was.
+fn refused(links: &[(&str, &str)], args: &[&str]) {
+    let r = Reviewer::new(links);
+    let out = r.report(args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         (out.status.code(), r.authorized_keys().as_str()),
@@ -76,26 +80,26 @@ fn refused(out: &Output, r: &Reviewer) {
 
 #[test]
 fn report_html_refuses_to_write_through_a_planted_link() {
-    let r = Reviewer::new(&[("run.html", "../.ssh/authorized_keys")]);
-    let out = r.report(&["-o", "run.html"]);
-    refused(&out, &r);
+    refused(
+        &[("run.html", "../.ssh/authorized_keys")],
+        &["-o", "run.html"],
+    );
 }
 
 #[test]
 fn report_html_refuses_a_default_output_that_is_a_planted_link() {
-    let r = Reviewer::new(&[(
-        ".sdd/runs/r1.transcript.html",
-        "../../../.ssh/authorized_keys",
-    )]);
-    let out = r.report(&[]);
-    refused(&out, &r);
+    refused(
+        &[(
+            ".sdd/runs/r1.transcript.html",
+            "../../../.ssh/authorized_keys",
+        )],
+        &[],
+    );
 }
 
 #[test]
 fn report_html_refuses_an_output_under_a_planted_directory_link() {
-    let r = Reviewer::new(&[("pages", "../.ssh")]);
-    let out = r.report(&["-o", "pages/authorized_keys"]);
-    refused(&out, &r);
+    refused(&[("pages", "../.ssh")], &["-o", "pages/authorized_keys"]);
 }
 
 #[test]
@@ -122,15 +126,30 @@ fn files_on_branch(bare: &Path, n: u64) -> Vec<String> {
     .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_link_the_run_planted_under_sdd_is_not_pushed() {
-    let w = world(
-        "mkdir -p .sdd/runs && ln -sfn ../../../.ssh/authorized_keys .sdd/runs/planted.transcript.html; grep -q hello hello.txt",
+/// An issue labeled by alice, run in a checkout (no credentials persisted) of a repository
+/// whose tests are `test_command`, by [`hello_model`] with `reason` and `summary`: the world,
+/// the issue's number and the run.
+async fn labeled_run(test_command: &str, reason: &str, summary: &str) -> (World, u64, Ran) {
+    let w = world(test_command).await;
+    let (n, _, ran) = run_labeled(
+        &w,
+        false,
+        &hello_model(reason, summary),
+        &[],
+        Launch::Direct,
     )
     .await;
-    let ws = checkout(&w);
-    let (n, payload) = labeled(&w);
-    let ran = run_action(&w, &payload, &ws, &hello_model("ok", "wrote hello.txt")).await;
+    (w, n, ran)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_the_run_planted_under_sdd_is_not_pushed() {
+    let (w, n, ran) = labeled_run(
+        "mkdir -p .sdd/runs && ln -sfn ../../../.ssh/authorized_keys .sdd/runs/planted.transcript.html; grep -q hello hello.txt",
+        "ok",
+        "wrote hello.txt",
+    )
+    .await;
     let files = files_on_branch(&w.bare, n);
     assert!(
         files.iter().any(|f| f == "hello.txt") && !files.iter().any(|f| f.contains("planted")),
@@ -163,10 +182,7 @@ fn live(body: &str) -> Vec<&'static str> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn model_text_mentions_and_links_are_inert_in_the_status_comment() {
-    let w = world("grep -q hello hello.txt").await;
-    let ws = checkout(&w);
-    let (n, payload) = labeled(&w);
-    let ran = run_action(&w, &payload, &ws, &hello_model(HOSTILE, HOSTILE)).await;
+    let (w, n, ran) = labeled_run("grep -q hello hello.txt", HOSTILE, HOSTILE).await;
     let comments = w.gh.kotef_comments(REPO, n);
     assert!(!comments.is_empty(), "stderr: {}", ran.stderr);
     for body in comments.iter().flat_map(|c| c.history.iter()) {
@@ -180,10 +196,7 @@ async fn model_text_mentions_and_links_are_inert_in_the_status_comment() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn model_text_mentions_and_links_are_inert_in_the_pull_request_body() {
-    let w = world("grep -q hello hello.txt").await;
-    let ws = checkout(&w);
-    let (_, payload) = labeled(&w);
-    let ran = run_action(&w, &payload, &ws, &hello_model(HOSTILE, HOSTILE)).await;
+    let (w, _, ran) = labeled_run("grep -q hello hello.txt", HOSTILE, HOSTILE).await;
     let pulls = w.gh.pulls(REPO);
     assert_eq!(pulls.len(), 1, "stderr: {}", ran.stderr);
     assert_eq!(
@@ -195,11 +208,13 @@ async fn model_text_mentions_and_links_are_inert_in_the_pull_request_body() {
 }
 
 /// A run whose tests add `.git/commondir` in the runner's checkout: kotef refuses to commit.
-async fn tampered() -> (support::action_runner::Ran, Vec<String>) {
-    let w = world("echo /tmp > .git/commondir; grep -q hello hello.txt").await;
-    let ws = checkout(&w);
-    let (n, payload) = labeled(&w);
-    let ran = run_action(&w, &payload, &ws, &hello_model("ok", "wrote hello.txt")).await;
+async fn tampered() -> (Ran, Vec<String>) {
+    let (w, n, ran) = labeled_run(
+        "echo /tmp > .git/commondir; grep -q hello hello.txt",
+        "ok",
+        "wrote hello.txt",
+    )
+    .await;
     let comments = w.gh.kotef_comments(REPO, n);
     (ran, comments.into_iter().map(|c| c.body).collect())
 }

@@ -5,10 +5,11 @@
 //! of them is accepted and runs; and a trigger beyond its installation's queue is answered on
 //! the issue, not only with a 429.
 
-use kotef_testkit::{FakeGitHub, FaultKind, FAKE_TOKEN};
+mod support;
+
+use kotef_testkit::{FakeGitHub, FaultKind};
 use std::path::Path;
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 const REPO: &str = "acme/greeter";
 const SECRET: &str = "edge-webhook-secret";
@@ -31,40 +32,12 @@ async fn github() -> FakeGitHub {
 
 /// Starts `kotef serve --executor actions` on port 0 with `args`; its address from the log.
 async fn serve(gh: &FakeGitHub, data: &Path, args: &[&str]) -> Server {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
-        .args(["serve", "--executor", "actions", "--listen", "127.0.0.1:0"])
+    let mut child = support::serve::actions_executor(&gh.api_url(), data, SECRET)
         .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", data)
-        .env("KOTEF_LOG", "info")
-        .env("KOTEF_WEBHOOK_SECRET", SECRET)
-        .env("KOTEF_GITHUB_TOKEN", FAKE_TOKEN)
         .env("KOTEF_BOT_LOGIN", "kotef-bot")
-        .env("KOTEF_GITHUB_API_URL", gh.api_url())
-        .env("KOTEF_GIT_BASE_URL", "https://github.test")
-        .env("KOTEF_DATA_DIR", data.join("state"))
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = tokio::time::timeout(WAIT, async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if line.contains("kotef listening") {
-                return line
-                    .split_whitespace()
-                    .find_map(|w| w.strip_prefix("addr="))
-                    .expect("addr in the log line")
-                    .to_string();
-            }
-        }
-        panic!("the server exited before listening")
-    })
-    .await
-    .expect("the server started");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let addr = support::serve::listening_addr(&mut child, |_| {}).await;
     Server {
         _child: child,
         url: format!("http://{addr}/webhook"),

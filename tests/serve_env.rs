@@ -2,16 +2,10 @@
 //! starts the server (it used to stop at "invalid value '1'"), and a word that is no boolean
 //! is refused with the flag's name.
 
-use std::process::Stdio;
-use std::time::Duration;
+mod support;
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+use std::process::Stdio;
+use support::serve::{free_port, wait_healthy};
 
 fn serve(allow: &str, port: u16, data: &std::path::Path) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"));
@@ -40,24 +34,7 @@ async fn allow_unsandboxed_1_starts_the_server() {
     let data = tempfile::tempdir().unwrap();
     let port = free_port();
     let mut child = serve("1", port, data.path()).spawn().unwrap();
-    let client = reqwest::Client::new();
-    let url = format!("http://127.0.0.1:{port}/healthz");
-    let mut healthy = false;
-    for _ in 0..200 {
-        if client
-            .get(&url)
-            .send()
-            .await
-            .is_ok_and(|r| r.status().is_success())
-        {
-            healthy = true;
-            break;
-        }
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let healthy = wait_healthy(&mut child, &format!("http://127.0.0.1:{port}/healthz")).await;
     let _ = child.kill().await;
     let out = child.wait_with_output().await.unwrap();
     assert!(healthy, "{}", String::from_utf8_lossy(&out.stderr));
@@ -98,21 +75,7 @@ async fn secret_file_paths_leave_the_servers_command_line() {
         .arg(format!("--github-token-file={}", token.display()));
     let mut child = cmd.spawn().unwrap();
     let pid = child.id().unwrap();
-    let url = format!("http://127.0.0.1:{port}/healthz");
-    let mut healthy = false;
-    for _ in 0..200 {
-        if reqwest::get(&url)
-            .await
-            .is_ok_and(|r| r.status().is_success())
-        {
-            healthy = true;
-            break;
-        }
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let healthy = wait_healthy(&mut child, &format!("http://127.0.0.1:{port}/healthz")).await;
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
     let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
     let _ = child.kill().await;

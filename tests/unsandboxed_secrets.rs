@@ -9,8 +9,8 @@ mod support;
 
 use serde_json::json;
 use std::path::Path;
-use std::process::Command;
 use support::recording_model::RecordingModel;
+use support::unprivileged;
 
 const KEY: &str = "sk-row8-0123456789abcdefSECRET";
 
@@ -60,31 +60,17 @@ async fn the_key_is_not_in_kotefs_environment_as_its_commands_see_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_same_user_command_cannot_open_kotefs_environment() {
-    // The check needs an unprivileged user: root may read any process's /proc files.
-    let is_root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    let setpriv = Command::new("setpriv").arg("--version").output().is_ok();
-    if !(is_root && setpriv) {
-        eprintln!("skipped: needs root and setpriv to run kotef as an unprivileged user");
-        return;
-    }
-    let model = RecordingModel::start(json!({"next": "done", "reason": "stop"})).await;
+    // The check needs an unprivileged user: root may read any process's /proc files. The work
+    // tree belongs to the unprivileged user that runs kotef and its commands.
     let dir = repo();
-    // The work tree belongs to the unprivileged user that runs kotef and its commands.
-    assert!(Command::new("chown")
-        .args(["-R", "65534:65534"])
-        .arg(dir.path())
-        .status()
-        .unwrap()
-        .success());
-    let nobody = [
-        "setpriv",
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-    ];
+    let nobody = match unprivileged::prefix(&[dir.path()]) {
+        Some(prefix) if !prefix.is_empty() => prefix,
+        _ => {
+            eprintln!("skipped: needs root and setpriv to run kotef as an unprivileged user");
+            return;
+        }
+    };
+    let model = RecordingModel::start(json!({"next": "done", "reason": "stop"})).await;
     let stderr = kotef_run(&model, dir.path(), &nobody).await;
     let code = std::fs::read_to_string(dir.path().join("parent.code"))
         .unwrap_or_else(|e| panic!("the probe did not run ({e}): {stderr}"));
@@ -97,11 +83,7 @@ async fn a_same_user_command_cannot_open_kotefs_environment() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unsandboxed_command_of_root_cannot_open_kotefs_environment() {
-    let is_root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    if !is_root {
+    if !unprivileged::is_root() {
         eprintln!("skipped: this checks what a command of root may read");
         return;
     }
@@ -152,23 +134,9 @@ async fn a_setsid_daemon_ends_with_its_command() {
     let dir = kotef_testkit::committed_repo(&[("kotef.toml", &config)], &[]);
     // As an unprivileged user, as on a runner: root's commands get a cgroup of their own,
     // which ends the daemon whatever kotef does.
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
-    let nobody = [
-        "setpriv",
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-    ];
-    if root {
-        assert!(Command::new("chown")
-            .args(["-R", "65534:65534"])
-            .arg(dir.path())
-            .status()
-            .unwrap()
-            .success());
-    }
-    let stderr = kotef_run(&model, dir.path(), if root { &nobody } else { &[] }).await;
+    let nobody =
+        unprivileged::prefix(&[dir.path()]).expect("setpriv, to run kotef as an unprivileged user");
+    let stderr = kotef_run(&model, dir.path(), &nobody).await;
     assert_eq!(
         kill_marked(&marker),
         0,

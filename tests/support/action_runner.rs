@@ -1,8 +1,8 @@
-//! `kotef action` as an Actions runner starts it, for the red-team tests of what kotef writes
-//! for people: the real binary, an event payload file, the `GITHUB_*` environment (nothing
-//! inherited), the fake GitHub over loopback, a bare repository as the remote, a checkout in
-//! `GITHUB_WORKSPACE`, and a scripted model. (`tests/action_e2e.rs` has its own copy with more
-//! knobs.)
+//! `kotef action` as an Actions runner starts it: the real binary as a process (or action.yml's
+//! own step running it), a real event payload file, the `GITHUB_*` environment a runner sets
+//! (nothing inherited from the test's own environment), the fake GitHub over loopback HTTP, a
+//! bare repository as the remote, a checkout in `GITHUB_WORKSPACE` (or none), and a scripted
+//! model.
 
 use kotef_testkit::{git, FakeGitHub, FAKE_TOKEN};
 use serde_json::json;
@@ -10,6 +10,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub const REPO: &str = "acme/greeter";
+pub const SERVER: &str = "https://github.test";
+pub const RUN_ID: &str = "777";
 
 pub struct World {
     pub gh: FakeGitHub,
@@ -53,21 +55,24 @@ pub fn hello_model(reason: &str, summary: &str) -> serde_json::Value {
 /// A repository whose config names `test_command` and runs commands without a sandbox (so a
 /// test command can do what a hostile repository's tests would).
 pub async fn world(test_command: &str) -> World {
+    world_with_config(&format!(
+        "test_command = {}\nsandbox = \"none\"\n[limits]\nmax_steps = 40\n",
+        toml_string(test_command)
+    ))
+    .await
+}
+
+/// A repository with `config` as its `.github/kotef.toml`; alice is its admin, rita a reader.
+pub async fn world_with_config(config: &str) -> World {
     let gh = FakeGitHub::start().await;
     gh.add_repo(REPO, "main");
     gh.set_permission(REPO, "alice", "admin");
+    gh.set_permission(REPO, "rita", "read");
     let git_root = tempfile::tempdir().unwrap();
-    let config = format!(
-        "test_command = {}\nsandbox = \"none\"\n[limits]\nmax_steps = 40\n",
-        toml_string(test_command)
-    );
     let bare = kotef_testkit::init_bare_repo(
         git_root.path(),
         REPO,
-        &[
-            ("README.md", "# greeter\n"),
-            (".github/kotef.toml", &config),
-        ],
+        &[("README.md", "# greeter\n"), (".github/kotef.toml", config)],
     );
     World {
         gh,
@@ -81,8 +86,9 @@ fn toml_string(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
-/// What actions/checkout leaves: a clone of the default branch.
-pub fn checkout(w: &World) -> PathBuf {
+/// What actions/checkout leaves: a clone of the default branch, with the token persisted in
+/// `.git/config` when `persist_credentials` (its input of that name).
+pub fn checkout(w: &World, persist_credentials: bool) -> PathBuf {
     let ws = w.dir.path().join("workspace");
     let url = format!(
         "{}/{REPO}.git",
@@ -92,20 +98,32 @@ pub fn checkout(w: &World) -> PathBuf {
         w.dir.path(),
         &["clone", "-q", "--depth", "1", &url, ws.to_str().unwrap()],
     );
+    if persist_credentials {
+        git(
+            &ws,
+            &[
+                "config",
+                "--local",
+                &format!("http.{SERVER}/.extraheader"),
+                &format!("AUTHORIZATION: basic {FAKE_TOKEN}"),
+            ],
+        );
+    }
     ws
 }
 
-/// An issue labeled `kotef` by alice: its number and the event payload.
-pub fn labeled(w: &World) -> (u64, Vec<u8>) {
+/// An issue labeled `kotef` by `sender`: its number and the event payload.
+pub fn labeled(w: &World, sender: &str) -> (u64, Vec<u8>) {
     let (title, body) = ("Add a greeting", "Please add hello.txt saying hello.");
     let n = w.gh.add_issue(REPO, title, body);
     (
         n,
-        kotef_testkit::issues_labeled(REPO, n, title, body, "kotef", "alice"),
+        kotef_testkit::issues_labeled(REPO, n, title, body, "kotef", sender),
     )
 }
 
-fn parse_outputs(text: &str) -> HashMap<String, String> {
+/// `NAME=value` and `NAME<<EOF … EOF` lines of a `GITHUB_OUTPUT`/`GITHUB_ENV` file.
+pub fn parse_outputs(text: &str) -> HashMap<String, String> {
     let mut out = HashMap::new();
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
@@ -119,12 +137,51 @@ fn parse_outputs(text: &str) -> HashMap<String, String> {
     out
 }
 
-/// Runs `kotef action` for an `issues` event in `workspace` with a runner's environment.
+/// How the runner starts kotef.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Launch {
+    /// The binary itself.
+    Direct,
+    /// bash running action.yml's own `run:` line of its "Run kotef" step as a script file,
+    /// `kotef` on `PATH`: what a composite action's step does; as an unprivileged user (a
+    /// runner's), through setpriv when the tests run as root.
+    ActionStep,
+}
+
+/// The `run:` line of action.yml's "Run kotef" step.
+fn action_step_run_line() -> String {
+    let yml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/action.yml")).unwrap();
+    let step = yml
+        .split("- name: Run kotef\n")
+        .nth(1)
+        .expect("a Run kotef step");
+    step.lines()
+        .find_map(|l| l.trim().strip_prefix("run: "))
+        .expect("a one-line run:")
+        .to_string()
+}
+
+/// Runs `kotef action` with a runner's environment; `env` adds or overrides variables.
 pub async fn run_action(
     w: &World,
+    event: &str,
     payload: &[u8],
     workspace: &Path,
     model: &serde_json::Value,
+    env: &[(&str, &str)],
+) -> Ran {
+    run_action_as(w, event, payload, workspace, model, env, Launch::Direct).await
+}
+
+/// [`run_action`], started as `launch` says.
+pub async fn run_action_as(
+    w: &World,
+    event: &str,
+    payload: &[u8],
+    workspace: &Path,
+    model: &serde_json::Value,
+    env: &[(&str, &str)],
+    launch: Launch,
 ) -> Ran {
     let d = w.dir.path();
     let event_path = d.join("event.json");
@@ -135,21 +192,48 @@ pub async fn run_action(
     let summary = d.join("step_summary");
     let temp = d.join("runner_temp");
     std::fs::create_dir_all(&temp).unwrap();
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"));
-    cmd.arg("action")
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+    std::fs::create_dir_all(workspace).unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_kotef"));
+    let mut cmd = match launch {
+        Launch::Direct => {
+            let mut c = tokio::process::Command::new(bin);
+            c.arg("action");
+            c
+        }
+        Launch::ActionStep => {
+            let prefix = super::unprivileged::prefix(&[d, w.git_root.path(), workspace])
+                .expect("setpriv, to run the step as an unprivileged user");
+            let mut c = tokio::process::Command::new(prefix.first().copied().unwrap_or("bash"));
+            c.args(prefix.iter().skip(1));
+            if !prefix.is_empty() {
+                c.arg("bash");
+            }
+            // As the runner does for `shell: bash`: the step's script in a file (bash execs
+            // the last command of a `-c` string by itself, never of a script file).
+            let script = d.join("step.sh");
+            std::fs::write(&script, format!("{}\n", action_step_run_line())).unwrap();
+            c.args(["--noprofile", "--norc", "-eo", "pipefail"])
+                .arg(script);
+            c
+        }
+    };
+    let path = std::env::join_paths(std::iter::once(bin.parent().unwrap().to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    cmd.env_clear()
+        .env("PATH", path)
         .env("HOME", d)
         .env("CI", "true")
         .env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_EVENT_NAME", "issues")
+        .env("GITHUB_EVENT_NAME", event)
         .env("GITHUB_EVENT_PATH", &event_path)
         .env("GITHUB_REPOSITORY", REPO)
         .env("GITHUB_TOKEN", FAKE_TOKEN)
         .env("GITHUB_WORKSPACE", workspace)
-        .env("GITHUB_SERVER_URL", "https://github.test")
+        .env("GITHUB_SERVER_URL", SERVER)
         .env("GITHUB_API_URL", w.gh.api_url())
-        .env("GITHUB_RUN_ID", "777")
+        .env("GITHUB_RUN_ID", RUN_ID)
         .env("GITHUB_RUN_ATTEMPT", "1")
         .env("GITHUB_OUTPUT", &output)
         .env("GITHUB_STEP_SUMMARY", &summary)
@@ -159,9 +243,20 @@ pub async fn run_action(
             kotef_testkit::file_base_url(w.git_root.path()),
         )
         .env("KOTEF_MODEL", format!("scripted:{}", model_file.display()))
+        // What action.yml passes for inputs left blank.
+        .env("KOTEF_PROFILE", "")
+        .env("KOTEF_GOAL", "")
+        .env("KOTEF_ISSUE_NUMBER", "")
+        .env("KOTEF_MAX_STEPS", "")
+        .env("KOTEF_TOKEN_BUDGET", "")
+        .env("KOTEF_TEST_COMMAND", "")
+        .env("KOTEF_CONFIG_PATH", "")
         .env("KOTEF_TRIGGER_LABEL", "kotef")
         .env("KOTEF_FAIL_ON", "aborted_stuck,aborted_constraint,error")
         .kill_on_drop(true);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     let out = tokio::time::timeout(std::time::Duration::from_secs(120), cmd.output())
         .await
         .expect("kotef action finished in time")
@@ -173,6 +268,22 @@ pub async fn run_action(
         outputs: parse_outputs(&std::fs::read_to_string(&output).unwrap_or_default()),
         summary: std::fs::read_to_string(&summary).unwrap_or_default(),
     }
+}
+
+/// An issue labeled `kotef` by alice, run by `kotef action` (started as `launch` says, `env`
+/// added) in a checkout made as [`checkout`] makes it: the issue's number, the checkout and
+/// the run.
+pub async fn run_labeled(
+    w: &World,
+    persist_credentials: bool,
+    model: &serde_json::Value,
+    env: &[(&str, &str)],
+    launch: Launch,
+) -> (u64, PathBuf, Ran) {
+    let ws = checkout(w, persist_credentials);
+    let (n, payload) = labeled(w, "alice");
+    let ran = run_action_as(w, "issues", &payload, &ws, model, env, launch).await;
+    (n, ws, ran)
 }
 
 /// `text` without its code spans and fenced blocks (a backtick run up to the next run of the

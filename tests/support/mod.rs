@@ -1,6 +1,7 @@
 //! Shared harness for the root crate's end-to-end tests: a recording OpenAI-compatible model
-//! server over loopback (the real reqwest client talks to it), and `kotef action` run as an
-//! Actions runner would against the fake GitHub (`action_runner`).
+//! server over loopback (the real reqwest client talks to it), `kotef action` run as an
+//! Actions runner would against the fake GitHub (`action_runner`), `kotef serve` started and
+//! waited for (`serve`), and commands run as an unprivileged user (`unprivileged`).
 
 // Each test binary uses a different part of the harness.
 #![allow(dead_code)]
@@ -8,3 +9,5 @@
 pub mod action_runner;
 pub mod recording_model;
 pub mod release;
+pub mod serve;
+pub mod unprivileged;

@@ -6,8 +6,7 @@
 mod common;
 
 use common::{Harness, REPO};
-use kotef_core::DeliveryId;
-use kotef_github::{process_job, AdmissionConfig, Job, JobContext, JobStatus};
+use kotef_github::{process_job, Job, JobContext, JobStatus};
 use kotef_testkit::{git, FakeBehavior, FakeExecutor};
 use std::path::PathBuf;
 
@@ -30,17 +29,7 @@ fn context(h: &Harness, checkout: Option<PathBuf>) -> JobContext {
 }
 
 fn job(event: &str, payload: &[u8]) -> Job {
-    let mut job = Job::from_event(
-        event,
-        payload,
-        &AdmissionConfig::default(),
-        DeliveryId("a".into()),
-    )
-    .unwrap()
-    .into_job()
-    .expect("a run");
-    job.attempts = 1;
-    job
+    common::first_attempt(event, payload, "a")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

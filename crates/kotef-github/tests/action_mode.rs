@@ -18,16 +18,7 @@ async fn process_job_runs_one_event_end_to_end() {
     let n = h.gh.add_issue(REPO, "Add a greeting", "Please");
     let payload =
         kotef_testkit::issues_labeled(REPO, n, "Add a greeting", "Please", "kotef", "alice");
-    let mut job = Job::from_event(
-        "issues",
-        &payload,
-        &AdmissionConfig::default(),
-        DeliveryId("run-1".into()),
-    )
-    .unwrap()
-    .into_job()
-    .expect("a run");
-    job.attempts = 1;
+    let mut job = common::first_attempt("issues", &payload, "run-1");
     job.profile = Some(Profile::Yolo);
     job.limits = LimitsOverride {
         max_steps: Some(9),
@@ -90,16 +81,7 @@ async fn an_executor_panic_still_ends_with_a_comment() {
     let h = Harness::new().await;
     let n = h.gh.add_issue(REPO, "t", "b");
     let payload = kotef_testkit::issues_labeled(REPO, n, "t", "b", "kotef", "alice");
-    let mut job = Job::from_event(
-        "issues",
-        &payload,
-        &AdmissionConfig::default(),
-        DeliveryId("p".into()),
-    )
-    .unwrap()
-    .into_job()
-    .unwrap();
-    job.attempts = 1;
+    let job = common::first_attempt("issues", &payload, "p");
     let result = process_job(&context(&h), &job, &Panicking).await;
     assert_eq!(result.status, JobStatus::Failed);
     let comment = h.gh.kotef_comments(REPO, n).pop().expect("final comment");

@@ -9,7 +9,7 @@ mod common;
 
 use common::{Harness, REPO};
 use kotef_core::{RepoName, RunOutcome, RunRequest, SandboxMode, StepProgress, TerminalStatus};
-use kotef_github::{process_job, AdmissionConfig, GitSettings, Job, JobStatus, Workspace};
+use kotef_github::{process_job, GitSettings, JobStatus, Workspace};
 use kotef_testkit::{file_base_url, git, git_output, init_bare_repo};
 use kotef_tools::{CommandResult, CommandRunner, RunnerConfig};
 use std::path::{Path, PathBuf};
@@ -373,16 +373,7 @@ async fn sandboxed(command: &str, adopted: bool) -> Option<CommandResult> {
     }
     let n = h.gh.add_issue(REPO, "Greeting", "Add hello.txt");
     let payload = kotef_testkit::issues_labeled(REPO, n, "Greeting", "b", "kotef", "alice");
-    let mut job = Job::from_event(
-        "issues",
-        &payload,
-        &AdmissionConfig::default(),
-        kotef_core::DeliveryId("d".into()),
-    )
-    .unwrap()
-    .into_job()
-    .expect("a run");
-    job.attempts = 1;
+    let job = common::first_attempt("issues", &payload, "d");
     let exec = SandboxedCommand {
         command: command.into(),
         result: Mutex::new(None),

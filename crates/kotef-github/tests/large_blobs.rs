@@ -7,7 +7,7 @@ mod common;
 
 use common::{Harness, REPO};
 use kotef_core::{RunOutcome, RunRequest, StepProgress};
-use kotef_github::{process_job, AdmissionConfig, Job, JobStatus, RunExecutor, Workspace};
+use kotef_github::{process_job, JobStatus, RunExecutor, Workspace};
 use kotef_testkit::{FakeBehavior, FakeExecutor};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -66,16 +66,7 @@ async fn a_large_instruction_file_costs_no_git_timeout() {
     let n = h.gh.add_issue(REPO, "Add a greeting", "Please");
     let payload =
         kotef_testkit::issues_labeled(REPO, n, "Add a greeting", "Please", "kotef", "alice");
-    let mut job = Job::from_event(
-        "issues",
-        &payload,
-        &AdmissionConfig::default(),
-        kotef_core::DeliveryId("long-1".into()),
-    )
-    .unwrap()
-    .into_job()
-    .expect("a run");
-    job.attempts = 1;
+    let job = common::first_attempt("issues", &payload, "long-1");
     let mut ctx = h.job_context("ws");
     ctx.git.timeout = GIT_TIMEOUT;
     let exec = Recording {

@@ -8,9 +8,9 @@ mod common;
 
 use base64::Engine;
 use common::{Harness, REPO, WAIT};
-use kotef_core::{DeliveryId, RepoName};
+use kotef_core::RepoName;
 use kotef_github::outbound::workspace::Pushed;
-use kotef_github::{process_job, AdmissionConfig, GitSettings, Job, JobStatus, Secret, Workspace};
+use kotef_github::{process_job, GitSettings, Job, JobStatus, Secret, Workspace};
 use kotef_testkit::{basic_auth, push_branch, FakeBehavior, FakeExecutor, SmartHttp, FAKE_TOKEN};
 use std::path::Path;
 
@@ -42,17 +42,7 @@ fn leaks(text: &str) -> bool {
 fn issue_job(n: u64) -> Job {
     let payload =
         kotef_testkit::issues_labeled(REPO, n, "Greeting", "Add hello.txt", "kotef", "alice");
-    let mut job = Job::from_event(
-        "issues",
-        &payload,
-        &AdmissionConfig::default(),
-        DeliveryId(format!("d{n}")),
-    )
-    .unwrap()
-    .into_job()
-    .expect("a run");
-    job.attempts = 1;
-    job
+    common::first_attempt("issues", &payload, &format!("d{n}"))
 }
 
 /// Runs issue `n` through the pipeline against the private remote.

@@ -196,23 +196,7 @@ impl DiskWatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const MIB: u64 = 1 << 20;
-
-    fn filled(path: &Path, bytes: u64) {
-        let f = std::fs::File::create(path).unwrap();
-        rustix::fs::fallocate(&f, rustix::fs::FallocateFlags::empty(), 0, bytes).unwrap();
-    }
-
-    fn set_old_mtime(path: &Path) {
-        let old = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(978_307_200);
-        std::fs::File::options()
-            .write(true)
-            .open(path)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
-    }
+    use crate::tree::test_files::{filled, set_old_mtime, MIB};
 
     #[test]
     fn old_mtimes_do_not_hide_writes_from_the_disk_quota() {

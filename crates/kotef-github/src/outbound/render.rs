@@ -998,34 +998,30 @@ mod tests {
         assert_eq!(code_in_cell("a|b"), "`a\\|b`");
     }
 
-    #[test]
-    fn a_refused_push_is_the_headline() {
-        let text = status_comment(
+    /// The status comment of a successful run whose changes were not pushed, for `why`.
+    fn not_pushed(why: &str) -> String {
+        status_comment(
             &header(),
             &Phase::Finished {
                 outcome: &success(),
                 links: &Links::default(),
                 notes: &[],
                 diff_stat: None,
-                not_pushed: Some("git verify failed: the run tampered with .git (`commondir` was added); nothing was committed or pushed"),
+                not_pushed: Some(why),
             },
-        );
+        )
+    }
+
+    #[test]
+    fn a_refused_push_is_the_headline() {
+        let text = not_pushed("git verify failed: the run tampered with .git (`commondir` was added); nothing was committed or pushed");
         let first = text.lines().nth(1).unwrap_or_default();
         insta::assert_snapshot!(first, @"### ⚠️ kotef run ended, but the changes were not pushed (`done_success`)");
     }
 
     #[test]
     fn a_refused_push_says_why_below_the_headline() {
-        let text = status_comment(
-            &header(),
-            &Phase::Finished {
-                outcome: &success(),
-                links: &Links::default(),
-                notes: &[],
-                diff_stat: None,
-                not_pushed: Some("the run tampered with .git"),
-            },
-        );
+        let text = not_pushed("the run tampered with .git");
         assert!(
             text.contains("**Not pushed:** the run tampered with .git; the branch does not have this run's work.")
                 && !text.contains("✅ kotef run ended"),

@@ -2,7 +2,9 @@
 //! served as `file://`, and a kotef server on 127.0.0.1:0.
 #![allow(dead_code)]
 
-use kotef_github::{GitSettings, JobContext, RunExecutor, RunningServer, ServeConfig};
+use kotef_github::{
+    AdmissionConfig, GitSettings, Job, JobContext, RunExecutor, RunningServer, ServeConfig,
+};
 use kotef_testkit::FakeGitHub;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,6 +13,22 @@ use std::time::Duration;
 pub const SECRET: &str = "webhook-secret-for-tests";
 pub const REPO: &str = "acme/widgets";
 pub const WAIT: Duration = Duration::from_secs(20);
+
+/// The job `event` with `payload` asks for (admitted with the default config), on its first
+/// attempt.
+pub fn first_attempt(event: &str, payload: &[u8], delivery: &str) -> Job {
+    let mut job = Job::from_event(
+        event,
+        payload,
+        &AdmissionConfig::default(),
+        kotef_core::DeliveryId(delivery.into()),
+    )
+    .unwrap()
+    .into_job()
+    .expect("a run");
+    job.attempts = 1;
+    job
+}
 
 pub struct Harness {
     pub gh: FakeGitHub,

@@ -31,6 +31,8 @@ mod hash;
 mod usage;
 mod walk;
 pub use hash::{HashBudget, HASH_CAP};
+#[cfg(test)]
+pub(crate) use usage::test_files;
 pub use usage::Usage;
 
 /// Entries visited in one walk at most (a runaway tree cannot stall a run).

@@ -81,17 +81,36 @@ fn blocks_of(st: &rustix::fs::Stat) -> u64 {
     (st.st_blocks as u64).saturating_mul(512)
 }
 
+/// Files for the disk-quota tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod test_files {
+    use std::path::Path;
 
-    const MIB: u64 = 1 << 20;
+    pub(crate) const MIB: u64 = 1 << 20;
 
-    fn filled(path: &Path, bytes: u64) {
+    /// A file of `bytes` allocated without writing: fast, and what `fallocate` in an attack
+    /// does.
+    pub(crate) fn filled(path: &Path, bytes: u64) {
         let f = std::fs::File::create(path).unwrap();
-        // Allocated without writing: fast, and what `fallocate` in an attack does.
         rustix::fs::fallocate(&f, rustix::fs::FallocateFlags::empty(), 0, bytes).unwrap();
     }
+
+    /// Sets `path`'s mtime back to 2001-01-01.
+    pub(crate) fn set_old_mtime(path: &Path) {
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(978_307_200);
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_files::{filled, set_old_mtime, MIB};
+    use super::*;
 
     #[test]
     fn old_mtimes_do_not_hide_allocated_bytes() {
@@ -100,13 +119,7 @@ mod tests {
         let before = tree.allocated(1000);
         std::fs::create_dir(t.path().join("d")).unwrap();
         filled(&t.path().join("d/old"), 3 * MIB);
-        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(978_307_200);
-        std::fs::File::options()
-            .write(true)
-            .open(t.path().join("d/old"))
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
+        set_old_mtime(&t.path().join("d/old"));
         let after = tree.allocated(1000);
         assert!(after.complete);
         assert!(
