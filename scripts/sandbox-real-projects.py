@@ -24,6 +24,11 @@ PROJECTS = {
     ),
     "slugify": ("npm install --no-audit --no-fund --silent", "npx ava"),
     "itoa": ("cargo fetch", "cargo test --offline -q"),
+    "more-itertools": (
+        "python3 -m venv .venv && .venv/bin/pip install -q -e .",
+        ".venv/bin/python -m unittest -q",
+    ),
+    "commander": ("npm install --no-audit --no-fund --silent", "npx jest --silent"),
     "click": (
         "python3 -m venv .venv && .venv/bin/pip install -q -e . pytest",
         ".venv/bin/python -m pytest -q",
