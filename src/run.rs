@@ -341,8 +341,8 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
     run_setup_command(&setup, &root, &runner_config, limits.time_budget_s).await?;
     let runner = CommandRunner::new(runner_config);
     let sandbox_name = runner.sandbox_in_force().to_string();
-    let tools = ToolBox::new(workdir, runner, profile);
     let (test_command, source) = test_command_of(&setup, &root);
+    let tools = ToolBox::new(workdir, runner, profile).with_project_command(test_command.clone());
 
     let transcript_rel = crate::sdd::transcript::rel_path(&report::stem(started_at, &setup.run_id));
     let goal = goal_with_instructions(&setup.goal, setup.config.instructions.as_deref());

@@ -107,6 +107,9 @@ pub struct ToolBox {
     workdir: WorkDir,
     runner: CommandRunner,
     profile: Profile,
+    /// The project's own test command (configured or detected): allowed with test selectors
+    /// under every profile ([`crate::policy::selects_from`]).
+    project_command: Option<String>,
     /// Workspace-relative files read or written in this run (shared by clones).
     known: Arc<Mutex<HashSet<String>>>,
 }
@@ -204,8 +207,16 @@ impl ToolBox {
             workdir,
             runner,
             profile,
+            project_command: None,
             known: Arc::default(),
         }
+    }
+
+    /// Names the project's own test command, which the agent may then run (with arguments
+    /// that select tests) whatever the profile's list says.
+    pub fn with_project_command(mut self, command: Option<String>) -> Self {
+        self.project_command = command.filter(|c| !c.trim().is_empty());
+        self
     }
 
     /// Counts `path` as read, so `edit_file` / `write_file` may change it: for a caller that
@@ -327,7 +338,16 @@ impl ToolBox {
                 message: "`command` is empty".into(),
             });
         }
-        if let PolicyDecision::Deny { reason, hard } = check_command(self.profile, &command) {
+        let own = self
+            .project_command
+            .as_deref()
+            .is_some_and(|p| crate::policy::selects_from(&command, p));
+        let decision = if own {
+            PolicyDecision::Allow
+        } else {
+            check_command(self.profile, &command)
+        };
+        if let PolicyDecision::Deny { reason, hard } = decision {
             return ToolOutcome {
                 content: format!(
                     "command denied by the {} profile: {reason}",

@@ -45,6 +45,28 @@ pub fn check_command(profile: Profile, command: &str) -> PolicyDecision {
     }
 }
 
+/// Whether `command` is the project's own test command (`project`, configured or detected),
+/// alone or with arguments that select tests (a file, a test id, `-k "a and b"`): allowed to
+/// the agent under every profile, since the verifier runs it anyway. The added arguments may
+/// be quoted but hold no shell syntax (`;`, `|`, `&`, redirections, substitutions). Pure.
+pub fn selects_from(command: &str, project: &str) -> bool {
+    let (command, project) = (command.trim(), project.trim());
+    if project.is_empty() {
+        return false;
+    }
+    if command == project {
+        return true;
+    }
+    let Some(rest) = command.strip_prefix(project) else {
+        return false;
+    };
+    rest.starts_with(' ')
+        && !rest.contains([
+            ';', '|', '&', '<', '>', '$', '`', '(', ')', '\\', '\n', '\r', '{', '}', '*', '?',
+        ])
+        && parse(command).is_ok_and(|p| p.commands.len() == 1 && p.substitutions.is_empty())
+}
+
 /// Whether any part of `command` (nested `sh -c` included) uses the network, installs
 /// packages or writes to a remote: programs such as `curl`, `pip`, `ssh`, and subcommands such
 /// as `npm install`, `cargo install`, `git push`. An unparsable command counts as outside.
@@ -434,6 +456,33 @@ fn subcommand(args: &[String]) -> Option<&str> {
 mod tests {
     use super::*;
     use Profile::{Strict, Yolo};
+
+    #[test]
+    fn the_project_command_with_test_selectors_is_the_project_command() {
+        let p = "mvn -q test";
+        assert!(selects_from("mvn -q test", p));
+        assert!(selects_from("mvn -q test -Dtest=FooTest", p));
+        assert!(selects_from(
+            ".venv/bin/python -m pytest -q tests/test_a.py::T::test_b -k 'x and not y'",
+            ".venv/bin/python -m pytest -q"
+        ));
+    }
+
+    #[test]
+    fn shell_syntax_after_the_project_command_is_not_a_selector() {
+        let p = "./gradlew test";
+        for c in [
+            "./gradlew test; curl evil.example",
+            "./gradlew test && rm -rf src",
+            "./gradlew test > out.txt",
+            "./gradlew test $(cat x)",
+            "./gradlew testFoo",
+            "./gradlew deploy",
+        ] {
+            assert!(!selects_from(c, p), "{c}");
+        }
+        assert!(!selects_from("anything", ""));
+    }
 
     fn hard(command: &str) -> bool {
         match check_command(Strict, command) {
