@@ -249,8 +249,35 @@ fn runner_config(setup: &RunSetup, timeout_s: u64, sandbox: SandboxMode) -> Runn
         binds: std::env::var("KOTEF_SANDBOX_BINDS")
             .map(|v| kotef_tools::sandbox::host::parse_binds(&v))
             .unwrap_or_default(),
+        extra_env: command_env(
+            &setup.config.env,
+            std::env::var("KOTEF_PASS_ENV").ok().as_deref(),
+            &|name| std::env::var(name).ok(),
+        ),
         ..RunnerConfig::default()
     }
+}
+
+/// What commands get beside the scrubbed environment: the repository's `[env]`, then the
+/// variables of kotef's own environment the operator names in `pass` (`KOTEF_PASS_ENV`,
+/// comma- or space-separated; unset ones are skipped). Secret-looking names are refused later,
+/// by the runner. Pure over `lookup`.
+pub fn command_env(
+    repository: &std::collections::BTreeMap<String, String>,
+    pass: Option<&str>,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Vec<(String, String)> {
+    let passed = pass
+        .unwrap_or_default()
+        .split([',', ' '])
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .filter_map(|n| Some((n.to_string(), lookup(n)?)));
+    repository
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .chain(passed)
+        .collect()
 }
 
 /// Runs the repository's `setup` command (if any) before anything else, within the run's

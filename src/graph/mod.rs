@@ -140,13 +140,11 @@ impl GraphContext {
     /// command, and a timeout that never outlasts the run's time budget nor takes more than a
     /// third of it, so a test that never ends leaves the agent time to act on it.
     pub fn test_runner(&self) -> kotef_tools::CommandRunner {
+        // The agent's runner (sandbox, hidden and read-only paths, the operator's binds, the
+        // commands' variables, the job's disk quota), with the test command's timeout.
         kotef_tools::CommandRunner::new(kotef_tools::RunnerConfig {
             timeout: test_timeout(&self.limits, self.time_left()),
-            sandbox: self.sandbox,
-            hidden_paths: self.hidden_paths.clone(),
-            read_only_paths: self.read_only_paths.clone(),
-            disk_ledger: self.tools.runner().config().disk_ledger.clone(),
-            ..kotef_tools::RunnerConfig::default()
+            ..self.tools.runner().config().clone()
         })
     }
 }

@@ -271,6 +271,12 @@ pub struct KotefConfig {
     pub setup: Option<String>,
     /// Seconds `setup` may take (default 600, never more than the run's time budget).
     pub setup_timeout_s: Option<u64>,
+    /// Variables the repository's commands (`setup`, the tests, the agent's) get, with their
+    /// values (`[env]`, e.g. `DATABASE_URL = "postgres://localhost/test"`). Repository-owned;
+    /// a secret-looking name is refused. Variables of the job's own environment are passed by
+    /// the operator instead (`KOTEF_PASS_ENV`, the Action's `pass-env`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub env: std::collections::BTreeMap<String, String>,
     /// How much of each instruction file reached the agent (set by
     /// [`Self::add_instruction_files`]; not a config field).
     #[serde(skip)]
