@@ -350,8 +350,14 @@ impl ToolBox {
         if let PolicyDecision::Deny { reason, hard } = decision {
             return ToolOutcome {
                 content: format!(
-                    "command denied by the {} profile: {reason}",
-                    self.profile.as_str()
+                    "command denied by the {} profile: {reason}{}",
+                    self.profile.as_str(),
+                    self.project_command
+                        .as_deref()
+                        .map(|p| format!(
+                            ". The project's tests run with `{p}` (add a test file or test id after it to run fewer)"
+                        ))
+                        .unwrap_or_default()
                 ),
                 is_error: true,
                 effect: ToolEffect::PolicyDenied {
