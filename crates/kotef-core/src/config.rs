@@ -265,8 +265,8 @@ pub struct KotefConfig {
     pub instructions: Option<String>,
     /// A command that prepares the work tree once before the agent starts (installs the test
     /// dependencies into a venv, `node_modules`, `vendor/`). It reaches the public internet (in the
-    /// sandbox through kotef's egress proxy) but
-    /// outside the agent's command policy, in the run's sandbox when there is one, never with
+    /// sandbox through kotef's egress proxy) and runs outside the agent's command policy, in the
+    /// run's sandbox when there is one, never with
     /// kotef's secrets, with [`Self::setup_timeout_s`] and an output cap; when it fails the
     /// run ends before any model call. Repository-owned.
     pub setup: Option<String>,
