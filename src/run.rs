@@ -369,7 +369,11 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
     let runner = CommandRunner::new(runner_config);
     let sandbox_name = runner.sandbox_in_force().to_string();
     let (test_command, source) = test_command_of(&setup, &root);
-    let tools = ToolBox::new(workdir, runner, profile).with_project_command(test_command.clone());
+    let policy = kotef_tools::RunPolicy::new(profile)
+        .with_project(test_command.clone())
+        .with_allow(&setup.config.allow)
+        .context("the repository's kotef.toml")?;
+    let tools = ToolBox::new(workdir, runner, profile).with_policy(policy);
 
     let transcript_rel = crate::sdd::transcript::rel_path(&report::stem(started_at, &setup.run_id));
     let goal = goal_with_instructions(&setup.goal, setup.config.instructions.as_deref());

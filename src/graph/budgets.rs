@@ -158,6 +158,15 @@ pub fn command_denied(
     })
 }
 
+/// The test command itself is refused by the run's policy (denylisted, say): nothing can be
+/// verified, so the run ends under any profile.
+pub fn test_command_denied(command: &str, reason: &str) -> Fired {
+    Fired {
+        rule: StopRule::Constraint,
+        reason: format!("The test command `{command}` is not allowed: {reason}"),
+    }
+}
+
 /// A command (the tests, or one the agent ran) that ran into a resource limit for one command
 /// (processes, memory, file size, disk) ends the run: no fix should need a fork bomb or
 /// gigabytes of output, and the next command would do the same.

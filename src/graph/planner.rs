@@ -162,7 +162,7 @@ fn apply_decision(
     } else {
         d.reason.clone()
     };
-    if let Some(stopped) = adopt_verify_command(state, d.verify.as_deref()) {
+    if let Some(stopped) = adopt_verify_command(state, ctx.tools.policy(), d.verify.as_deref()) {
         return stopped;
     }
     // The proposal guards may end the run in success, refuse a `done`, or send the coder the
@@ -309,18 +309,20 @@ fn refuse_done(
 }
 
 /// Takes the planner's `"verify"` command when the run has none configured or detected. It
-/// must pass the profile's command policy: a denied one ends a strict run (`constraint`) and
-/// is ignored under yolo.
-fn adopt_verify_command(state: &mut RunState, verify: Option<&str>) -> Option<StepResult> {
+/// must pass the run's command policy (the profile and the repository's `allow` entries): a
+/// denied one ends a strict run (`constraint`) and is ignored under yolo.
+fn adopt_verify_command(
+    state: &mut RunState,
+    policy: &kotef_tools::RunPolicy,
+    verify: Option<&str>,
+) -> Option<StepResult> {
     let command = verify?;
     let replaceable =
         state.test_command.is_none() || state.test_command_source == Some(CommandSource::Planner);
     if !replaceable || state.test_command.as_deref() == Some(command) {
         return None;
     }
-    if let kotef_tools::PolicyDecision::Deny { reason, .. } =
-        kotef_tools::check_command(state.profile, command)
-    {
+    if let kotef_tools::PolicyDecision::Deny { reason, .. } = policy.decide(command) {
         // The run's own test command is not a slip to correct: any denial of it ends the run.
         let f = crate::graph::budgets::command_denied(
             state.profile,
@@ -371,10 +373,23 @@ mod tests {
         RunState::new("g", profile, Default::default())
     }
 
+    fn policy(s: &RunState) -> kotef_tools::RunPolicy {
+        kotef_tools::RunPolicy::new(s.profile)
+    }
+
+    #[test]
+    fn a_named_verify_command_the_repository_allows_is_adopted_under_strict() {
+        let mut s = state(kotef_core::Profile::Strict);
+        let p = policy(&s).with_allow(&["sh test.sh".into()]).unwrap();
+        assert_eq!(adopt_verify_command(&mut s, &p, Some("sh test.sh")), None);
+        assert_eq!(s.test_command.as_deref(), Some("sh test.sh"));
+    }
+
     #[test]
     fn a_named_verify_command_is_adopted_when_none_was_found() {
         let mut s = state(kotef_core::Profile::Yolo);
-        assert_eq!(adopt_verify_command(&mut s, Some("sh test.sh")), None);
+        let p = policy(&s);
+        assert_eq!(adopt_verify_command(&mut s, &p, Some("sh test.sh")), None);
         assert_eq!(s.test_command.as_deref(), Some("sh test.sh"));
         assert_eq!(s.test_command_source, Some(CommandSource::Planner));
     }
@@ -384,14 +399,16 @@ mod tests {
         let mut s = state(kotef_core::Profile::Yolo);
         s.test_command = Some("cargo test".into());
         s.test_command_source = Some(CommandSource::Configured);
-        assert_eq!(adopt_verify_command(&mut s, Some("sh test.sh")), None);
+        let p = policy(&s);
+        assert_eq!(adopt_verify_command(&mut s, &p, Some("sh test.sh")), None);
         assert_eq!(s.test_command.as_deref(), Some("cargo test"));
     }
 
     #[test]
     fn a_named_verify_command_the_strict_policy_denies_ends_the_run() {
         let mut s = state(kotef_core::Profile::Strict);
-        let r = adopt_verify_command(&mut s, Some("sh test.sh")).unwrap();
+        let p = policy(&s);
+        let r = adopt_verify_command(&mut s, &p, Some("sh test.sh")).unwrap();
         assert_eq!(
             r.decision,
             Decision::Stop(Some(kotef_core::StopRule::Constraint))

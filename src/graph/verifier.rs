@@ -168,6 +168,14 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
     let result = match state.test_command.clone() {
         None => missing_command(),
         Some(cmd) => {
+            // The coder's policy: the project's command passes it unless it is denylisted.
+            if let kotef_tools::PolicyDecision::Deny { reason, .. } =
+                ctx.tools.policy().decide(&cmd)
+            {
+                let f = crate::graph::budgets::test_command_denied(&cmd, &reason);
+                state.stop(f.rule, f.reason);
+                return StepResult::stopped(state, false);
+            }
             ctx.test_runner()
                 .run(&cmd, ctx.tools.workdir().root())
                 .await

@@ -270,6 +270,13 @@ pub struct KotefConfig {
     /// kotef's secrets, with [`Self::setup_timeout_s`] and an output cap; when it fails the
     /// run ends before any model call. Repository-owned.
     pub setup: Option<String>,
+    /// Commands the agent may run besides the profile's list and the project's test command,
+    /// each alone or with more arguments (`allow = ["make check", "tox -e lint"]`): one command
+    /// and its leading arguments, no shell syntax. An entry that is denylisted or reaches
+    /// outside the workspace (network, installs, pushes) is refused when the run starts; on a
+    /// server that is the operator's ceiling. Repository-owned.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
     /// Seconds `setup` may take (default 600, never more than the run's time budget).
     pub setup_timeout_s: Option<u64>,
     /// Variables the repository's commands (`setup`, the tests, the agent's) get, with their

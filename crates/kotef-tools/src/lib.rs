@@ -39,7 +39,7 @@ pub use env::{scrub_env, ENV_ALLOWLIST};
 pub use error::ToolError;
 pub use limits::{CommandLimits, LimitHit};
 pub use outside::outside_cause;
-pub use policy::{check_command, PolicyDecision};
+pub use policy::{check_command, BadAllowEntry, PolicyDecision, RunPolicy};
 pub use quota::DiskLedger;
 pub use runner::{CommandResult, CommandRunner, RunnerConfig};
 pub use sandbox::bwrap_status;

@@ -4,7 +4,7 @@
 //! an existing file are refused until it was read (or written) through this tool box.
 
 use crate::file_tools;
-use crate::policy::{check_command, PolicyDecision};
+use crate::policy::{PolicyDecision, RunPolicy};
 use crate::runner::{CommandResult, CommandRunner};
 use crate::tool::Tool;
 use crate::{ToolError, WorkDir};
@@ -106,10 +106,10 @@ impl ToolOutcome {
 pub struct ToolBox {
     workdir: WorkDir,
     runner: CommandRunner,
-    profile: Profile,
-    /// The project's own test command (configured or detected): allowed with test selectors
-    /// under every profile ([`crate::policy::selects_from`]).
-    project_command: Option<String>,
+    /// The run's command policy: the profile, the project's own test command (allowed with
+    /// test selectors under every profile) and the repository's `allow` entries. The verifier
+    /// decides by the same one.
+    policy: RunPolicy,
     /// Workspace-relative files read or written in this run (shared by clones).
     known: Arc<Mutex<HashSet<String>>>,
 }
@@ -206,8 +206,7 @@ impl ToolBox {
         Self {
             workdir,
             runner,
-            profile,
-            project_command: None,
+            policy: RunPolicy::new(profile),
             known: Arc::default(),
         }
     }
@@ -215,8 +214,19 @@ impl ToolBox {
     /// Names the project's own test command, which the agent may then run (with arguments
     /// that select tests) whatever the profile's list says.
     pub fn with_project_command(mut self, command: Option<String>) -> Self {
-        self.project_command = command.filter(|c| !c.trim().is_empty());
+        self.policy = self.policy.with_project(command);
         self
+    }
+
+    /// Sets the run's whole command policy (profile, project command, `allow` entries).
+    pub fn with_policy(mut self, policy: RunPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The run's command policy, which the verifier applies too.
+    pub fn policy(&self) -> &RunPolicy {
+        &self.policy
     }
 
     /// Counts `path` as read, so `edit_file` / `write_file` may change it: for a caller that
@@ -234,7 +244,7 @@ impl ToolBox {
     }
 
     pub fn profile(&self) -> Profile {
-        self.profile
+        self.policy.profile()
     }
 
     /// JSON schemas of the tools in `set`, in contract order.
@@ -338,26 +348,17 @@ impl ToolBox {
                 message: "`command` is empty".into(),
             });
         }
-        let own = self
-            .project_command
-            .as_deref()
-            .is_some_and(|p| crate::policy::selects_from(&command, p));
-        let decision = if own {
-            PolicyDecision::Allow
-        } else {
-            check_command(self.profile, &command)
-        };
-        if let PolicyDecision::Deny { reason, hard } = decision {
+        if let PolicyDecision::Deny { reason, hard } = self.policy.decide(&command) {
+            let instead = self.policy.instead(&command);
             return ToolOutcome {
                 content: format!(
                     "command denied by the {} profile: {reason}{}",
-                    self.profile.as_str(),
-                    self.project_command
-                        .as_deref()
-                        .map(|p| format!(
-                            ". The project's tests run with `{p}` (add a test file or test id after it to run fewer)"
-                        ))
-                        .unwrap_or_default()
+                    self.policy.profile().as_str(),
+                    if instead.is_empty() {
+                        String::new()
+                    } else {
+                        format!(". {instead}")
+                    }
                 ),
                 is_error: true,
                 effect: ToolEffect::PolicyDenied {

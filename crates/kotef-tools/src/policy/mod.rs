@@ -4,10 +4,12 @@
 //! `rm -rf /` and friends, writes into `.git/`, `git push`, fork bombs), which strict enforces
 //! too. Pure: the decision depends on the text alone.
 
+mod run_policy;
 mod strict;
 
 use crate::shell::{parse, SimpleCommand};
 use kotef_core::Profile;
+pub use run_policy::{BadAllowEntry, RunPolicy};
 use strict::strict_allows;
 
 /// Whether a command may run.
