@@ -282,20 +282,23 @@ pub fn command_env(
 
 /// Runs the repository's `setup` command (if any) before anything else, within the run's
 /// time budget; its failure ends the run before any model call.
+/// Runs the repository's `setup`, if any; returns what it created in the work tree (left out
+/// of the commit: the run commits what the agent changed, plus `.sdd`).
 async fn run_setup_command(
     setup: &RunSetup,
-    root: &std::path::Path,
+    tree: &kotef_tools::Tree,
     runner_config: &RunnerConfig,
     time_budget_s: u64,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Vec<String>> {
     let Some(command) = setup
         .config
         .setup
         .as_deref()
         .filter(|c| !c.trim().is_empty())
     else {
-        return Ok(());
+        return Ok(Vec::new());
     };
+    let before = crate::setup::visible_files(tree).await;
     let timeout = setup
         .config
         .setup_timeout_s
@@ -303,13 +306,14 @@ async fn run_setup_command(
         .min(time_budget_s);
     crate::setup::run(
         command,
-        root,
+        tree.root(),
         runner_config,
         Duration::from_secs(timeout),
         &setup.redactor,
     )
     .await?;
-    Ok(())
+    let after = crate::setup::visible_files(tree).await;
+    Ok(crate::setup::created(&before, &after))
 }
 
 /// The test command: the one given (flag or config), else the one detected in the tree.
@@ -365,7 +369,8 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
     }
     let runner_config = runner_config(&setup, limits.command_timeout_s, sandbox);
     // The repository's `setup` before anything else: its failure costs no model call.
-    run_setup_command(&setup, &root, &runner_config, limits.time_budget_s).await?;
+    let setup_created =
+        run_setup_command(&setup, &tree, &runner_config, limits.time_budget_s).await?;
     let runner = CommandRunner::new(runner_config);
     let sandbox_name = runner.sandbox_in_force().to_string();
     let (test_command, source) = test_command_of(&setup, &root);
@@ -460,5 +465,6 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
             passed: t.passed,
         }),
         sandbox: Some(meta.sandbox.clone()),
+        setup_created,
     })
 }

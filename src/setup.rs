@@ -124,6 +124,51 @@ pub async fn run(
 
 /// The operator's `KOTEF_SETUP_NETWORK` (the public internet when unset; a bad value is
 /// reported and means no network).
+/// Most entries [`created`] names; past it the rest of what `setup` made is committed as usual.
+pub const MAX_CREATED: usize = 200;
+
+/// The files `git add -A` would see in `tree` now (ignore files honoured), for [`created`].
+pub async fn visible_files(tree: &kotef_tools::Tree) -> std::collections::BTreeSet<String> {
+    let tree = tree.clone();
+    tokio::task::spawn_blocking(move || tree.walk(&[]).into_iter().map(|w| w.rel).collect())
+        .await
+        .unwrap_or_default()
+}
+
+/// What `setup` created, as the roots to leave out of the commit: for each file that is new
+/// since `before`, its highest folder that did not exist before (`.venv/`, `src/pkg.egg-info/`),
+/// else the file itself. Sorted, at most [`MAX_CREATED`]. Pure.
+pub fn created(
+    before: &std::collections::BTreeSet<String>,
+    after: &std::collections::BTreeSet<String>,
+) -> Vec<String> {
+    let mut dirs = std::collections::BTreeSet::new();
+    for f in before {
+        let mut end = 0;
+        while let Some(i) = f[end..].find('/') {
+            end += i + 1;
+            dirs.insert(&f[..end]);
+        }
+    }
+    let mut roots = std::collections::BTreeSet::new();
+    for f in after.difference(before) {
+        let mut end = 0;
+        let mut root = f.as_str();
+        while let Some(i) = f[end..].find('/') {
+            end += i + 1;
+            if !dirs.contains(&f[..end]) {
+                root = &f[..end];
+                break;
+            }
+        }
+        roots.insert(root.to_string());
+        if roots.len() >= MAX_CREATED {
+            break;
+        }
+    }
+    roots.into_iter().collect()
+}
+
 fn policy_from_env() -> EgressPolicy {
     match std::env::var("KOTEF_SETUP_NETWORK") {
         Err(_) => EgressPolicy::default(),
@@ -137,6 +182,33 @@ fn policy_from_env() -> EgressPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn set(files: &[&str]) -> std::collections::BTreeSet<String> {
+        files.iter().map(|f| f.to_string()).collect()
+    }
+
+    #[test]
+    fn a_folder_setup_made_is_left_out_whole() {
+        let before = set(&["setup.py", "src/pkg/__init__.py"]);
+        let after = set(&[
+            "setup.py",
+            "src/pkg/__init__.py",
+            ".venv/bin/python",
+            ".venv/lib/site.py",
+            "src/pkg.egg-info/PKG-INFO",
+            "src/pkg/_version.py",
+        ]);
+        assert_eq!(
+            created(&before, &after),
+            [".venv/", "src/pkg.egg-info/", "src/pkg/_version.py"]
+        );
+    }
+
+    #[test]
+    fn nothing_new_is_nothing_left_out() {
+        let files = set(&["a.py", "b/c.py"]);
+        assert!(created(&files, &files).is_empty());
+    }
 
     fn result(exit: Option<i32>, stderr: &str) -> CommandResult {
         CommandResult {

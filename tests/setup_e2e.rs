@@ -108,3 +108,52 @@ async fn a_failing_setup_ends_the_run_before_any_model_call() {
     );
     assert!(model.requests().is_empty(), "no model call");
 }
+
+/// Through the Action (a labeled issue, a runner's checkout, a bare remote): a repository
+/// with no `.gitignore` whose `setup` creates a virtualenv-like folder, a source folder and a
+/// file; the pushed branch holds the agent's change and kotef's
+/// record, none of what `setup` made, and the comment says so.
+mod setup_outputs_are_not_committed {
+    use super::support::action_runner::{
+        hello_model, run_labeled, world_with_config, Launch, REPO,
+    };
+
+    const SETUP: &str = "mkdir -p .venv/bin src/pkg.egg-info && echo x > .venv/bin/tool \
+                         && echo info > src/pkg.egg-info/PKG-INFO && echo built > build-stamp.txt";
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_branch_holds_the_agents_change_and_nothing_setup_made() {
+        let config = format!(
+            "setup = {SETUP:?}\ntest_command = \"grep -q hello hello.txt\"\n[limits]\nmax_steps = 40\n"
+        );
+        let w = world_with_config(&config).await;
+        let model = hello_model("go", "wrote hello.txt");
+        let (n, _, ran) = run_labeled(&w, true, &model, &[], Launch::Direct).await;
+        let files = kotef_testkit::git_output(
+            &w.bare,
+            &["ls-tree", "-r", "--name-only", &format!("kotef/issue-{n}")],
+        )
+        .unwrap_or_default();
+        assert!(
+            files.lines().any(|f| f == "hello.txt"),
+            "{files}\n{}",
+            ran.stderr
+        );
+        assert!(
+            files.lines().any(|f| f.starts_with(".sdd/runs/")),
+            "{files}"
+        );
+        for made in [".venv/", "src/", "build-stamp.txt"] {
+            assert!(!files.contains(made), "{made} was committed:\n{files}");
+        }
+        let comment =
+            w.gh.kotef_comments(REPO, n)
+                .pop()
+                .map(|c| c.body)
+                .unwrap_or_default();
+        assert!(
+            comment.contains("`setup` created `.venv/`, `build-stamp.txt`, `src/`; kotef left it out of the commit"),
+            "{comment}"
+        );
+    }
+}

@@ -38,6 +38,10 @@ pub struct RunOutcome {
     /// known.
     #[serde(default)]
     pub sandbox: Option<String>,
+    /// What the repository's `setup` created in the work tree (`.venv/`, `src/pkg.egg-info/`):
+    /// never committed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub setup_created: Vec<String>,
 }
 
 /// A verification command and its result.

@@ -116,6 +116,7 @@ pub fn sample_outcome(
         change_summary: Some("wrote hello.txt".into()),
         verification: None,
         sandbox: None,
+        setup_created: Vec::new(),
     }
 }
 

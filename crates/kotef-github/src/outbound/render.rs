@@ -667,6 +667,7 @@ mod tests {
             change_summary: None,
             verification: None,
             sandbox: None,
+            setup_created: Vec::new(),
         }
     }
 

@@ -52,7 +52,17 @@ impl Publish<'_> {
         let mut links = Links::default();
         let mut pushed_branch = None;
         let mut not_pushed = None;
-        match push_work(ws, work_branch, &job.run_id.0, &message, notes).await {
+        let setup_created = run.as_ref().map_or(&[][..], |o| &o.setup_created[..]);
+        match push_work(
+            ws,
+            work_branch,
+            &job.run_id.0,
+            &message,
+            setup_created,
+            notes,
+        )
+        .await
+        {
             Ok(Some(p)) => {
                 if p.retried {
                     notes.push(if p.branch == work_branch {
@@ -197,9 +207,30 @@ async fn push_work(
     work_branch: &str,
     run_id: &str,
     message: &str,
+    setup_created: &[String],
     notes: &mut Vec<String>,
 ) -> Result<Option<Pushed>, String> {
-    let (committed, left_out) = ws.commit_work(message).await.map_err(|e| e.to_string())?;
+    let (committed, left_out) = ws
+        .commit_work(message, setup_created)
+        .await
+        .map_err(|e| e.to_string())?;
+    if !setup_created.is_empty() {
+        let shown: Vec<String> = setup_created
+            .iter()
+            .take(5)
+            .map(|p| render::code(p))
+            .collect();
+        let more = setup_created.len().saturating_sub(shown.len());
+        notes.push(format!(
+            "the repository's `setup` created {}{}; kotef left it out of the commit",
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
     if !left_out.is_empty() {
         let shown: Vec<String> = left_out.iter().take(5).map(|p| render::code(p)).collect();
         notes.push(format!(

@@ -191,6 +191,7 @@ mod test_support {
             change_summary: None,
             verification: None,
             sandbox: None,
+            setup_created: Vec::new(),
         }
     }
 

@@ -466,13 +466,26 @@ impl Workspace {
     /// Stages everything (code and `.sdd/`) and commits it; `false` when nothing changed.
     /// Refuses a tampered git directory and restores a frozen config first.
     pub async fn commit_all(&self, message: &str) -> Result<bool, GitError> {
-        Ok(self.commit_work(message).await?.0)
+        Ok(self.commit_work(message, &[]).await?.0)
     }
 
-    /// [`Self::commit_all`], leaving out every symbolic link under `.sdd/` (see
+    /// [`Self::commit_all`], leaving out `leave_out` (work-tree paths, a folder ending in `/`:
+    /// what the repository's `setup` created) and every symbolic link under `.sdd/` (see
     /// `sdd_links`); also returns the links left out.
-    pub async fn commit_work(&self, message: &str) -> Result<(bool, Vec<String>), GitError> {
-        self.git_ok(&["add", "-A"]).await?;
+    pub async fn commit_work(
+        &self,
+        message: &str,
+        leave_out: &[String],
+    ) -> Result<(bool, Vec<String>), GitError> {
+        let excluded: Vec<String> = leave_out
+            .iter()
+            .map(|p| p.trim_end_matches('/'))
+            .filter(|p| !p.is_empty())
+            .map(|p| format!(":(top,exclude,literal){p}"))
+            .collect();
+        let mut add = vec!["add", "-A", "--", "."];
+        add.extend(excluded.iter().map(String::as_str));
+        self.git_ok(&add).await?;
         let left_out = self.unstage_sdd_links().await?;
         let diff = self.git(&["diff", "--cached", "--quiet"]).await?;
         if diff.ok {
