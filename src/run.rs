@@ -281,9 +281,8 @@ pub fn command_env(
 }
 
 /// Runs the repository's `setup` command (if any) before anything else, within the run's
-/// time budget; its failure ends the run before any model call.
-/// Runs the repository's `setup`, if any; returns what it created in the work tree (left out
-/// of the commit: the run commits what the agent changed, plus `.sdd`).
+/// time budget; its failure ends the run before any model call. Returns what it created in the
+/// work tree (left out of the commit: the run commits what the agent changed, plus `.sdd`).
 async fn run_setup_command(
     setup: &RunSetup,
     tree: &kotef_tools::Tree,
@@ -367,7 +366,17 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
              the operator must install the `bubblewrap` package, or start `kotef serve` with --allow-unsandboxed"
         );
     }
-    let runner_config = runner_config(&setup, limits.command_timeout_s, sandbox);
+    // The run's package cache (setup writes it, every later command reads it); removed
+    // when the run ends.
+    let job_cache = tempfile::Builder::new()
+        .prefix("kotef-job-")
+        .tempdir()
+        .context("cannot create the job's package cache")?;
+    let mut runner_config = runner_config(&setup, limits.command_timeout_s, sandbox);
+    runner_config.job_cache = Some(kotef_tools::JobCache {
+        dir: job_cache.path().to_path_buf(),
+        writable: false,
+    });
     // The repository's `setup` before anything else: its failure costs no model call.
     let setup_created =
         run_setup_command(&setup, &tree, &runner_config, limits.time_budget_s).await?;

@@ -70,7 +70,9 @@ pub fn failure(result: &CommandResult, timeout: Duration, redactor: &Redactor) -
 /// Runs `command` in `root` with `base`'s sandbox, hidden and read-only paths, plus the
 /// network (through the egress proxy when sandboxed) and `timeout`. Inside the sandbox `HOME`
 /// is a fresh private tmpfs holding only the toolchains, so package managers have somewhere
-/// to keep their caches; what must last goes into the work tree.
+/// to keep their caches; what must last goes into the work tree (a `.venv`, `node_modules`) or
+/// the job's package cache, which `setup` alone may write (`pip install` outside a virtualenv
+/// falls back to it, `npm install -g`, `gem install`; see [`kotef_tools::job_cache`]).
 pub async fn run(
     command: &str,
     root: &Path,
@@ -84,6 +86,9 @@ pub async fn run(
         disk_ledger: kotef_tools::DiskLedger::default(),
         ..base.clone()
     };
+    if let Some(cache) = cfg.job_cache.as_mut() {
+        cache.writable = true;
+    }
     let sandboxed = CommandRunner::new(cfg.clone()).sandbox_in_force() == "bwrap";
     let mut proxy = None;
     if sandboxed {

@@ -157,3 +157,107 @@ mod setup_outputs_are_not_committed {
         );
     }
 }
+
+/// The job's package cache: `setup` installs where users install outside a virtualenv, and
+/// the tests (and the agent's commands) see it; with and without bubblewrap.
+mod job_cache {
+    use super::*;
+
+    /// Builds `greet-1.0-py3-none-any.whl` (a pure-Python wheel) with the standard library.
+    const MKWHEEL: &str = r#"import zipfile
+files = {
+    "greet/__init__.py": "def hello():\n    return 'hello'\n",
+    "greet-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: greet\nVersion: 1.0\n",
+    "greet-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+}
+record = "".join(f"{n},,\n" for n in files) + "greet-1.0.dist-info/RECORD,,\n"
+with zipfile.ZipFile("greet-1.0-py3-none-any.whl", "w") as z:
+    for n, t in files.items():
+        z.writestr(n, t)
+    z.writestr("greet-1.0.dist-info/RECORD", record)
+"#;
+
+    fn repo(setup: &str, test: &str, sandbox: &str) -> tempfile::TempDir {
+        let config = format!("setup = {setup:?}\ntest_command = {test:?}\nsandbox = {sandbox:?}\n");
+        kotef_testkit::committed_repo(
+            &[
+                ("kotef.toml", &config),
+                ("mkwheel.py", MKWHEEL),
+                (".gitignore", "*.whl\n"),
+            ],
+            &[],
+        )
+    }
+
+    async fn status(setup: &str, test: &str, sandbox: &str) -> Ran {
+        let model = RecordingModel::start(json!({"next": "done", "reason": "stop"})).await;
+        let dir = repo(setup, test, sandbox);
+        kotef_run(&model, dir.path()).await
+    }
+
+    fn sandboxed() -> bool {
+        kotef_tools::bwrap_status().is_ok()
+    }
+
+    const MARK: &str = "mkdir -p \"$PYTHONUSERBASE\" && echo ok > \"$PYTHONUSERBASE/mark\"";
+    const READ_MARK: &str = "grep -qx ok \"$PYTHONUSERBASE/mark\"";
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn what_setup_puts_in_the_job_cache_the_tests_see_without_a_sandbox() {
+        let ran = status(MARK, READ_MARK, "none").await;
+        assert_eq!(
+            ran.summary["terminal_status"], "done_success",
+            "{}",
+            ran.stderr
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn what_setup_puts_in_the_job_cache_the_tests_see_in_the_sandbox() {
+        assert!(
+            sandboxed(),
+            "bubblewrap must work here (.ci/run installs it)"
+        );
+        let ran = status(MARK, READ_MARK, "bwrap").await;
+        assert_eq!(
+            ran.summary["terminal_status"], "done_success",
+            "{}",
+            ran.stderr
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_tests_cannot_write_the_job_cache_in_the_sandbox() {
+        assert!(
+            sandboxed(),
+            "bubblewrap must work here (.ci/run installs it)"
+        );
+        let ran = status("true", "touch \"$PYTHONUSERBASE\"/x", "bwrap").await;
+        assert_ne!(
+            ran.summary["terminal_status"], "done_success",
+            "{}",
+            ran.stderr
+        );
+    }
+
+    /// `pip install` without a virtualenv: the interpreter's site-packages is read-only in the
+    /// sandbox, so pip installs for the user, into the job cache. (The interpreter itself, not a
+    /// pyenv shim: pyenv's shim rehashes after an install, and its shims are read-only there.)
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_plain_pip_install_in_setup_is_importable_by_the_tests_in_the_sandbox() {
+        assert!(
+            sandboxed(),
+            "bubblewrap must work here (.ci/run installs it)"
+        );
+        let setup = "python3 mkwheel.py && PY=$(python3 -c 'import sys; print(sys.executable)') \
+                     && \"$PY\" -m pip install --no-index --disable-pip-version-check --break-system-packages \
+                     greet-1.0-py3-none-any.whl";
+        let test = "python3 -c 'import greet; assert greet.hello() == \"hello\"'";
+        let ran = status(setup, test, "bwrap").await;
+        assert_eq!(
+            ran.summary["terminal_status"], "done_success",
+            "{}",
+            ran.stderr
+        );
+    }
+}

@@ -12,6 +12,7 @@ pub mod egress;
 pub mod env;
 mod error;
 pub mod file_tools;
+pub mod job_cache;
 pub mod lenient;
 pub mod limits;
 pub mod outside;
@@ -37,6 +38,7 @@ pub use classify::{
 pub use detect::detect_test_command;
 pub use env::{scrub_env, ENV_ALLOWLIST};
 pub use error::ToolError;
+pub use job_cache::JobCache;
 pub use limits::{CommandLimits, LimitHit};
 pub use outside::outside_cause;
 pub use policy::{check_command, BadAllowEntry, PolicyDecision, RunPolicy};

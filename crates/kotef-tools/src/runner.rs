@@ -52,6 +52,8 @@ pub struct RunnerConfig {
     pub read_only_paths: Vec<std::path::PathBuf>,
     /// The job's disk baselines, shared by its runners: the disk quota is the job's.
     pub disk_ledger: crate::quota::DiskLedger,
+    /// The run's package cache (see [`crate::job_cache`]): written by `setup`, read by the rest.
+    pub job_cache: Option<crate::JobCache>,
 }
 
 impl Default for RunnerConfig {
@@ -67,6 +69,7 @@ impl Default for RunnerConfig {
             read_only_paths: Vec::new(),
             limits: CommandLimits::operator(),
             disk_ledger: crate::quota::DiskLedger::default(),
+            job_cache: None,
         }
     }
 }
@@ -170,9 +173,32 @@ impl CommandRunner {
         }
     }
 
-    /// The environment a command gets.
+    /// The environment a command gets (without a sandbox; see [`Self::env_for`]).
     pub fn command_env(&self) -> Vec<(String, String)> {
-        scrub_env(self.parent_env.iter().cloned(), &self.cfg.extra_env)
+        self.env_for(false)
+    }
+
+    /// The environment a command gets, `sandboxed` or not: the scrubbed parent's, the extra
+    /// variables, then the job cache's variables for where the command sees the cache.
+    fn env_for(&self, sandboxed: bool) -> Vec<(String, String)> {
+        let mut env = scrub_env(self.parent_env.iter().cloned(), &self.cfg.extra_env);
+        if let Some(cache) = &self.cfg.job_cache {
+            let root = if sandboxed {
+                Path::new(crate::job_cache::IN_SANDBOX)
+            } else {
+                cache.dir.as_path()
+            };
+            let path = env
+                .iter()
+                .find(|(k, _)| k == "PATH")
+                .map(|(_, v)| v.clone());
+            for (k, v) in crate::job_cache::env(root, path.as_deref()) {
+                env.retain(|(ok, _)| *ok != k);
+                env.push((k, v));
+            }
+            env.sort();
+        }
+        env
     }
 
     /// Runs `sh -c command` in `cwd`. Never panics, never hangs: on timeout the whole process
@@ -223,7 +249,7 @@ impl CommandRunner {
         cmd.args(&program.args)
             .current_dir(&cwd)
             .env_clear()
-            .envs(self.command_env())
+            .envs(self.env_for(!use_bwrap_is_none))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -380,6 +406,11 @@ impl CommandRunner {
             binds: &self.cfg.binds,
             home: home.as_deref(),
             egress: self.cfg.egress.as_ref(),
+            job_cache: self
+                .cfg
+                .job_cache
+                .as_ref()
+                .map(|c| (c.dir.as_path(), c.writable)),
             ..Plan::new(cwd, tmp.path())
         };
         let args = bwrap_args(&plan, command);

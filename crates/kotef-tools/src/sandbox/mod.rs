@@ -114,6 +114,9 @@ pub struct Plan<'a> {
     pub egress: Option<&'a EgressMount>,
     /// The size of the private `/dev/shm`, in bytes.
     pub shm_bytes: u64,
+    /// The run's package cache and whether the command may write it, bound at
+    /// [`crate::job_cache::IN_SANDBOX`].
+    pub job_cache: Option<(&'a Path, bool)>,
 }
 
 impl<'a> Plan<'a> {
@@ -128,6 +131,7 @@ impl<'a> Plan<'a> {
             home: None,
             egress: None,
             shm_bytes: crate::quota::SHM_BYTES,
+            job_cache: None,
         }
     }
 }
@@ -173,6 +177,10 @@ pub fn bwrap_args_over(host: &dyn host::Lookup, plan: &Plan, command: &str) -> V
         if host.entry(p).is_some() {
             push(&["--ro-bind", &s(p), &s(p)]);
         }
+    }
+    if let Some((dir, writable)) = plan.job_cache.filter(|(d, _)| d.is_absolute()) {
+        let how = if writable { "--bind" } else { "--ro-bind" };
+        push(&[how, &s(dir), crate::job_cache::IN_SANDBOX]);
     }
     if let Some(e) = plan.egress {
         push(&["--ro-bind", &s(&e.socket), EGRESS_SOCKET]);
@@ -303,6 +311,21 @@ mod tests {
         let a = args(&plan);
         assert!(pos(&a, &["--size", "1048576", "--tmpfs", "/dev/shm"]).is_some());
         assert!(pos(&a, &["--tmpfs", "/run"]).is_some());
+    }
+
+    #[test]
+    fn the_job_cache_is_writable_for_setup_and_read_only_for_the_rest() {
+        let mut plan = Plan::new(Path::new("/w/repo"), Path::new("/tmp/x"));
+        plan.job_cache = Some((Path::new("/tmp/kotef-job-1"), true));
+        let rw = args(&plan);
+        assert!(pos(&rw, &["--bind", "/tmp/kotef-job-1", "/var/cache/kotef-job"]).is_some());
+        plan.job_cache = Some((Path::new("/tmp/kotef-job-1"), false));
+        let ro = args(&plan);
+        assert!(pos(
+            &ro,
+            &["--ro-bind", "/tmp/kotef-job-1", "/var/cache/kotef-job"]
+        )
+        .is_some());
     }
 
     #[test]
