@@ -240,8 +240,17 @@ fn issue_writer(
 
 /// How the run's commands run: its sandbox, timeout, hidden and read-only paths, and the
 /// operator's extra read-only paths (`KOTEF_SANDBOX_BINDS`, never the repository's).
-fn runner_config(setup: &RunSetup, timeout_s: u64, sandbox: SandboxMode) -> RunnerConfig {
+fn runner_config(
+    setup: &RunSetup,
+    timeout_s: u64,
+    sandbox: SandboxMode,
+    job_cache: &tempfile::TempDir,
+) -> RunnerConfig {
     RunnerConfig {
+        job_cache: Some(kotef_tools::JobCache {
+            dir: job_cache.path().to_path_buf(),
+            writable: false,
+        }),
         timeout: Duration::from_secs(timeout_s),
         sandbox,
         hidden_paths: setup.hidden_paths.clone(),
@@ -345,38 +354,45 @@ fn failure_summary(state: &RunState) -> Option<String> {
     })
 }
 
-/// Runs the graph and writes the report. An `Err` means the run could not start (a missing
-/// workspace) or its report could not be written; every other ending is an `Ok` outcome.
-pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
-    let started = Instant::now();
-    let started_at = chrono::Utc::now();
-    let (profile, limits) = setup.resolve_limits();
+/// What must hold before a run starts: a dollar budget has a price to count with, and a
+/// required sandbox is there.
+fn preflight(
+    setup: &RunSetup,
+    limits: &kotef_core::Limits,
+    sandbox: SandboxMode,
+) -> anyhow::Result<()> {
     let price_known = setup.cost.as_ref().is_some_and(|f| f(0, 0).is_some());
     if let Err(problem) = graph::budgets::cost_budget_usable(limits.cost_budget_usd, price_known) {
         anyhow::bail!("{problem} (model `{}`)", setup.model_name);
     }
-    let workdir = WorkDir::new(&setup.workdir)
-        .with_context(|| format!("workspace {} is not usable", setup.workdir.display()))?;
-    let root = workdir.root().to_path_buf();
-    let tree = workdir.tree().clone();
-    let sandbox = setup.config.sandbox.unwrap_or(SandboxMode::Auto);
     if let (SandboxMode::Bwrap, Err(why)) = (sandbox, kotef_tools::bwrap_status()) {
         anyhow::bail!(
             "agent commands must run sandboxed here, but no working bubblewrap is available ({why}); \
              the operator must install the `bubblewrap` package, or start `kotef serve` with --allow-unsandboxed"
         );
     }
+    Ok(())
+}
+
+/// Runs the graph and writes the report. An `Err` means the run could not start (a missing
+/// workspace) or its report could not be written; every other ending is an `Ok` outcome.
+pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
+    let started = Instant::now();
+    let started_at = chrono::Utc::now();
+    let (profile, limits) = setup.resolve_limits();
+    let sandbox = setup.config.sandbox.unwrap_or(SandboxMode::Auto);
+    preflight(&setup, &limits, sandbox)?;
+    let workdir = WorkDir::new(&setup.workdir)
+        .with_context(|| format!("workspace {} is not usable", setup.workdir.display()))?;
+    let root = workdir.root().to_path_buf();
+    let tree = workdir.tree().clone();
     // The run's package cache (setup writes it, every later command reads it); removed
     // when the run ends.
     let job_cache = tempfile::Builder::new()
         .prefix("kotef-job-")
         .tempdir()
         .context("cannot create the job's package cache")?;
-    let mut runner_config = runner_config(&setup, limits.command_timeout_s, sandbox);
-    runner_config.job_cache = Some(kotef_tools::JobCache {
-        dir: job_cache.path().to_path_buf(),
-        writable: false,
-    });
+    let runner_config = runner_config(&setup, limits.command_timeout_s, sandbox, &job_cache);
     // The repository's `setup` before anything else: its failure costs no model call.
     let setup_created =
         run_setup_command(&setup, &tree, &runner_config, limits.time_budget_s).await?;

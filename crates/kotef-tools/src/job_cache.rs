@@ -19,6 +19,28 @@ pub struct JobCache {
     pub writable: bool,
 }
 
+impl JobCache {
+    /// `env` with the cache's variables laid over it, for a command that sees the cache at
+    /// [`IN_SANDBOX`] (`sandboxed`) or at its host path.
+    pub fn over(&self, mut env: Vec<(String, String)>, sandboxed: bool) -> Vec<(String, String)> {
+        let root = if sandboxed {
+            Path::new(IN_SANDBOX)
+        } else {
+            self.dir.as_path()
+        };
+        let path = env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone());
+        for (k, v) in self::env(root, path.as_deref()) {
+            env.retain(|(ok, _)| *ok != k);
+            env.push((k, v));
+        }
+        env.sort();
+        env
+    }
+}
+
 /// The variables that point the package tools at the cache seen at `root`, with its `bin`
 /// folders before `path` (the command's `PATH`). Pure.
 pub fn env(root: &Path, path: Option<&str>) -> Vec<(String, String)> {

@@ -173,32 +173,14 @@ impl CommandRunner {
         }
     }
 
-    /// The environment a command gets (without a sandbox; see [`Self::env_for`]).
-    pub fn command_env(&self) -> Vec<(String, String)> {
-        self.env_for(false)
-    }
-
     /// The environment a command gets, `sandboxed` or not: the scrubbed parent's, the extra
     /// variables, then the job cache's variables for where the command sees the cache.
-    fn env_for(&self, sandboxed: bool) -> Vec<(String, String)> {
-        let mut env = scrub_env(self.parent_env.iter().cloned(), &self.cfg.extra_env);
-        if let Some(cache) = &self.cfg.job_cache {
-            let root = if sandboxed {
-                Path::new(crate::job_cache::IN_SANDBOX)
-            } else {
-                cache.dir.as_path()
-            };
-            let path = env
-                .iter()
-                .find(|(k, _)| k == "PATH")
-                .map(|(_, v)| v.clone());
-            for (k, v) in crate::job_cache::env(root, path.as_deref()) {
-                env.retain(|(ok, _)| *ok != k);
-                env.push((k, v));
-            }
-            env.sort();
+    pub fn command_env(&self, sandboxed: bool) -> Vec<(String, String)> {
+        let env = scrub_env(self.parent_env.iter().cloned(), &self.cfg.extra_env);
+        match &self.cfg.job_cache {
+            Some(cache) => cache.over(env, sandboxed),
+            None => env,
         }
-        env
     }
 
     /// Runs `sh -c command` in `cwd`. Never panics, never hangs: on timeout the whole process
@@ -219,7 +201,7 @@ impl CommandRunner {
 
     async fn run_inner(&self, command: &str, cwd: &Path) -> CommandResult {
         let mut r = CommandResult::new(command);
-        let prepared = resolve_cwd(cwd).and_then(|cwd| {
+        let prepared = crate::workdir::resolve_cwd(cwd).and_then(|cwd| {
             let use_bwrap = self.sandbox_choice()?;
             let use_bwrap_is_none = use_bwrap.is_none();
             let program = self.program_and_args(use_bwrap, &cwd, command)?;
@@ -249,7 +231,7 @@ impl CommandRunner {
         cmd.args(&program.args)
             .current_dir(&cwd)
             .env_clear()
-            .envs(self.env_for(!use_bwrap_is_none))
+            .envs(self.command_env(!use_bwrap_is_none))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -338,18 +320,6 @@ struct Program {
     path: PathBuf,
     args: Vec<String>,
     tmp: Option<tempfile::TempDir>,
-}
-
-/// The canonical working directory of a command, or why it cannot be one.
-fn resolve_cwd(cwd: &Path) -> Result<PathBuf, String> {
-    match std::fs::canonicalize(cwd) {
-        Ok(p) if p.is_dir() => Ok(p),
-        Ok(p) => Err(format!(
-            "working directory {} is not a directory",
-            p.display()
-        )),
-        Err(e) => Err(format!("working directory {}: {e}", cwd.display())),
-    }
 }
 
 impl CommandRunner {

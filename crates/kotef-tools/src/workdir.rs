@@ -146,6 +146,18 @@ fn display_parts(parts: &[&std::ffi::OsStr]) -> String {
         .join("/")
 }
 
+/// The canonical working directory of a command, or why it cannot be one.
+pub(crate) fn resolve_cwd(cwd: &Path) -> Result<std::path::PathBuf, String> {
+    match std::fs::canonicalize(cwd) {
+        Ok(p) if p.is_dir() => Ok(p),
+        Ok(p) => Err(format!(
+            "working directory {} is not a directory",
+            p.display()
+        )),
+        Err(e) => Err(format!("working directory {}: {e}", cwd.display())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
