@@ -354,6 +354,28 @@ fn failure_summary(state: &RunState) -> Option<String> {
     })
 }
 
+/// Starts the loopback forwarders `[test]` asks for (within the operator's ports) when the
+/// commands run sandboxed; without a sandbox they share the host's network anyway. The
+/// forwarders stop when the returned value is dropped, at the end of the run.
+fn forward_loopback(
+    test: &kotef_core::TestConfig,
+    cfg: &mut RunnerConfig,
+) -> anyhow::Result<Option<kotef_tools::loopback::LoopbackForward>> {
+    let ports = test.loopback_ports(cfg.extra_env.iter().map(|(_, v)| v.as_str()));
+    let sandboxed = CommandRunner::new(cfg.clone()).sandbox_in_force() == "bwrap";
+    if ports.is_empty() || !sandboxed {
+        return Ok(None);
+    }
+    let Some(bridge) = crate::setup::bridge_exe() else {
+        tracing::warn!("no loopback bridge in this process; the tests get no network");
+        return Ok(None);
+    };
+    let forward = kotef_tools::loopback::LoopbackForward::start(&ports)
+        .context("cannot start the loopback forwarders for `[test] network`")?;
+    cfg.loopback = Some(forward.mount(bridge));
+    Ok(Some(forward))
+}
+
 /// What must hold before a run starts: a dollar budget has a price to count with, and a
 /// required sandbox is there.
 fn preflight(
@@ -392,7 +414,8 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         .prefix("kotef-job-")
         .tempdir()
         .context("cannot create the job's package cache")?;
-    let runner_config = runner_config(&setup, limits.command_timeout_s, sandbox, &job_cache);
+    let mut runner_config = runner_config(&setup, limits.command_timeout_s, sandbox, &job_cache);
+    let _loopback = forward_loopback(&setup.config.test, &mut runner_config)?;
     // The repository's `setup` before anything else: its failure costs no model call.
     let setup_created =
         run_setup_command(&setup, &tree, &runner_config, limits.time_budget_s).await?;

@@ -31,6 +31,11 @@ pub fn set_bridge_exe(path: PathBuf) {
     let _ = BRIDGE.set(path);
 }
 
+/// The bridge executable, when this process named one.
+pub fn bridge_exe() -> Option<&'static PathBuf> {
+    BRIDGE.get()
+}
+
 /// `setup` did not succeed; the message names the command, how it ended and its last lines.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the repository's setup command `{command}` {ended}{output}")]

@@ -289,6 +289,11 @@ pub struct KotefConfig {
     /// [`Self::add_instruction_files`]; not a config field).
     #[serde(skip)]
     pub instruction_files: Vec<InstructionUse>,
+    /// `[test]`: whether the project's commands reach services on the machine's loopback
+    /// (`network = "loopback"`, `ports = [5432]`); never the outside world. Repository-owned,
+    /// within the operator's ports on a server.
+    #[serde(default, skip_serializing_if = "crate::TestConfig::is_unset")]
+    pub test: crate::TestConfig,
     /// Overrides of the profile's limits.
     #[serde(default)]
     pub limits: LimitsOverride,

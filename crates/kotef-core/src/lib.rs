@@ -14,6 +14,7 @@ pub mod retry;
 pub mod settings;
 pub mod status;
 pub mod summary;
+pub mod test_network;
 pub mod text;
 
 pub use config::{
@@ -26,3 +27,4 @@ pub use retry::RetryPolicy;
 pub use settings::{Ceilings, Clamp, Ignored, Owner, Trust};
 pub use status::{Edge, NodeName, StopRule, TerminalStatus};
 pub use summary::{LoopCounters, RunSummary};
+pub use test_network::{TestConfig, TestNetwork};

@@ -79,6 +79,8 @@ pub struct ServeConfig {
     /// Files holding the server's secrets (token, App key, webhook secrets, model config),
     /// hidden from agent commands with the data directory.
     pub secret_files: Vec<PathBuf>,
+    /// Loopback ports a repository's tests may reach (`KOTEF_LOOPBACK_PORTS`; none by default).
+    pub loopback_ports: Vec<u16>,
     /// Running jobs of one installation (repository owner) before its other jobs wait while
     /// other installations have work (`None`: half the workers, rounded up).
     pub max_jobs_per_installation: Option<usize>,
@@ -141,6 +143,7 @@ impl ServeConfig {
             operator_model: ModelConfig::default(),
             allow_unsandboxed: false,
             secret_files: Vec::new(),
+            loopback_ports: Vec::new(),
             max_jobs_per_installation: None,
             max_queued_per_installation: DEFAULT_MAX_QUEUED_PER_INSTALLATION,
             run_grace: Duration::from_secs(600),

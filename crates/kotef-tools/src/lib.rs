@@ -15,6 +15,7 @@ pub mod file_tools;
 pub mod job_cache;
 pub mod lenient;
 pub mod limits;
+pub mod loopback;
 pub mod outside;
 pub mod policy;
 pub mod quota;

@@ -54,6 +54,8 @@ pub struct RunnerConfig {
     pub disk_ledger: crate::quota::DiskLedger,
     /// The run's package cache (see [`crate::job_cache`]): written by `setup`, read by the rest.
     pub job_cache: Option<crate::JobCache>,
+    /// Loopback ports the sandboxed commands reach (see [`crate::loopback`]).
+    pub loopback: Option<crate::loopback::LoopbackMount>,
 }
 
 impl Default for RunnerConfig {
@@ -70,6 +72,7 @@ impl Default for RunnerConfig {
             limits: CommandLimits::operator(),
             disk_ledger: crate::quota::DiskLedger::default(),
             job_cache: None,
+            loopback: None,
         }
     }
 }
@@ -381,6 +384,7 @@ impl CommandRunner {
                 .job_cache
                 .as_ref()
                 .map(|c| (c.dir.as_path(), c.writable)),
+            loopback: self.cfg.loopback.as_ref(),
             ..Plan::new(cwd, tmp.path())
         };
         let args = bwrap_args(&plan, command);

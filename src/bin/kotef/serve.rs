@@ -142,6 +142,11 @@ pub struct ServeArgs {
         value_parser = clap::builder::BoolishValueParser::new()
     )]
     pub allow_unsandboxed: bool,
+    /// Loopback ports a repository's tests may reach with `[test] network = "loopback"`
+    /// (comma-separated, e.g. `5432,6379`): this machine's services are the operator's, so by
+    /// default none.
+    #[arg(long, env = "KOTEF_LOOPBACK_PORTS", value_parser = parse_ports, default_value = "")]
+    pub loopback_ports: Ports,
     /// A TOML file with the operator's `[model]` settings (base_url, prices, timeout_s,
     /// max_retries, ...); repositories cannot set these on a server.
     #[arg(long, env = "KOTEF_MODEL_CONFIG")]
@@ -229,6 +234,7 @@ impl ServeArgs {
             cost_usd: self.max_cost_usd,
         });
         cfg.allow_unsandboxed = self.allow_unsandboxed;
+        cfg.loopback_ports = self.loopback_ports.0;
         cfg.secret_files = [
             &self.webhook_secret_file,
             &self.github_token_file,
@@ -245,6 +251,14 @@ impl ServeArgs {
         cfg.validate()?;
         Ok(cfg)
     }
+}
+
+/// A list of loopback ports from the command line or `KOTEF_LOOPBACK_PORTS`.
+#[derive(Debug, Clone, Default)]
+pub struct Ports(pub Vec<u16>);
+
+fn parse_ports(v: &str) -> Result<Ports, String> {
+    kotef_core::test_network::parse_ports(v).map(Ports)
 }
 
 #[cfg(test)]

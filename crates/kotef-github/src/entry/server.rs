@@ -334,6 +334,7 @@ pub async fn start(
             kotef_core::SandboxMode::Bwrap
         }),
         ceilings: cfg.ceilings,
+        loopback_ports: cfg.loopback_ports.clone(),
         hidden_paths: std::iter::once(
             std::path::absolute(&cfg.data_dir).unwrap_or_else(|_| cfg.data_dir.clone()),
         )

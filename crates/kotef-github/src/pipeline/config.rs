@@ -39,6 +39,14 @@ pub fn effective_config(
             let (mut c, ignored) = repo_config.repository_part();
             notes.extend(ignored.iter().map(ToString::to_string));
             c.model = operator.model.clone();
+            c.test.ceiling = Some(operator.loopback_ports.clone());
+            if c.test.network == Some(kotef_core::TestNetwork::Loopback)
+                && operator.loopback_ports.is_empty()
+            {
+                notes.push(
+                    "ignored `[test] network = \"loopback\"`: the operator allows no loopback ports (KOTEF_LOOPBACK_PORTS)".into(),
+                );
+            }
             c
         }
     };
@@ -209,6 +217,35 @@ mod tests {
         assert_eq!(e.profile, Profile::Yolo);
         assert_eq!(e.limits.max_steps, 9);
         assert_eq!(e.limits.fix_attempts, 1);
+    }
+
+    const LOOPBACK: &str = "[test]\nnetwork = \"loopback\"\nports = [5432, 22]\n";
+
+    #[test]
+    fn on_a_server_a_repository_reaches_only_the_operators_loopback_ports() {
+        let mut o = operator(Trust::Untrusted);
+        o.loopback_ports = vec![5432];
+        let e = effective_config(repo(LOOPBACK), &job(), &o, None);
+        assert_eq!(e.config.test.loopback_ports([]), [5432]);
+    }
+
+    #[test]
+    fn on_a_server_without_loopback_ports_the_setting_is_ignored_and_named() {
+        let e = effective_config(repo(LOOPBACK), &job(), &operator(Trust::Untrusted), None);
+        assert!(e.config.test.loopback_ports([]).is_empty());
+        assert!(
+            e.notes
+                .iter()
+                .any(|n| n.starts_with("ignored `[test] network")),
+            "{:?}",
+            e.notes
+        );
+    }
+
+    #[test]
+    fn in_the_action_the_repositorys_loopback_ports_are_taken_whole() {
+        let e = effective_config(repo(LOOPBACK), &job(), &operator(Trust::Operator), None);
+        assert_eq!(e.config.test.loopback_ports([]), [22, 5432]);
     }
 
     #[test]

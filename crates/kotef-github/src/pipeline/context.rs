@@ -57,6 +57,8 @@ pub struct OperatorSettings {
     pub sandbox: Option<SandboxMode>,
     /// The operator's ceilings on the repository's limits.
     pub ceilings: Ceilings,
+    /// The loopback ports a repository's tests may reach on a server (`[test] network`).
+    pub loopback_ports: Vec<u16>,
     /// Paths the agent's commands must not read: the server's data directory (the job store,
     /// other repositories' clones) and its secret files.
     pub hidden_paths: Vec<PathBuf>,

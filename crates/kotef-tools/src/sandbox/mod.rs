@@ -117,6 +117,8 @@ pub struct Plan<'a> {
     /// The run's package cache and whether the command may write it, bound at
     /// [`crate::job_cache::IN_SANDBOX`].
     pub job_cache: Option<(&'a Path, bool)>,
+    /// Loopback ports forwarded from the host (`[test] network = "loopback"`).
+    pub loopback: Option<&'a crate::loopback::LoopbackMount>,
 }
 
 impl<'a> Plan<'a> {
@@ -132,6 +134,7 @@ impl<'a> Plan<'a> {
             egress: None,
             shm_bytes: crate::quota::SHM_BYTES,
             job_cache: None,
+            loopback: None,
         }
     }
 }
@@ -184,7 +187,21 @@ pub fn bwrap_args_over(host: &dyn host::Lookup, plan: &Plan, command: &str) -> V
     }
     if let Some(e) = plan.egress {
         push(&["--ro-bind", &s(&e.socket), EGRESS_SOCKET]);
-        push(&["--ro-bind", &s(&e.bridge), EGRESS_BRIDGE]);
+    }
+    let loopback = plan.loopback.filter(|l| !l.ports.is_empty());
+    for (port, socket) in loopback.map(|l| &l.ports[..]).unwrap_or_default() {
+        push(&[
+            "--ro-bind",
+            &s(socket),
+            &crate::loopback::socket_in_sandbox(*port),
+        ]);
+    }
+    let bridge = plan
+        .egress
+        .map(|e| &e.bridge)
+        .or(loopback.map(|l| &l.bridge));
+    if let Some(b) = bridge {
+        push(&["--ro-bind", &s(b), EGRESS_BRIDGE]);
     }
     // The root's own tmpfs (the directories made for the mounts above) is read-only too.
     push(&["--remount-ro", "/"]);
@@ -205,15 +222,18 @@ pub fn bwrap_args_over(host: &dyn host::Lookup, plan: &Plan, command: &str) -> V
         "XDG_CACHE_HOME",
         "/tmp/.cache",
     ]);
-    if let Some(e) = plan.egress {
-        let port = e.port.to_string();
-        push(&[
-            EGRESS_BRIDGE,
-            crate::egress::BRIDGE_COMMAND,
-            &port,
-            EGRESS_SOCKET,
-            "--",
-        ]);
+    if bridge.is_some() {
+        push(&[EGRESS_BRIDGE, crate::egress::BRIDGE_COMMAND]);
+        if let Some(e) = plan.egress {
+            push(&[&e.port.to_string(), EGRESS_SOCKET]);
+        }
+        for (port, _) in loopback.map(|l| &l.ports[..]).unwrap_or_default() {
+            push(&[
+                &port.to_string(),
+                &crate::loopback::socket_in_sandbox(*port),
+            ]);
+        }
+        push(&["--"]);
     }
     push(&["/bin/sh", "-c", command]);
     a
