@@ -899,22 +899,23 @@ fn search_and_listing_leave_kotefs_run_records_out() {
     assert!(!listed.contains(".sdd/runs"), "{listed}");
 }
 
-/// The project's own test command, off the strict list (`./gradlew test`), runs for the agent
+/// The project's own test command, off the strict list (`./script/test`), runs for the agent
 /// with a test selected, as the verifier runs it; anything chained after it is still refused.
 #[tokio::test]
 async fn the_projects_own_test_command_runs_under_strict_with_a_selector() {
     let f = fixture(Profile::Strict);
+    std::fs::create_dir_all(f.root.join("script")).unwrap();
     std::fs::write(
-        f.root.join("gradlew"),
-        "#!/bin/sh\necho \"gradle ran: $*\"\n",
+        f.root.join("script/test"),
+        "#!/bin/sh\necho \"tests ran: $*\"\n",
     )
     .unwrap();
     std::fs::set_permissions(
-        f.root.join("gradlew"),
+        f.root.join("script/test"),
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
-    let selected = json!({"command": "./gradlew test --tests FooTest"});
+    let selected = json!({"command": "./script/test --only FooTest"});
     let refused = run(&f, "run_command", selected.clone()).await;
     assert!(
         refused.is_error && refused.content.contains("denied"),
@@ -923,20 +924,20 @@ async fn the_projects_own_test_command_runs_under_strict_with_a_selector() {
     );
 
     let f = Fixture {
-        tb: f.tb.with_project_command(Some("./gradlew test".into())),
+        tb: f.tb.with_project_command(Some("./script/test".into())),
         ..f
     };
     let ran = run(&f, "run_command", selected).await;
     assert!(!ran.is_error, "{}", ran.content);
     assert!(
-        ran.content.contains("gradle ran: test --tests FooTest"),
+        ran.content.contains("tests ran: --only FooTest"),
         "{}",
         ran.content
     );
     let chained = run(
         &f,
         "run_command",
-        json!({"command": "./gradlew test; cat /etc/passwd"}),
+        json!({"command": "./script/test; cat /etc/passwd"}),
     )
     .await;
     assert!(

@@ -239,6 +239,12 @@ fn program(words: &[String]) -> Option<(&str, &[String])> {
         }
     }
     let prog = words.get(i)?;
+    // The project's build-tool wrappers follow their tool's rule.
+    match prog.strip_prefix("./").unwrap_or(prog) {
+        "gradlew" => return Some(("gradle", &words[i + 1..])),
+        "mvnw" => return Some(("mvn", &words[i + 1..])),
+        _ => {}
+    }
     let name = match prog.rsplit_once('/') {
         // `/usr/bin/cat` is `cat`, and so is the project's own copy in its virtualenv or
         // `node_modules` (`.venv/bin/python`, `node_modules/.bin/jest`); `./script.sh` stays
@@ -540,6 +546,18 @@ mod tests {
             (Strict, ".venv/bin/python -m pytest -q", true),
             (Strict, "./.venv/bin/pytest -q tests/test_x.py", true),
             (Strict, "node_modules/.bin/jest --ci", true),
+            (Strict, "./gradlew test --tests FooTest", true),
+            (Strict, "./gradlew :app:test -q", true),
+            (Strict, "gradle check", true),
+            (Strict, "./gradlew publish", false),
+            (Strict, "./mvnw -q test -Dtest=FooTest", true),
+            (Strict, "mvn -pl core verify", true),
+            (Strict, "mvn deploy", false),
+            (Strict, "mvn", false),
+            (Strict, "bun test", true),
+            (Strict, "bun install", false),
+            (Strict, "deno test -A", true),
+            (Strict, "./scripts/gradlew test", false),
             (Strict, ".venv/bin/pip install requests", false),
             (Strict, "../.venv/bin/python -m pytest", false),
             (Strict, "/opt/.venv/bin/python x.py", false),

@@ -83,6 +83,10 @@ pub(super) fn strict_allows(c: &SimpleCommand, depth: usize) -> Result<(), Strin
             "vitest",
         ]),
         "go" => only(&["test", "vet", "build", "version", "list", "env", "fmt"]),
+        "gradle" => build_tasks(p, args, GRADLE_TASKS),
+        "mvn" => build_tasks(p, args, MAVEN_PHASES),
+        "bun" => only(&["test", "run"]),
+        "deno" => only(&["test", "check", "lint", "fmt", "bench"]),
         "git" => {
             let s = git_subcommand(args);
             match s {
@@ -139,6 +143,76 @@ pub(super) fn strict_allows(c: &SimpleCommand, depth: usize) -> Result<(), Strin
         | "basename" | "dirname" | "realpath" | "readlink" | "date" | "whoami" | "uname" | "nl"
         | "column" | "jq" | "test" | "[" | "sleep" | "printenv" | "sha256sum" | "md5sum" => Ok(()),
         p => Err(strict_denied(p)),
+    }
+}
+
+/// Gradle tasks (also module-qualified, `:app:test`) the strict profile runs.
+const GRADLE_TASKS: &[&str] = &[
+    "test",
+    "check",
+    "build",
+    "assemble",
+    "classes",
+    "testClasses",
+    "compileJava",
+    "compileTestJava",
+    "compileKotlin",
+    "compileTestKotlin",
+    "lint",
+    "spotlessCheck",
+    "clean",
+    "jar",
+    "tasks",
+    "dependencies",
+];
+/// Maven phases and goals the strict profile runs.
+const MAVEN_PHASES: &[&str] = &[
+    "validate",
+    "compile",
+    "test-compile",
+    "test",
+    "package",
+    "verify",
+    "install",
+    "clean",
+    "spotless:check",
+    "checkstyle:check",
+    "dependency:tree",
+];
+
+/// A build tool whose every task (the words that are not options or option values) is one
+/// of `allowed`; options (`-q`, `--offline`, `-Dtest=FooTest`, `--tests X`) pass.
+fn build_tasks(p: &str, args: &[String], allowed: &[&str]) -> Result<(), String> {
+    let mut tasks = Vec::new();
+    let mut skip = false;
+    for a in args {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        if a.starts_with('-') {
+            // Options that take the next word as their value.
+            skip = matches!(
+                a.as_str(),
+                "--tests" | "-pl" | "--projects" | "-P" | "-f" | "-p"
+            );
+            continue;
+        }
+        tasks.push(
+            a.rsplit(':')
+                .next()
+                .filter(|_| p == "gradle")
+                .unwrap_or(a.as_str()),
+        );
+    }
+    match tasks.iter().find(|t| !allowed.contains(t)) {
+        Some(t) => Err(format!(
+            "`{p} {t}` is not allowed under the strict profile (allowed: {p} {})",
+            allowed.join(", ")
+        )),
+        None if tasks.is_empty() && !args.iter().any(|a| a == "--version" || a == "-v") => {
+            Err(strict_denied(p))
+        }
+        None => Ok(()),
     }
 }
 
