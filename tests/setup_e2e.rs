@@ -164,7 +164,7 @@ mod job_cache {
     use super::*;
 
     /// Builds `greet-1.0-py3-none-any.whl` (a pure-Python wheel) with the standard library.
-    const MKWHEEL: &str = r#"import zipfile
+    pub const MKWHEEL: &str = r#"import zipfile
 files = {
     "greet/__init__.py": "def hello():\n    return 'hello'\n",
     "greet-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: greet\nVersion: 1.0\n",
@@ -254,6 +254,67 @@ with zipfile.ZipFile("greet-1.0-py3-none-any.whl", "w") as z:
                      greet-1.0-py3-none-any.whl";
         let test = "python3 -c 'import greet; assert greet.hello() == \"hello\"'";
         let ran = status(setup, test, "bwrap").await;
+        assert_eq!(
+            ran.summary["terminal_status"], "done_success",
+            "{}",
+            ran.stderr
+        );
+    }
+}
+
+/// The README's `setup` as written (a virtualenv in the work tree, `pip install -r
+/// requirements.txt` into it) with the README's kind of test command, with and without
+/// bubblewrap. The requirement is a wheel in the tree, so no index is needed.
+mod readme_setup {
+    use super::job_cache::MKWHEEL;
+    use super::*;
+
+    const SETUP: &str = "python3 -m venv .venv && .venv/bin/pip install -r requirements.txt";
+
+    async fn run(sandbox: &str) -> Ran {
+        let config = format!(
+            "setup = {SETUP:?}\ntest_command = \".venv/bin/python -m unittest -q\"\nsandbox = {sandbox:?}\n"
+        );
+        let dir = kotef_testkit::committed_repo(
+            &[
+                ("kotef.toml", &config),
+                ("mkwheel.py", MKWHEEL),
+                ("requirements.txt", "./greet-1.0-py3-none-any.whl\n"),
+                (
+                    "test_greet.py",
+                    "import unittest, greet\n\nclass T(unittest.TestCase):\n    def test_hello(self):\n        self.assertEqual(greet.hello(), 'hello')\n",
+                ),
+                (".gitignore", "*.whl\n"),
+            ],
+            &[],
+        );
+        let built = Command::new("python3")
+            .arg("mkwheel.py")
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(built.success());
+        let model = RecordingModel::start(json!({"next": "done", "reason": "stop"})).await;
+        kotef_run(&model, dir.path()).await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_readmes_setup_works_without_a_sandbox() {
+        let ran = run("none").await;
+        assert_eq!(
+            ran.summary["terminal_status"], "done_success",
+            "{}",
+            ran.stderr
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_readmes_setup_works_in_the_sandbox() {
+        assert!(
+            kotef_tools::bwrap_status().is_ok(),
+            "bubblewrap must work here (.ci/run installs it)"
+        );
+        let ran = run("bwrap").await;
         assert_eq!(
             ran.summary["terminal_status"], "done_success",
             "{}",
