@@ -255,7 +255,10 @@ pub enum ModelError {
     /// Connection refused, reset, DNS.
     #[error("connection error: {0}")]
     Connection(String),
-    #[error("model call timed out after {0} ms")]
+    /// The server showed no progress for this many milliseconds (no byte of a streamed reply,
+    /// or a wait its measured speed explains was over). Not retried: a request that timed
+    /// out is never sent again unchanged.
+    #[error("model call timed out after {0} ms without progress")]
     Timeout(u64),
     /// 400/401/403/404 and other answers that will not change on retry.
     #[error("request rejected (status {status}): {message}")]
@@ -275,7 +278,7 @@ impl ModelError {
     pub fn is_retryable(&self) -> bool {
         matches!(
             self,
-            Self::RateLimited { .. } | Self::Server { .. } | Self::Connection(_) | Self::Timeout(_)
+            Self::RateLimited { .. } | Self::Server { .. } | Self::Connection(_)
         )
     }
 }
@@ -310,6 +313,17 @@ pub trait Model: Send + Sync {
     /// format.
     fn prefers_text_edits(&self) -> bool {
         false
+    }
+
+    /// The server's speed as measured on the calls so far (its own timings and prompt
+    /// progress), for sizing the next call; `None` when nothing was measured.
+    fn server_speed(&self) -> Option<crate::pace::ServerSpeed> {
+        None
+    }
+
+    /// The completion-token cap sent when a request sets none (`[model] max_tokens`).
+    fn reply_cap(&self) -> Option<u32> {
+        None
     }
 }
 
@@ -398,7 +412,7 @@ mod tests {
 
     #[test]
     fn retryable_errors() {
-        assert!(ModelError::Timeout(1).is_retryable());
+        assert!(!ModelError::Timeout(1).is_retryable());
         assert!(ModelError::Server {
             status: 502,
             message: String::new()
