@@ -251,7 +251,7 @@ impl Transport {
             match result {
                 Ok(p) => {
                     if let Some(t) = &p.reply.timings {
-                        self.measured(ServerSpeed::from_timings(t));
+                        self.measured(t.speed());
                     }
                     tracing::info!(
                         model = %self.label, attempt, latency_ms,

@@ -12,7 +12,6 @@
 //! processed and milliseconds, tokens generated and milliseconds) and from its progress
 //! events, so a call that was cut still measures it. All functions here are pure.
 
-use crate::types::ServerTimings;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -73,24 +72,12 @@ pub struct ServerSpeed {
     pub generation_per_s: Option<f64>,
 }
 
-fn rate(tokens: u64, ms: f64, min: u64) -> Option<f64> {
+/// Tokens per second from `tokens` in `ms` milliseconds; `None` below `min` tokens.
+pub(crate) fn rate(tokens: u64, ms: f64, min: u64) -> Option<f64> {
     (tokens >= min && ms.is_finite() && ms > 0.0).then(|| tokens as f64 * 1000.0 / ms)
 }
 
 impl ServerSpeed {
-    /// The speed one reply's timings show (a figure from too few tokens is left out; kotef's
-    /// own clock, for a stream it ended early, gives no prompt figure).
-    pub fn from_timings(t: &ServerTimings) -> Self {
-        Self {
-            prompt_per_s: if t.client_clock {
-                None
-            } else {
-                rate(t.prompt_uncached, t.prompt_ms, MIN_PROMPT_SAMPLE)
-            },
-            generation_per_s: rate(t.generated, t.generation_ms, MIN_GENERATION_SAMPLE),
-        }
-    }
-
     /// This speed with the figures `newer` has laid over it.
     pub fn updated(self, newer: ServerSpeed) -> Self {
         Self {
@@ -158,32 +145,12 @@ mod tests {
     }
 
     #[test]
-    fn llama_timings_give_the_speed() {
-        let t = ServerTimings {
-            prompt_uncached: 1800,
-            prompt_cached: 900,
-            prompt_ms: 100_000.0,
-            generated: 74,
-            generation_ms: 10_000.0,
-            client_clock: false,
+    fn a_newer_measurement_keeps_the_figures_it_lacks() {
+        let newer = ServerSpeed {
+            prompt_per_s: None,
+            generation_per_s: Some(10.0),
         };
-        assert_eq!(ServerSpeed::from_timings(&t), speed(18.0, 7.4));
-    }
-
-    #[test]
-    fn a_prompt_mostly_cached_says_nothing_of_the_prompt_speed() {
-        let t = ServerTimings {
-            prompt_uncached: 3,
-            prompt_ms: 200.0,
-            generated: 40,
-            generation_ms: 4000.0,
-            ..ServerTimings::default()
-        };
-        let s = ServerSpeed::from_timings(&t);
-        assert_eq!(s.prompt_per_s, None);
-        assert_eq!(s.generation_per_s, Some(10.0));
-        // An earlier prompt figure stays.
-        assert_eq!(speed(18.0, 7.4).updated(s), speed(18.0, 10.0));
+        assert_eq!(speed(18.0, 7.4).updated(newer), speed(18.0, 10.0));
     }
 
     #[test]

@@ -219,6 +219,22 @@ impl ServerTimings {
     }
 }
 
+impl ServerTimings {
+    /// The server's speed these timings show (a figure from too few tokens is left out; kotef's
+    /// own clock, for a stream it ended early, gives no prompt figure).
+    pub fn speed(&self) -> crate::pace::ServerSpeed {
+        use crate::pace::{rate, MIN_GENERATION_SAMPLE, MIN_PROMPT_SAMPLE};
+        crate::pace::ServerSpeed {
+            prompt_per_s: if self.client_clock {
+                None
+            } else {
+                rate(self.prompt_uncached, self.prompt_ms, MIN_PROMPT_SAMPLE)
+            },
+            generation_per_s: rate(self.generated, self.generation_ms, MIN_GENERATION_SAMPLE),
+        }
+    }
+}
+
 impl ModelReply {
     /// Estimated completion tokens: ceil(characters of content and tool calls / 4).
     pub fn estimated_completion_tokens(content: &str, calls: &[ToolCall]) -> u64 {
@@ -382,6 +398,30 @@ mod tests {
             (120, 900, 40)
         );
         assert_eq!((t.prompt_ms, t.generation_ms), (1500.5, 2600.0));
+    }
+
+    #[test]
+    fn llama_timings_give_the_server_speed() {
+        let t = ServerTimings {
+            prompt_uncached: 1800,
+            prompt_cached: 900,
+            prompt_ms: 100_000.0,
+            generated: 74,
+            generation_ms: 10_000.0,
+            client_clock: false,
+        };
+        let s = t.speed();
+        assert_eq!(
+            (s.prompt_per_s, s.generation_per_s),
+            (Some(18.0), Some(7.4))
+        );
+        // A prompt mostly cached says nothing of the prompt speed.
+        let cached = ServerTimings {
+            prompt_uncached: 3,
+            prompt_ms: 200.0,
+            ..t
+        };
+        assert_eq!(cached.speed().prompt_per_s, None);
     }
 
     #[test]
