@@ -353,14 +353,14 @@ impl Transport {
             let mut read = 0usize;
             // Before the first byte the server has the whole first allowance; after it, the
             // idle limit or what its prompt progress says it still needs.
-            let mut wait = first.saturating_sub(started.elapsed());
+            let (mut limit, mut wait) = (first, first.saturating_sub(started.elapsed()));
             loop {
                 let chunk = match tokio::time::timeout(wait, resp.chunk()).await {
-                    Err(_) => return Err(ModelError::Timeout(millis(wait))),
+                    Err(_) => return Err(ModelError::Timeout(millis(limit))),
                     Ok(c) => c.map_err(|e| self.transport_error(e))?,
                 };
                 let Some(chunk) = chunk else { break };
-                wait = self.timeout;
+                (limit, wait) = (self.timeout, self.timeout);
                 read += chunk.len();
                 if read > MAX_REPLY_BYTES {
                     return Err(ModelError::Malformed(format!(
@@ -378,6 +378,7 @@ impl Transport {
                         generation_per_s: None,
                     });
                     wait = pace::wait_after_progress(self.timeout, &p, self.speed_now());
+                    limit = wait;
                 }
                 if events.finished() {
                     break;
