@@ -150,20 +150,22 @@ fn sized(
             }
             if let Some(note) = note {
                 tracing::info!(node = node.as_str(), "{note}");
-                ctx.record(RunEvent::ModelError {
+                ctx.record(RunEvent::CallPaced {
                     step,
                     node,
-                    error: format!("call resized: {note}"),
+                    sent: true,
+                    note: format!("call resized: {note}"),
                 });
             }
             true
         }
         CallPlan::NotStarted { rule, reason } => {
             tracing::warn!(node = node.as_str(), "{reason}");
-            ctx.record(RunEvent::ModelError {
+            ctx.record(RunEvent::CallPaced {
                 step,
                 node,
-                error: format!("call not started: {reason}"),
+                sent: false,
+                note: format!("call not started: {reason}"),
             });
             state.stop(rule, reason);
             false

@@ -348,6 +348,7 @@ impl Transport {
                     .get(reqwest::header::CONTENT_TYPE)
                     .and_then(|v| v.to_str().ok())
                     .is_some_and(|v| v.starts_with("text/event-stream"));
+            let plain_text = request.tools.is_empty() && !request.json_reply;
             let mut body = Vec::new();
             let mut events = StreamedReply::started_at(started);
             let mut read = 0usize;
@@ -383,7 +384,9 @@ impl Transport {
                 if events.finished() {
                     break;
                 }
-                if events.cut_if_degenerate() {
+                // A plain-text reply is cut when it runs away; a JSON reply or one with tool
+                // calls (whose content may repeat a line legitimately) is read whole.
+                if plain_text && events.cut_if_degenerate() {
                     // Dropping the response closes the connection: the server stops too.
                     tracing::warn!(model = %self.label, "cut a reply that kept repeating itself");
                     break;
