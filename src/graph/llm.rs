@@ -128,6 +128,21 @@ pub async fn call(
     }
 }
 
+/// Prompt tokens (beyond what the server has cached) the next call may have and still finish
+/// in the time left, at the server's measured speed; `None` while it is unknown. A prompt
+/// builder that can leave context out uses it rather than have its call not started.
+pub fn prompt_allowance(ctx: &GraphContext) -> Option<u64> {
+    super::pacing::CallPacing::prompt_allowance(room(ctx))
+}
+
+fn room(ctx: &GraphContext) -> Room {
+    Room {
+        speed: ctx.model.server_speed(),
+        time_left: ctx.time_left(),
+        configured_cap: ctx.model.reply_cap(),
+    }
+}
+
 /// Sizes `request` to the server's measured speed and the time left (`graph::pacing`): lowers
 /// its reply cap when it must, or ends the run when it cannot finish or is a timed-out request
 /// that may not be sent again (false; the reason is in the transcript and the report).
@@ -138,12 +153,7 @@ fn sized(
     step: u32,
     request: &mut ModelRequest,
 ) -> bool {
-    let room = Room {
-        speed: ctx.model.server_speed(),
-        time_left: ctx.time_left(),
-        configured_cap: ctx.model.reply_cap(),
-    };
-    match state.pacing.plan(request, node.as_str(), room) {
+    match state.pacing.plan(request, node.as_str(), room(ctx)) {
         CallPlan::Send { reply_cap, note } => {
             if let Some(cap) = reply_cap {
                 request.max_tokens = Some(cap);

@@ -141,6 +141,20 @@ impl CallPacing {
         self.timed_out.iter().find(|t| t.fingerprint == fingerprint)
     }
 
+    /// The most prompt tokens the server can read (beyond what it has cached) and still give
+    /// a reply of [`MIN_REPLY_TOKENS`] in the time left, at its measured speed; `None` while
+    /// the prompt speed is unknown. For a prompt builder that can leave context out (fewer
+    /// files) rather than have its call refused.
+    pub fn prompt_allowance(room: Room) -> Option<u64> {
+        let speed = room.speed?;
+        let rate = speed.prompt_per_s?;
+        let reply_s = speed
+            .generation_secs(u64::from(MIN_REPLY_TOKENS))
+            .unwrap_or(0.0);
+        let left = (room.time_left.as_secs_f64() - reply_s).max(0.0);
+        Some((left * rate).floor() as u64)
+    }
+
     /// What to do with `request` (`node` names it in reasons), given the room the run has.
     pub fn plan(&self, request: &ModelRequest, node: &str, room: Room) -> CallPlan {
         let configured = match (room.configured_cap, request.max_tokens) {
@@ -308,6 +322,17 @@ mod tests {
         };
         assert_eq!(reply_cap, Some(403));
         assert!(note.unwrap().contains("lowered from 1024 to 403 tokens"));
+    }
+
+    #[test]
+    fn the_prompt_allowance_is_what_the_server_reads_in_the_time_left() {
+        // 120 s left, 17.3 s of them for a 128-token reply: 102.7 s at 18 tokens/s.
+        assert_eq!(CallPacing::prompt_allowance(slow(120)), Some(1848));
+        let unknown = Room {
+            speed: None,
+            ..slow(120)
+        };
+        assert_eq!(CallPacing::prompt_allowance(unknown), None);
     }
 
     #[test]
