@@ -330,7 +330,7 @@ def main():
     ap.add_argument("--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:18080/v1")
     ap.add_argument("--model", default="local", help="model name sent to the server")
     ap.add_argument("--time-limit", type=int, default=300, help="seconds per task and agent")
-    ap.add_argument("--call-timeout", type=int, default=600, help="seconds one model call may take")
+    ap.add_argument("--call-timeout", type=int, default=600, help="kotef's idle limit ([model] timeout_s): seconds a model call may show no progress")
     ap.add_argument("--kotef", default=os.environ.get("KOTEF_BIN") or shutil.which("kotef")
                     or str(ROOT / "target" / "release" / "kotef"), help="the kotef binary")
     ap.add_argument("--mini-swe-agent", action="store_true", help="also run mini-swe-agent")

@@ -254,6 +254,10 @@ if speculate == "1":
     params.speculative.ngram_simple.size_m = 10
 params.cpuparams.n_threads = int(threads)
 params.cpuparams_batch.n_threads = int(threads)
+# Prompt batches of 512 tokens (the default is 2048): llama.cpp sends a request that asks for
+# it (`return_progress`) a progress event after each batch, about every 28 s at 18 tokens/s,
+# which keeps a long prompt within kotef's idle limit (docs/local-model.md).
+params.n_batch = 512
 server = xllamacpp.Server(params)
 print(f"kotef local model: {alias} at {server.listening_address}", flush=True)
 stop = threading.Event()

@@ -1,5 +1,5 @@
 //! What happened in a run, event by event, for the transcript: each model request and reply,
-//! each tool call with its (capped) output, each verification. The graph emits [`RunEvent`]s
+//! each call resized or not started for the time left, each tool call with its (capped) output, each verification. The graph emits [`RunEvent`]s
 //! through [`super::GraphContext::record`]; how they are written (redacted JSON lines under
 //! `.sdd/runs/`) is the report side's business (`crate::sdd::transcript`).
 
@@ -34,6 +34,15 @@ pub enum RunEvent {
         step: u32,
         node: NodeName,
         error: String,
+    },
+    /// A call sized to the server's speed and the time left before it was sent
+    /// (`graph::pacing`): `sent` false when it was not started, true when it went with a
+    /// changed reply cap; `note` says why.
+    CallPaced {
+        step: u32,
+        node: NodeName,
+        sent: bool,
+        note: String,
     },
     ToolCall {
         step: u32,

@@ -1,9 +1,12 @@
 //! The one door through which nodes reach the model: asks the budget rules before a call,
-//! cancels a call the time budget runs out on, charges every call's tokens (failed ones and
-//! provider retries included) to `RunState` as one call with its attempts and waits, and asks
-//! the rules whether a failure ends the run.
+//! sizes it to the server's measured speed and the time left (`graph::pacing`: a call that
+//! cannot finish is not started, a timed-out request is never sent again unchanged), cancels a
+//! call the time budget runs out on, charges every call's tokens (failed ones and provider
+//! retries included) to `RunState` as one call with its attempts and waits, and asks the rules
+//! whether a failure ends the run.
 
 use super::events::RunEvent;
+use super::pacing::{CallPlan, Room};
 use super::state::{CallRecord, Fired, RunState};
 use super::GraphContext;
 use kotef_core::NodeName;
@@ -23,7 +26,7 @@ pub async fn call(
     ctx: &GraphContext,
     state: &mut RunState,
     node: NodeName,
-    request: ModelRequest,
+    mut request: ModelRequest,
 ) -> Result<ModelReply, CallFailure> {
     if let Some(Fired { rule, reason }) =
         crate::graph::budgets::budget_stop(&ctx.spent(state), &ctx.limits)
@@ -32,6 +35,10 @@ pub async fn call(
         return Err(CallFailure::Stopped);
     }
     let step = state.total_steps + 1;
+    if !sized(ctx, state, node, step, &mut request) {
+        return Err(CallFailure::Stopped);
+    }
+    state.pacing.sent(&request);
     ctx.record(RunEvent::ModelRequest {
         step,
         node,
@@ -95,6 +102,10 @@ pub async fn call(
             Ok(reply)
         }
         Err(err) => {
+            if matches!(err, ModelError::Timeout(_)) {
+                let cap = reply_cap(ctx.model.reply_cap(), request.max_tokens);
+                state.pacing.timed_out(&request, cap);
+            }
             let err_text = ctx.redactor.redact(&err.to_string());
             record.prompt_tokens += request.estimated_prompt_tokens();
             record.failed = true;
@@ -115,4 +126,64 @@ pub async fn call(
             Err(CallFailure::Failed(err))
         }
     }
+}
+
+/// Prompt tokens (beyond what the server has cached) the next call may have and still finish
+/// in the time left, at the server's measured speed; `None` while it is unknown. A prompt
+/// builder that can leave context out uses it rather than have its call not started.
+pub fn prompt_allowance(ctx: &GraphContext) -> Option<u64> {
+    super::pacing::CallPacing::prompt_allowance(room(ctx))
+}
+
+fn room(ctx: &GraphContext) -> Room {
+    Room {
+        speed: ctx.model.server_speed(),
+        time_left: ctx.time_left(),
+        configured_cap: ctx.model.reply_cap(),
+    }
+}
+
+/// Sizes `request` to the server's measured speed and the time left (`graph::pacing`): lowers
+/// its reply cap when it must, or ends the run when it cannot finish or is a timed-out request
+/// that may not be sent again (false; the reason is in the transcript and the report).
+fn sized(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    node: NodeName,
+    step: u32,
+    request: &mut ModelRequest,
+) -> bool {
+    match state.pacing.plan(request, node.as_str(), room(ctx)) {
+        CallPlan::Send { reply_cap, note } => {
+            if let Some(cap) = reply_cap {
+                request.max_tokens = Some(cap);
+            }
+            if let Some(note) = note {
+                tracing::info!(node = node.as_str(), "{note}");
+                ctx.record(RunEvent::CallPaced {
+                    step,
+                    node,
+                    sent: true,
+                    note: format!("call resized: {note}"),
+                });
+            }
+            true
+        }
+        CallPlan::NotStarted { rule, reason } => {
+            tracing::warn!(node = node.as_str(), "{reason}");
+            ctx.record(RunEvent::CallPaced {
+                step,
+                node,
+                sent: false,
+                note: format!("call not started: {reason}"),
+            });
+            state.stop(rule, reason);
+            false
+        }
+    }
+}
+
+/// The reply cap a request goes with: the smaller of the configured one and its own.
+fn reply_cap(configured: Option<u32>, requested: Option<u32>) -> Option<u32> {
+    kotef_model::openai::reply_cap(configured, requested)
 }

@@ -16,6 +16,7 @@ pub mod guards;
 pub mod handoff;
 pub mod llm;
 pub mod messages;
+pub mod pacing;
 pub mod planner;
 pub mod progress;
 pub mod repair;

@@ -415,6 +415,9 @@ pub struct RunState {
     pub tools_run: BTreeMap<String, u32>,
     /// Last planner reason, for the snitch.
     pub last_planner_reason: String,
+    /// What the run remembers of its calls for sizing the next one (`graph::pacing`).
+    #[serde(skip)]
+    pub pacing: super::pacing::CallPacing,
 }
 
 impl RunState {
@@ -448,6 +451,7 @@ impl RunState {
             coder_summary: None,
             tools_run: BTreeMap::new(),
             last_planner_reason: String::new(),
+            pacing: Default::default(),
         }
     }
 

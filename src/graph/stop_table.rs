@@ -7,6 +7,7 @@
 use super::budgets::SOFT_DENIAL_LIMIT;
 use super::guards::model_failures::MODEL_FAILURE_LIMIT;
 use super::guards::REGISTRIES;
+use super::pacing::MIN_REPLY_TOKENS;
 
 /// The generated part of `docs/stop-rules.md` lies between these lines.
 pub const TABLE_START: &str = "<!-- generated from src/graph/guards: do not edit by hand -->";
@@ -41,8 +42,10 @@ pub fn other_rows() -> Vec<[String; 4]> {
         row("`budget` (time)", "the same; at the deadline an in-flight model call or command is cancelled", "`time_budget_s`".into(), stuck),
         row("`budget` (model calls)", "the same", "`max_model_calls`".into(), stuck),
         row("`budget` (dollars)", "the same, from the price table or the configured prices", "`cost_budget_usd`".into(), stuck),
+        row("`budget` (a call that cannot finish)", "`llm::call` before every model call (`graph::pacing`)", format!("at the server's measured speed, the prompt's uncached tokens and a reply of {MIN_REPLY_TOKENS} tokens need more than the time left (the call is not started; a reply cap that does not fit is lowered instead)"), stuck),
         row("`max_steps`", "graph loop before every step (the last step is kept for the snitch)", "`max_steps`".into(), stuck),
         row("`model_error`", "`llm::call` after a failed call (one call = all its retries)", format!("{MODEL_FAILURE_LIMIT} failed calls in a row, or a rejected request"), stuck),
+        row("`model_error` (timed out twice)", "`llm::call` before every model call (`graph::pacing`)", "a request that timed out comes again after it was already sent once more with half its reply cap (a timed-out request is never sent again unchanged)".into(), stuck),
         row("`constraint`", "coder's `run_command`; the planner's `verify` command", format!("under `strict`: a command reaching outside the workspace or on the denylist (at once), or command number {SOFT_DENIAL_LIMIT} merely off the allow-list (earlier ones are tool errors)"), "`aborted_constraint`"),
         row("none (success)", "planner says `done`", "the last verification passed after the last change".into(), "`done_success`"),
         row("none (fixed and done)", "verifier, after a pass", "a verification failed earlier, the coder's latest step changed files and called `done`, and they pass (`fixed_and_done`)".into(), "`done_success` (no planner call)"),

@@ -224,7 +224,9 @@ pub struct ModelConfig {
     pub name: Option<String>,
     /// Base URL of an OpenAI-compatible or Anthropic server (overrides the env variable).
     pub base_url: Option<String>,
-    /// Seconds one model call may take.
+    /// The idle limit in seconds (default 120): how long a model call may show no progress (no
+    /// byte of a streamed reply, or longer than the server's measured speed explains before
+    /// the first one). A long call that shows progress is not cut.
     pub timeout_s: Option<u64>,
     /// Retries of a failing call (429, 5xx, connection errors, timeouts).
     pub max_retries: Option<u32>,

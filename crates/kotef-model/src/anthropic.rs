@@ -3,7 +3,7 @@
 //! always set, `temperature` when configured) and lenient reply parsing, as pure functions,
 //! plus the `Model` implementation that sends them through the shared transport.
 
-use crate::http::{ClientOptions, Parsed, Transport};
+use crate::http::{CallShape, ClientOptions, Parsed, Transport};
 use crate::retry::AttemptFailure;
 use crate::types::{
     CallRecord, Message, Model, ModelError, ModelReply, ModelRequest, Role, ToolCall, Usage,
@@ -118,7 +118,21 @@ impl Model for AnthropicModel {
             }
             rb
         };
-        self.transport.call(request, build, parse_reply).await
+        let shape = CallShape {
+            streamed: false,
+            reply_cap: Some(max_tokens),
+        };
+        self.transport
+            .call(request, shape, build, parse_reply)
+            .await
+    }
+
+    fn server_speed(&self) -> Option<crate::pace::ServerSpeed> {
+        self.transport.speed()
+    }
+
+    fn reply_cap(&self) -> Option<u32> {
+        Some(self.max_tokens)
     }
 
     fn take_failed_attempts(&self) -> Vec<Usage> {

@@ -1,8 +1,12 @@
-//! The HTTP side both provider clients share: their options, one reqwest client with a
-//! per-attempt timeout and a reply-size cap, the retry loop around each call, secret
-//! scrubbing of every error, and the ledger of failed attempts and per-attempt records
-//! (status, latency, tokens) that `Model::take_failed_attempts` / `take_call_records` drain.
+//! The HTTP side both provider clients share: their options, one reqwest client with time
+//! limits that follow the server's progress ([`crate::pace`]: an idle limit between the bytes
+//! of a reply, a first byte allowed as long as the server's measured speed needs, a hard cap
+//! per attempt) and a reply-size cap, the retry loop around each call (a timed-out request is
+//! not sent again), the server's measured speed, secret scrubbing of every error, and the
+//! ledger of failed attempts and per-attempt records (status, latency, tokens) that
+//! `Model::take_failed_attempts` / `take_call_records` drain.
 
+use crate::pace::{self, ServerSpeed};
 use crate::retry::{
     error_for_status, retry_after_hint, run_with_retries, AttemptFailure, RetryPolicy,
 };
@@ -31,7 +35,10 @@ pub struct ClientOptions {
     pub base_url: String,
     /// `None`: no auth header (a local OpenAI-compatible server such as Ollama).
     pub api_key: Option<String>,
-    /// Time one attempt may take, from sending to the end of the reply body.
+    /// The idle limit: how long a reply may show no progress — no byte of it (a streamed
+    /// reply's events, llama.cpp's prompt progress included), or, before its first byte, no
+    /// more than the server's measured speed explains ([`crate::pace`]). One attempt is
+    /// capped at [`pace::MAX_ATTEMPT`] however much progress it shows.
     pub timeout: Duration,
     pub retry: RetryPolicy,
     /// Completion token cap: always sent to Anthropic (a default chosen per model when
@@ -110,6 +117,15 @@ impl ClientOptions {
     }
 }
 
+/// What the transport needs to know of a request to time it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct CallShape {
+    /// The reply is asked for as a stream of events.
+    pub streamed: bool,
+    /// The completion-token cap sent.
+    pub reply_cap: Option<u32>,
+}
+
 /// A parsed successful reply and whether its usage came from the provider.
 #[derive(Debug)]
 pub(crate) struct Parsed {
@@ -132,6 +148,7 @@ pub(crate) struct Transport {
     redactor: Redactor,
     failed: Mutex<Vec<Usage>>,
     records: Mutex<VecDeque<CallRecord>>,
+    speed: Mutex<ServerSpeed>,
 }
 
 impl Transport {
@@ -152,7 +169,23 @@ impl Transport {
             redactor,
             failed: Mutex::new(Vec::new()),
             records: Mutex::new(VecDeque::new()),
+            speed: Mutex::new(ServerSpeed::default()),
         })
+    }
+
+    /// The server's speed measured so far; `None` when nothing was.
+    pub fn speed(&self) -> Option<ServerSpeed> {
+        let s = self.speed_now();
+        (s != ServerSpeed::default()).then_some(s)
+    }
+
+    fn speed_now(&self) -> ServerSpeed {
+        *self.speed.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn measured(&self, newer: ServerSpeed) {
+        let mut s = self.speed.lock().unwrap_or_else(|p| p.into_inner());
+        *s = s.updated(newer);
     }
 
     pub fn client(&self) -> &reqwest::Client {
@@ -176,6 +209,7 @@ impl Transport {
     pub async fn call<B, P>(
         &self,
         request: &ModelRequest,
+        shape: CallShape,
         build: B,
         parse: P,
     ) -> Result<ModelReply, ModelError>
@@ -200,8 +234,8 @@ impl Transport {
                 .then(|| request.messages.iter().rev().find(|m| m.role == Role::User))
                 .flatten()
                 .map(|m| m.content.as_str());
-            let (status, result) = match self.send_once(build(), request.code_reply, echo_of).await
-            {
+            let sent = self.send_once(build(), request, shape, echo_of).await;
+            let (status, result) = match sent {
                 Err(e) => (None, Err(AttemptFailure::from(e))),
                 Ok(raw) if (200..300).contains(&raw.status) => {
                     (Some(raw.status), parse(&raw.body, request))
@@ -216,6 +250,9 @@ impl Transport {
             *last_end_ref.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
             match result {
                 Ok(p) => {
+                    if let Some(t) = &p.reply.timings {
+                        self.measured(t.speed());
+                    }
                     tracing::info!(
                         model = %self.label, attempt, latency_ms,
                         prompt_tokens = p.reply.usage.prompt_tokens,
@@ -282,17 +319,28 @@ impl Transport {
 
     /// One attempt. A streamed reply is read as it comes: cut when it repeats itself or opens
     /// by copying `echo_of` (the last user message of a code reply) back, and, for a
-    /// `code_reply`, ended once its blocks are complete and prose follows them.
+    /// `code_reply`, ended once its blocks are complete and prose follows them. It times out
+    /// only when the server shows no progress ([`crate::pace`]).
     async fn send_once(
         &self,
         req: reqwest::RequestBuilder,
-        code_reply: bool,
+        request: &ModelRequest,
+        shape: CallShape,
         echo_of: Option<&str>,
     ) -> Result<RawResponse, ModelError> {
-        let timeout_ms = millis(self.timeout);
         let started = Instant::now();
+        let first = pace::first_byte_wait(
+            self.timeout,
+            self.speed_now(),
+            request.estimated_prompt_tokens(),
+            shape.streamed,
+            shape.reply_cap,
+        );
         let attempt = async {
-            let mut resp = req.send().await.map_err(|e| self.transport_error(e))?;
+            let mut resp = match tokio::time::timeout(first, req.send()).await {
+                Err(_) => return Err(ModelError::Timeout(millis(first))),
+                Ok(r) => r.map_err(|e| self.transport_error(e))?,
+            };
             let status = resp.status().as_u16();
             let headers = resp.headers().clone();
             let streamed = (200..300).contains(&status)
@@ -300,10 +348,20 @@ impl Transport {
                     .get(reqwest::header::CONTENT_TYPE)
                     .and_then(|v| v.to_str().ok())
                     .is_some_and(|v| v.starts_with("text/event-stream"));
+            let plain_text = request.tools.is_empty() && !request.json_reply;
             let mut body = Vec::new();
             let mut events = StreamedReply::started_at(started);
             let mut read = 0usize;
-            while let Some(chunk) = resp.chunk().await.map_err(|e| self.transport_error(e))? {
+            // Before the first byte the server has the whole first allowance; after it, the
+            // idle limit or what its prompt progress says it still needs.
+            let (mut limit, mut wait) = (first, first.saturating_sub(started.elapsed()));
+            loop {
+                let chunk = match tokio::time::timeout(wait, resp.chunk()).await {
+                    Err(_) => return Err(ModelError::Timeout(millis(limit))),
+                    Ok(c) => c.map_err(|e| self.transport_error(e))?,
+                };
+                let Some(chunk) = chunk else { break };
+                (limit, wait) = (self.timeout, self.timeout);
                 read += chunk.len();
                 if read > MAX_REPLY_BYTES {
                     return Err(ModelError::Malformed(format!(
@@ -315,10 +373,20 @@ impl Transport {
                     continue;
                 }
                 events.push(&chunk);
+                if let Some(p) = events.take_progress() {
+                    self.measured(ServerSpeed {
+                        prompt_per_s: p.rate(),
+                        generation_per_s: None,
+                    });
+                    wait = pace::wait_after_progress(self.timeout, &p, self.speed_now());
+                    limit = wait;
+                }
                 if events.finished() {
                     break;
                 }
-                if events.cut_if_degenerate() {
+                // A plain-text reply is cut when it runs away; a JSON reply or one with tool
+                // calls (whose content may repeat a line legitimately) is read whole.
+                if plain_text && events.cut_if_degenerate() {
                     // Dropping the response closes the connection: the server stops too.
                     tracing::warn!(model = %self.label, "cut a reply that kept repeating itself");
                     break;
@@ -327,7 +395,7 @@ impl Transport {
                     tracing::warn!(model = %self.label, "cut a reply that copied the prompt back");
                     break;
                 }
-                if code_reply && events.end_after_code() {
+                if request.code_reply && events.end_after_code() {
                     tracing::debug!(model = %self.label, "a code reply's blocks are complete");
                     break;
                 }
@@ -341,14 +409,14 @@ impl Transport {
                 body,
             })
         };
-        match tokio::time::timeout(self.timeout, attempt).await {
+        match tokio::time::timeout(pace::MAX_ATTEMPT, attempt).await {
             Ok(r) => r,
-            Err(_) => Err(ModelError::Timeout(timeout_ms)),
+            Err(_) => Err(ModelError::Timeout(millis(pace::MAX_ATTEMPT))),
         }
     }
 
     fn transport_error(&self, e: reqwest::Error) -> ModelError {
-        if e.is_timeout() {
+        if e.is_timeout() && !e.is_connect() {
             return ModelError::Timeout(millis(self.timeout));
         }
         let mut text = e.to_string();

@@ -3,9 +3,11 @@
 //! `response_format: json_object`, `temperature`, `max_tokens`) and lenient reply parsing
 //! (tool calls a model wrote as text included), as pure functions, plus the `Model`
 //! implementation that sends them through the shared transport. A server that rejects
-//! `response_format` is asked again once without it, and never with it again.
+//! `response_format` (or `return_progress`) is asked again once without it, and never with it
+//! again. Every request to a self-hosted server is streamed and asks for llama.cpp's prompt
+//! progress, so a long prompt on a slow machine is timed by its progress ([`crate::pace`]).
 
-use crate::http::{ClientOptions, Parsed, Transport};
+use crate::http::{CallShape, ClientOptions, Parsed, Transport};
 use crate::retry::{error_for_status, AttemptFailure};
 use crate::textcalls::parse_text_tool_calls;
 use crate::types::{
@@ -30,6 +32,8 @@ pub struct OpenAiModel {
     temperature: Option<f64>,
     /// Set once the server rejected `response_format`; JSON requests then go without it.
     json_mode_rejected: AtomicBool,
+    /// Set once the server rejected `return_progress`; requests then go without it.
+    progress_rejected: AtomicBool,
     /// Calls answered 400 for `response_format` and sent again without it, charged as failed.
     dropped_attempts: Mutex<Vec<Usage>>,
     transport: Transport,
@@ -46,6 +50,8 @@ pub struct BodyOptions {
     pub json_mode: bool,
     /// Ask for the reply as a stream of events (read as it comes, cut when it degenerates).
     pub stream: bool,
+    /// With `stream`: ask for llama.cpp's `prompt_progress` events (`return_progress`).
+    pub progress: bool,
 }
 
 impl std::fmt::Debug for OpenAiModel {
@@ -69,6 +75,7 @@ impl OpenAiModel {
             max_tokens: opts.max_tokens,
             temperature: None,
             json_mode_rejected: AtomicBool::new(false),
+            progress_rejected: AtomicBool::new(false),
             dropped_attempts: Mutex::new(Vec::new()),
             transport,
         })
@@ -80,15 +87,28 @@ impl OpenAiModel {
         self
     }
 
+    /// Charges an attempt the server refused for an optional field, asked again without it.
+    fn charge_dropped(&self, request: &ModelRequest) {
+        self.dropped_attempts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Usage {
+                prompt_tokens: request.estimated_prompt_tokens(),
+                completion_tokens: 0,
+            });
+    }
+
     /// The body options of `request`'s next attempt.
     fn body_options(&self, request: &ModelRequest) -> BodyOptions {
         BodyOptions {
             max_tokens: self.max_tokens,
             temperature: self.temperature,
             json_mode: request.json_reply && !self.json_mode_rejected.load(Ordering::Relaxed),
-            // A plain-text reply from a self-hosted model (the repair loop's) streams, so
-            // one that runs away repeating itself is cut early (`crate::stream`).
-            stream: self.prefers_text_edits() && request.tools.is_empty() && !request.json_reply,
+            // Every reply from a self-hosted model streams: its time limit follows the
+            // server's progress (`crate::pace`), and a plain-text one that runs away repeating
+            // itself is cut early (`crate::stream`).
+            stream: self.prefers_text_edits(),
+            progress: self.prefers_text_edits() && !self.progress_rejected.load(Ordering::Relaxed),
         }
     }
 
@@ -112,7 +132,13 @@ impl OpenAiModel {
             }
             rb
         };
-        self.transport.call(request, build, parse_reply).await
+        let shape = CallShape {
+            streamed: opts.stream,
+            reply_cap: reply_cap(opts.max_tokens, request.max_tokens),
+        };
+        self.transport
+            .call(request, shape, build, parse_reply)
+            .await
     }
 
     /// `POST {base}/chat/completions`.
@@ -131,22 +157,37 @@ impl Model for OpenAiModel {
         format!("openai:{}", self.model)
     }
 
+    fn server_speed(&self) -> Option<crate::pace::ServerSpeed> {
+        self.transport.speed()
+    }
+
+    fn reply_cap(&self) -> Option<u32> {
+        self.max_tokens
+    }
+
     async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
         let opts = self.body_options(request);
         match self.send(request, opts).await {
+            Err(e) if opts.progress && rejects_field(&e, "return_progress") => {
+                tracing::warn!(
+                    model = %self.name(),
+                    "the server rejected return_progress; asking again without it"
+                );
+                self.progress_rejected.store(true, Ordering::Relaxed);
+                self.charge_dropped(request);
+                let opts = BodyOptions {
+                    progress: false,
+                    ..opts
+                };
+                self.send(request, opts).await
+            }
             Err(e) if opts.json_mode && rejects_json_mode(&e) => {
                 tracing::warn!(
                     model = %self.name(),
                     "the server rejected response_format; asking again without it"
                 );
                 self.json_mode_rejected.store(true, Ordering::Relaxed);
-                self.dropped_attempts
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(Usage {
-                        prompt_tokens: request.estimated_prompt_tokens(),
-                        completion_tokens: 0,
-                    });
+                self.charge_dropped(request);
                 let opts = BodyOptions {
                     json_mode: false,
                     ..opts
@@ -175,8 +216,22 @@ impl Model for OpenAiModel {
 
 /// Whether an error is a server's refusal of `response_format` (a 400 naming it).
 pub fn rejects_json_mode(e: &ModelError) -> bool {
+    rejects_field(e, "response_format")
+}
+
+/// Whether an error is a server's refusal of the request field `field` (a 400 or 422 naming it).
+pub fn rejects_field(e: &ModelError, field: &str) -> bool {
     matches!(e, ModelError::Rejected { status: 400 | 422, message }
-        if message.to_ascii_lowercase().contains("response_format"))
+        if message.to_ascii_lowercase().contains(field))
+}
+
+/// The completion-token cap a request is sent with: the smaller of the configured one and the
+/// request's own.
+pub fn reply_cap(configured: Option<u32>, requested: Option<u32>) -> Option<u32> {
+    match (configured, requested) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// The Chat Completions request body for `request`.
@@ -215,11 +270,7 @@ pub fn request_body(model: &str, request: &ModelRequest, opts: &BodyOptions) -> 
     if request.json_reply && opts.json_mode {
         body.insert("response_format".into(), json!({"type": "json_object"}));
     }
-    let cap = match (opts.max_tokens, request.max_tokens) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
-    if let Some(n) = cap {
+    if let Some(n) = reply_cap(opts.max_tokens, request.max_tokens) {
         body.insert("max_tokens".into(), json!(n));
     }
     if let Some(t) = request.temperature.or(opts.temperature) {
@@ -228,6 +279,9 @@ pub fn request_body(model: &str, request: &ModelRequest, opts: &BodyOptions) -> 
     if opts.stream {
         body.insert("stream".into(), json!(true));
         body.insert("stream_options".into(), json!({"include_usage": true}));
+        if opts.progress {
+            body.insert("return_progress".into(), json!(true));
+        }
     }
     Value::Object(body)
 }
@@ -475,6 +529,7 @@ mod tests {
             temperature: Some(0.25),
             json_mode: false,
             stream: false,
+            progress: false,
         };
         let b = request_body("m", &req(false), &opts);
         assert_eq!(b["max_tokens"], 2048);
@@ -548,6 +603,7 @@ mod tests {
             temperature: None,
             json_mode: true,
             stream: false,
+            progress: false,
         };
         let b = request_body("m", &req(true), &opts);
         assert_eq!(b["response_format"], json!({"type": "json_object"}));

@@ -1,5 +1,5 @@
 //! Retrying model calls: which provider failures are retried (429, 529, 408, 409, 5xx,
-//! connection errors, timeouts) and how long the provider asked to wait (`retry-after-ms`,
+//! connection errors; never a timeout, whose request is not sent again unchanged) and how long the provider asked to wait (`retry-after-ms`,
 //! `Retry-After`, Anthropic's rate-limit reset headers). The policy (backoff with full
 //! jitter, the retry window since the first attempt) and the loop are the engine shared with
 //! the GitHub client, [`kotef_core::retry`].
@@ -366,10 +366,10 @@ mod tests {
         let mut calls = 0;
         let r: Result<(), _> = run_with_retries(&p, |_| {
             calls += 1;
-            async { Err(ModelError::Timeout(5).into()) }
+            async { Err(ModelError::Connection("reset".into()).into()) }
         })
         .await;
-        assert_eq!(r, Err(ModelError::Timeout(5)));
+        assert_eq!(r, Err(ModelError::Connection("reset".into())));
         assert_eq!(calls, 3);
 
         let mut calls = 0;

@@ -19,7 +19,7 @@ use std::time::Duration;
 pub const SPEC_FORMS: &str = "openai:MODEL (OpenAI, or any OpenAI-compatible server via \
 OPENAI_BASE_URL), anthropic:MODEL or scripted:FILE";
 
-/// Default seconds one model call may take.
+/// Default idle limit in seconds: how long a model call may show no progress (`crate::pace`).
 pub const DEFAULT_TIMEOUT_S: u64 = 120;
 
 /// Default sampling temperature (`[model] temperature`).

@@ -10,8 +10,13 @@
 //!
 //! A code reply (the repair loop's fenced blocks) is also complete once its blocks are: the
 //! prose a model writes after the last one is not waited for ([`prose_after_code`]).
+//!
+//! Tool calls streamed as `delta.tool_calls` pieces are put together by their `index`, and
+//! llama.cpp's `prompt_progress` events (sent while it reads the prompt, when the request asks
+//! with `return_progress`) are kept for the caller's time limits ([`crate::pace`]).
 
-use serde_json::{json, Value};
+use crate::pace::PromptProgress;
+use serde_json::{json, Map, Value};
 use std::time::Instant;
 
 /// How many bytes at the end of a reply must repeat one piece before it is cut.
@@ -143,6 +148,10 @@ pub struct StreamedReply {
     started: Option<Instant>,
     first_text: Option<Instant>,
     deltas: u64,
+    /// Streamed tool calls by index: id, name and the argument text so far.
+    tool_calls: Vec<(String, String, String)>,
+    /// The last `prompt_progress` event not yet taken by [`StreamedReply::take_progress`].
+    progress: Option<PromptProgress>,
 }
 
 impl StreamedReply {
@@ -207,6 +216,39 @@ impl StreamedReply {
         if let Some(t) = v.get("timings").filter(|t| t.is_object()) {
             self.timings = Some(t.clone());
         }
+        if let Some(p) = v.get("prompt_progress").and_then(PromptProgress::from_json) {
+            self.progress = Some(p);
+        }
+        let calls = v
+            .pointer("/choices/0/delta/tool_calls")
+            .and_then(Value::as_array);
+        for c in calls.into_iter().flatten() {
+            self.tool_call_piece(c);
+        }
+    }
+
+    /// Adds one streamed piece of a tool call (its `index` says which; at most 64 calls).
+    fn tool_call_piece(&mut self, c: &Value) {
+        let index = c
+            .get("index")
+            .and_then(Value::as_u64)
+            .map_or(self.tool_calls.len().saturating_sub(1), |i| i as usize);
+        if index >= 64 {
+            return;
+        }
+        while self.tool_calls.len() <= index {
+            self.tool_calls.push(Default::default());
+        }
+        let slot = &mut self.tool_calls[index];
+        let text = |k: &str| c.pointer(k).and_then(Value::as_str).unwrap_or_default();
+        slot.0.push_str(text("/id"));
+        slot.1.push_str(text("/function/name"));
+        slot.2.push_str(text("/function/arguments"));
+    }
+
+    /// The `prompt_progress` event that came since the last call, if one did.
+    pub fn take_progress(&mut self) -> Option<PromptProgress> {
+        self.progress.take()
     }
 
     /// Whether the stream has said it is over (`[DONE]` or an error).
@@ -284,10 +326,24 @@ impl StreamedReply {
         let v = match self.error {
             Some(e) if self.content.is_empty() => json!({ "error": e }),
             _ => {
+                let mut message = Map::new();
+                message.insert("role".into(), json!("assistant"));
+                message.insert("content".into(), json!(self.content));
+                if !self.tool_calls.is_empty() {
+                    let calls: Vec<Value> = self
+                        .tool_calls
+                        .iter()
+                        .map(|(id, name, args)| {
+                            json!({"id": id, "type": "function",
+                                   "function": {"name": name, "arguments": args}})
+                        })
+                        .collect();
+                    message.insert("tool_calls".into(), Value::Array(calls));
+                }
                 let mut v = json!({
                     "choices": [{
                         "index": 0,
-                        "message": {"role": "assistant", "content": self.content},
+                        "message": message,
                         "finish_reason": self.finish_reason,
                     }],
                 });
@@ -359,6 +415,40 @@ mod tests {
         let text = format!("ok {}", "é…".repeat(200));
         let at = degenerate_from(&text).unwrap();
         assert!(text.is_char_boundary(at) && at < 20, "{at}");
+    }
+
+    #[test]
+    fn prompt_progress_events_are_kept_for_the_caller_and_add_no_text() {
+        let mut r = StreamedReply::default();
+        let progress = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": null}, "finish_reason": null}],
+            "prompt_progress": {"total": 2830, "cache": 0, "processed": 512, "time_ms": 28000}});
+        r.push(format!("data: {progress}\n\n").as_bytes());
+        let p = r.take_progress().unwrap();
+        assert_eq!((p.total, p.processed), (2830, 512));
+        assert_eq!(r.take_progress(), None);
+        let v: Value = serde_json::from_slice(&r.into_body()).unwrap();
+        assert_eq!(v["choices"][0]["message"]["content"], "");
+    }
+
+    #[test]
+    fn streamed_tool_call_pieces_fold_into_whole_calls() {
+        let piece = |i: u64, id: &str, name: &str, args: &str| {
+            let d = json!({"tool_calls": [{"index": i, "id": id, "type": "function",
+                "function": {"name": name, "arguments": args}}]});
+            format!(
+                "data: {}\n\n",
+                json!({"choices": [{"index": 0, "delta": d}]})
+            )
+        };
+        let mut r = StreamedReply::default();
+        r.push(piece(0, "a", "read_file", "{\"path\":").as_bytes());
+        r.push(piece(0, "", "", " \"x.py\"}").as_bytes());
+        r.push(piece(1, "b", "done", "{}").as_bytes());
+        let v: Value = serde_json::from_slice(&r.into_body()).unwrap();
+        let calls = &v["choices"][0]["message"]["tool_calls"];
+        assert_eq!(calls[0]["function"]["name"], "read_file");
+        assert_eq!(calls[0]["function"]["arguments"], "{\"path\": \"x.py\"}");
+        assert_eq!(calls[1]["id"], "b");
     }
 
     #[test]

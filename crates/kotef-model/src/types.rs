@@ -219,6 +219,22 @@ impl ServerTimings {
     }
 }
 
+impl ServerTimings {
+    /// The server's speed these timings show (a figure from too few tokens is left out; kotef's
+    /// own clock, for a stream it ended early, gives no prompt figure).
+    pub fn speed(&self) -> crate::pace::ServerSpeed {
+        use crate::pace::{rate, MIN_GENERATION_SAMPLE, MIN_PROMPT_SAMPLE};
+        crate::pace::ServerSpeed {
+            prompt_per_s: if self.client_clock {
+                None
+            } else {
+                rate(self.prompt_uncached, self.prompt_ms, MIN_PROMPT_SAMPLE)
+            },
+            generation_per_s: rate(self.generated, self.generation_ms, MIN_GENERATION_SAMPLE),
+        }
+    }
+}
+
 impl ModelReply {
     /// Estimated completion tokens: ceil(characters of content and tool calls / 4).
     pub fn estimated_completion_tokens(content: &str, calls: &[ToolCall]) -> u64 {
@@ -255,7 +271,10 @@ pub enum ModelError {
     /// Connection refused, reset, DNS.
     #[error("connection error: {0}")]
     Connection(String),
-    #[error("model call timed out after {0} ms")]
+    /// The server showed no progress for this many milliseconds (no byte of a streamed reply,
+    /// or a wait its measured speed explains was over). Not retried: a request that timed
+    /// out is never sent again unchanged.
+    #[error("model call timed out after {0} ms without progress")]
     Timeout(u64),
     /// 400/401/403/404 and other answers that will not change on retry.
     #[error("request rejected (status {status}): {message}")]
@@ -275,7 +294,7 @@ impl ModelError {
     pub fn is_retryable(&self) -> bool {
         matches!(
             self,
-            Self::RateLimited { .. } | Self::Server { .. } | Self::Connection(_) | Self::Timeout(_)
+            Self::RateLimited { .. } | Self::Server { .. } | Self::Connection(_)
         )
     }
 }
@@ -310,6 +329,17 @@ pub trait Model: Send + Sync {
     /// format.
     fn prefers_text_edits(&self) -> bool {
         false
+    }
+
+    /// The server's speed as measured on the calls so far (its own timings and prompt
+    /// progress), for sizing the next call; `None` when nothing was measured.
+    fn server_speed(&self) -> Option<crate::pace::ServerSpeed> {
+        None
+    }
+
+    /// The completion-token cap sent when a request sets none (`[model] max_tokens`).
+    fn reply_cap(&self) -> Option<u32> {
+        None
     }
 }
 
@@ -371,6 +401,30 @@ mod tests {
     }
 
     #[test]
+    fn llama_timings_give_the_server_speed() {
+        let t = ServerTimings {
+            prompt_uncached: 1800,
+            prompt_cached: 900,
+            prompt_ms: 100_000.0,
+            generated: 74,
+            generation_ms: 10_000.0,
+            client_clock: false,
+        };
+        let s = t.speed();
+        assert_eq!(
+            (s.prompt_per_s, s.generation_per_s),
+            (Some(18.0), Some(7.4))
+        );
+        // A prompt mostly cached says nothing of the prompt speed.
+        let cached = ServerTimings {
+            prompt_uncached: 3,
+            prompt_ms: 200.0,
+            ..t
+        };
+        assert_eq!(cached.speed().prompt_per_s, None);
+    }
+
+    #[test]
     fn a_reply_without_timings_has_none() {
         assert_eq!(
             ServerTimings::from_llama(&serde_json::json!({"usage": {}})),
@@ -398,7 +452,7 @@ mod tests {
 
     #[test]
     fn retryable_errors() {
-        assert!(ModelError::Timeout(1).is_retryable());
+        assert!(!ModelError::Timeout(1).is_retryable());
         assert!(ModelError::Server {
             status: 502,
             message: String::new()

@@ -25,7 +25,8 @@
 //! [`github`] (the [`FakeGitHub`] handle), [`payloads`] (signed webhooks), [`git`] (bare
 //! repositories), [`smart_http`] (a private git remote over loopback that refuses anonymous
 //! requests), [`executor`] (a fake `RunExecutor`), [`recorded`] (one recorded run that many
-//! one-fact tests read).
+//! one-fact tests read), [`slow_model`] (a self-hosted model server that reads prompts at a set
+//! speed and reports its progress as llama.cpp does).
 
 pub mod executor;
 pub mod git;
@@ -33,6 +34,7 @@ pub mod github;
 pub mod payloads;
 pub mod recorded;
 mod routes;
+pub mod slow_model;
 pub mod smart_http;
 pub mod state;
 
@@ -41,6 +43,7 @@ pub use git::{committed_repo, file_base_url, git, git_output, init_bare_repo, pu
 pub use github::FakeGitHub;
 pub use payloads::*;
 pub use recorded::recorded;
+pub use slow_model::{SlowModel, SlowModelConfig, Turn};
 pub use smart_http::{basic_auth, SeenRequest, SmartHttp};
 pub use state::{
     FakeComment, FakeDispatch, FakePull, FakeReaction, FakeState, FaultKind, LoggedRequest,

@@ -1,0 +1,221 @@
+//! How long one attempt may wait, from the server's measured speed and what it reports while
+//! it works, instead of one fixed timeout for the whole call.
+//!
+//! A self-hosted server on a slow CPU (about 18 prompt tokens/s on 2 cores) needs minutes for
+//! a long prompt before its first token. A call is therefore cut only when the server stops
+//! showing progress: when no byte of a streamed reply came for the idle limit (llama.cpp's
+//! `prompt_progress` events, asked for with `return_progress`, arrive while it reads the
+//! prompt), or when a wait the server's measured speed explains is over. One attempt is still
+//! bounded: by [`MAX_ATTEMPT`] and, in the graph, by the run's time left.
+//!
+//! The speed comes from the server's own figures (llama.cpp's `timings`: prompt tokens
+//! processed and milliseconds, tokens generated and milliseconds) and from its progress
+//! events, so a call that was cut still measures it. All functions here are pure.
+
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// The longest one attempt may take however much progress it shows.
+pub const MAX_ATTEMPT: Duration = Duration::from_secs(3600);
+
+/// Fewest prompt tokens a measurement of the prompt speed is taken from (fewer are noise).
+pub const MIN_PROMPT_SAMPLE: u64 = 32;
+
+/// Fewest generated tokens a measurement of the generation speed is taken from.
+pub const MIN_GENERATION_SAMPLE: u64 = 8;
+
+/// How much longer than its measured speed explains the server may take (a busy machine).
+pub const SLACK: f64 = 1.5;
+
+/// One `prompt_progress` event of llama.cpp's server: the prompt's tokens, the ones reused from
+/// its cache, the ones in place so far (cached ones included) and the milliseconds spent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PromptProgress {
+    pub total: u64,
+    pub cache: u64,
+    pub processed: u64,
+    pub time_ms: f64,
+}
+
+impl PromptProgress {
+    /// Reads `{"total", "cache", "processed", "time_ms"}`; `None` for anything else.
+    pub fn from_json(v: &serde_json::Value) -> Option<Self> {
+        let o = v.as_object()?;
+        let n = |k: &str| o.get(k).and_then(serde_json::Value::as_u64);
+        Some(Self {
+            total: n("total")?,
+            cache: n("cache").unwrap_or(0),
+            processed: n("processed")?,
+            time_ms: o
+                .get("time_ms")
+                .and_then(serde_json::Value::as_f64)
+                .unwrap_or(0.0),
+        })
+    }
+
+    /// Prompt tokens per second so far, when enough were evaluated to tell.
+    pub fn rate(&self) -> Option<f64> {
+        let done = self.processed.saturating_sub(self.cache);
+        rate(done, self.time_ms, MIN_PROMPT_SAMPLE)
+    }
+
+    /// Prompt tokens still to evaluate.
+    pub fn remaining(&self) -> u64 {
+        self.total.saturating_sub(self.processed)
+    }
+}
+
+/// The server's measured speed: prompt tokens evaluated and tokens generated per second.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerSpeed {
+    pub prompt_per_s: Option<f64>,
+    pub generation_per_s: Option<f64>,
+}
+
+/// Tokens per second from `tokens` in `ms` milliseconds; `None` below `min` tokens.
+pub(crate) fn rate(tokens: u64, ms: f64, min: u64) -> Option<f64> {
+    (tokens >= min && ms.is_finite() && ms > 0.0).then(|| tokens as f64 * 1000.0 / ms)
+}
+
+impl ServerSpeed {
+    /// This speed with the figures `newer` has laid over it.
+    pub fn updated(self, newer: ServerSpeed) -> Self {
+        Self {
+            prompt_per_s: newer.prompt_per_s.or(self.prompt_per_s),
+            generation_per_s: newer.generation_per_s.or(self.generation_per_s),
+        }
+    }
+
+    /// Seconds to evaluate `tokens` prompt tokens, when the prompt speed is known.
+    pub fn prompt_secs(&self, tokens: u64) -> Option<f64> {
+        self.prompt_per_s.map(|r| tokens as f64 / r)
+    }
+
+    /// Seconds to generate `tokens` tokens, when the generation speed is known.
+    pub fn generation_secs(&self, tokens: u64) -> Option<f64> {
+        self.generation_per_s.map(|r| tokens as f64 / r)
+    }
+}
+
+fn secs(s: f64) -> Duration {
+    Duration::try_from_secs_f64(s).unwrap_or(MAX_ATTEMPT)
+}
+
+/// How long to wait for the first byte of a reply to a prompt of `prompt_tokens` (a streamed
+/// reply's first event; a whole reply when it is not streamed, up to `reply_cap` tokens): the
+/// idle limit, or longer when the server's measured speed says the work takes longer (with
+/// [`SLACK`]); never above [`MAX_ATTEMPT`].
+pub fn first_byte_wait(
+    idle: Duration,
+    speed: ServerSpeed,
+    prompt_tokens: u64,
+    streamed: bool,
+    reply_cap: Option<u32>,
+) -> Duration {
+    let mut need = speed.prompt_secs(prompt_tokens).unwrap_or(0.0);
+    if !streamed {
+        let cap = u64::from(reply_cap.unwrap_or(0));
+        need += speed.generation_secs(cap).unwrap_or(0.0);
+    }
+    idle.max(secs(need * SLACK)).min(MAX_ATTEMPT)
+}
+
+/// How long to wait for the next byte after a `prompt_progress` event: the idle limit, or the
+/// time the rest of the prompt needs at the known prompt speed (with [`SLACK`]) when that is
+/// longer, since the server may send its next event only then. Never above [`MAX_ATTEMPT`].
+pub fn wait_after_progress(
+    idle: Duration,
+    progress: &PromptProgress,
+    speed: ServerSpeed,
+) -> Duration {
+    let rate = progress.rate().or(speed.prompt_per_s);
+    let need = rate.map_or(0.0, |r| progress.remaining() as f64 / r);
+    idle.max(secs(need * SLACK)).min(MAX_ATTEMPT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn speed(p: f64, g: f64) -> ServerSpeed {
+        ServerSpeed {
+            prompt_per_s: Some(p),
+            generation_per_s: Some(g),
+        }
+    }
+
+    #[test]
+    fn a_newer_measurement_keeps_the_figures_it_lacks() {
+        let newer = ServerSpeed {
+            prompt_per_s: None,
+            generation_per_s: Some(10.0),
+        };
+        assert_eq!(speed(18.0, 7.4).updated(newer), speed(18.0, 10.0));
+    }
+
+    #[test]
+    fn progress_events_measure_the_prompt_speed_of_a_call_still_running() {
+        let p = PromptProgress::from_json(
+            &serde_json::json!({"total": 2830, "cache": 100, "processed": 1000, "time_ms": 50000}),
+        )
+        .unwrap();
+        assert_eq!(p.rate(), Some(18.0));
+        assert_eq!(p.remaining(), 1830);
+        assert_eq!(
+            PromptProgress::from_json(&serde_json::json!({"x": 1})),
+            None
+        );
+    }
+
+    #[test]
+    fn the_first_byte_may_take_as_long_as_the_measured_prompt_needs() {
+        let idle = Duration::from_secs(120);
+        // 2,830 tokens at 18 tokens/s: 157 s, with slack 236 s.
+        let w = first_byte_wait(idle, speed(18.0, 7.4), 2830, true, Some(1024));
+        assert_eq!(w.as_secs(), 235);
+        // Unknown speed: the idle limit.
+        assert_eq!(
+            first_byte_wait(idle, ServerSpeed::default(), 2830, true, None),
+            idle
+        );
+        // A short prompt on a fast server: still the idle limit.
+        assert_eq!(
+            first_byte_wait(idle, speed(2000.0, 50.0), 300, true, None),
+            idle
+        );
+        // Not streamed: the whole reply comes at once, generation included.
+        let w = first_byte_wait(idle, speed(18.0, 7.4), 2830, false, Some(740));
+        assert_eq!(w.as_secs(), 385);
+        // Bounded whatever the figures say.
+        assert_eq!(
+            first_byte_wait(idle, speed(0.001, 0.001), 100_000, false, Some(9)),
+            MAX_ATTEMPT
+        );
+    }
+
+    #[test]
+    fn after_progress_the_wait_covers_the_rest_of_the_prompt() {
+        let idle = Duration::from_millis(1200);
+        let p = PromptProgress {
+            total: 2830,
+            cache: 0,
+            processed: 512,
+            time_ms: 284.0,
+        };
+        // ~1803 tokens/s, 2,318 left: ~1.29 s, with slack ~1.93 s.
+        let w = wait_after_progress(idle, &p, ServerSpeed::default());
+        assert!((1900..1950).contains(&w.as_millis()), "{w:?}");
+        let first = PromptProgress {
+            processed: 0,
+            time_ms: 0.0,
+            ..p
+        };
+        // The first (0 %) event measures nothing: the known speed, or the idle limit.
+        assert_eq!(
+            wait_after_progress(idle, &first, ServerSpeed::default()),
+            idle
+        );
+        let w = wait_after_progress(idle, &first, speed(1800.0, 700.0));
+        assert!((2350..2370).contains(&w.as_millis()), "{w:?}");
+    }
+}
