@@ -15,12 +15,17 @@ pub struct GraphExecutor {
     /// Where provider keys and base URLs (`OPENAI_API_KEY`, ...) are read: the process
     /// environment when `None`, else this map (tests run several servers in one process).
     pub env: Option<BTreeMap<String, String>>,
+    /// Stream each run's steps into stdout as a GitHub Actions log (`kotef action`).
+    pub actions_log: bool,
 }
 
 impl GraphExecutor {
     /// An executor reading provider settings from `env` instead of the process environment.
     pub fn with_env(env: BTreeMap<String, String>) -> Self {
-        Self { env: Some(env) }
+        Self {
+            env: Some(env),
+            actions_log: false,
+        }
     }
 
     fn var(&self, name: &str) -> Option<String> {
@@ -60,6 +65,13 @@ impl kotef_github::RunExecutor for GraphExecutor {
                 .settings_notes(req.settings_notes)
                 .hidden_paths(req.hidden_paths)
                 .read_only_paths(req.protected_paths);
+        let setup = if self.actions_log {
+            let debug = crate::actions_log::runner_debug(|k| self.var(k));
+            let sink = crate::actions_log::stdout_sink(self.redactor(), debug);
+            setup.log_events(Some(sink))
+        } else {
+            setup
+        };
         run::execute(setup).await
     }
 }
