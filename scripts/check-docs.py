@@ -26,7 +26,7 @@ LINK = re.compile(r"\]\(([^)#\s]+)(#[^)]*)?\)")
 # Top-level fields and tables of kotef.toml (crates/kotef-core/src/config.rs).
 TOML_FIELDS = {
     "profile", "test_command", "trigger_label", "sandbox", "instructions", "verify_first",
-    "setup", "setup_timeout_s", "limits", "model", "edit_format", "env",
+    "setup", "setup_timeout_s", "limits", "model", "edit_format", "env", "report",
 }
 
 

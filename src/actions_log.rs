@@ -11,6 +11,7 @@
 
 use crate::graph::events::{EventSink, RunEvent};
 use kotef_core::Redactor;
+use kotef_github::entry::action::{fence, fresh_token};
 use serde_json::Value;
 use std::io::Write as _;
 use std::sync::{Arc, Mutex};
@@ -181,23 +182,6 @@ impl LogState {
             }
         }
     }
-}
-
-/// `text` between `::stop-commands::{token}` and `::{token}::`, ending in a line break.
-pub fn fence(text: &str, token: &str) -> String {
-    format!(
-        "::stop-commands::{token}\n{}\n::{token}::\n",
-        text.trim_end_matches(['\n', '\r'])
-    )
-}
-
-/// A token no text of the run can know: fresh randomness for each fence.
-pub fn fresh_token() -> String {
-    format!(
-        "kotef-{}{}",
-        kotef_core::RunId::generate(),
-        kotef_core::RunId::generate()
-    )
 }
 
 /// A sink writing each event to stdout (the step's log), redacted by `redactor`.

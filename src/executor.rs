@@ -74,4 +74,27 @@ impl kotef_github::RunExecutor for GraphExecutor {
         };
         run::execute(setup).await
     }
+
+    fn take_transcript(
+        &self,
+        workdir: &std::path::Path,
+        rel: &str,
+        keep: bool,
+    ) -> Result<Option<String>, String> {
+        let tree = kotef_tools::Tree::open(workdir).map_err(|e| e.to_string())?;
+        if !matches!(tree.kind(rel), Ok(kotef_tools::Kind::File { .. })) {
+            return Ok(None);
+        }
+        // A transcript is capped (its last line says so); a bit more is read, never more.
+        let cap = crate::sdd::transcript::TRANSCRIPT_CAP + 64 * 1024;
+        let text = tree.read_text(rel, cap).map_err(|e| e.to_string())?;
+        if !keep {
+            tree.remove_file(rel).map_err(|e| e.to_string())?;
+        }
+        Ok(Some(text))
+    }
+
+    fn transcript_page(&self, transcript: &str, title: &str) -> Option<String> {
+        Some(crate::sdd::transcript_html::render(transcript, title))
+    }
 }
