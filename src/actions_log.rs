@@ -281,14 +281,15 @@ fn last_lines(text: &str, n: usize) -> String {
     clip(&tail.join("\n"), DEBUG_CHARS)
 }
 
-/// A tool's arguments in one line: a lone `command` or `path` as itself, else compact JSON.
+/// A tool's arguments in one line: its command, path, query or summary when it has one (a
+/// file's content is not repeated), else compact JSON.
 fn arguments_line(arguments: &Value) -> String {
-    let single = ["command", "path", "query"]
+    let named = ["command", "path", "query", "summary"]
         .iter()
         .find_map(|k| arguments.get(k).and_then(Value::as_str));
-    let text = match single {
-        Some(s) if arguments.as_object().is_some_and(|o| o.len() == 1) => s.to_string(),
-        _ => arguments.to_string(),
+    let text = match named {
+        Some(s) => s.to_string(),
+        None => arguments.to_string(),
     };
     one_line(&text.replace(['\n', '\r'], " "))
 }
