@@ -524,7 +524,9 @@ fn the_upload_step_finds_the_transcript_and_its_page() {
 #[test]
 fn the_pull_request_holds_the_record_but_not_the_transcript() {
     let files = &run().pushed_files;
-    let record = files.iter().any(|f| f.starts_with(".sdd/runs/") && f.ends_with(".md"));
+    let record = files
+        .iter()
+        .any(|f| f.starts_with(".sdd/runs/") && f.ends_with(".md"));
     let transcript = files.iter().any(|f| f.contains("transcript"));
     assert_eq!((record, transcript), (true, false), "{files:?}");
 }
