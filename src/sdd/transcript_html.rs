@@ -119,10 +119,10 @@ fn ending(t: &Transcript) -> String {
         ),
         _ => "no test command ran".into(),
     };
-    let _ = write!(
+    let _ = writeln!(
         s,
         "<table class=\"figures\" id=\"figures\"><tr><th>steps</th><th>model calls</th><th>tokens (prompt + completion)</th><th>cost</th><th>time</th><th>fix attempts</th><th>verified by</th><th>model</th></tr>\
-         <tr><td>{}</td><td>{}</td><td>{} + {}</td><td>{}</td><td>{:.1} s</td><td>{}</td><td>{verified}</td><td><code>{}</code></td></tr></table>\n",
+         <tr><td>{}</td><td>{}</td><td>{} + {}</td><td>{}</td><td>{:.1} s</td><td>{}</td><td>{verified}</td><td><code>{}</code></td></tr></table>",
         escape(&text(&e["steps"])),
         escape(&text(&e["model_calls"])),
         escape(&text(&e["prompt_tokens"])),
