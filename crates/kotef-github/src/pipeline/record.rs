@@ -76,7 +76,23 @@ pub(super) fn link(
     taken: &Taken,
     web_branch: Option<&str>,
 ) -> Option<TranscriptLink> {
-    match (&ctx.transcripts, ctx.actions_run_url.as_deref()) {
+    link_for(
+        ctx.transcripts.as_ref(),
+        ctx.actions_run_url.as_deref(),
+        taken,
+        web_branch,
+    )
+}
+
+/// [`link`]'s rule: the Action's artifact (with the run's page), else the branch when the
+/// transcript is committed and pushed, else the server's data directory.
+fn link_for(
+    store: Option<&TranscriptStore>,
+    run_url: Option<&str>,
+    taken: &Taken,
+    web_branch: Option<&str>,
+) -> Option<TranscriptLink> {
+    match (store, run_url) {
         (
             Some(TranscriptStore {
                 artifact: Some(name),
@@ -87,10 +103,12 @@ pub(super) fn link(
             name: name.clone(),
             run_url: run.to_string(),
         }),
-        _ if taken.committed => web_branch.map(|web| TranscriptLink::Branch {
-            path: taken.rel.clone(),
-            url: format!("{web}/{}", taken.rel),
-        }),
+        _ if taken.committed && web_branch.is_some() => {
+            web_branch.map(|web| TranscriptLink::Branch {
+                path: taken.rel.clone(),
+                url: format!("{web}/{}", taken.rel),
+            })
+        }
         (Some(TranscriptStore { artifact: None, .. }), _) => Some(TranscriptLink::Server {
             file: format!("transcripts/{}.transcript.jsonl", taken.stem),
         }),
@@ -151,4 +169,84 @@ fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)?;
     f.write_all(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn taken(committed: bool) -> Taken {
+        Taken {
+            stem: "20261126T000000Z-abc".into(),
+            rel: ".sdd/runs/20261126T000000Z-abc.transcript.jsonl".into(),
+            text: String::new(),
+            committed,
+        }
+    }
+
+    fn store(artifact: Option<&str>) -> TranscriptStore {
+        TranscriptStore {
+            dir: "/tmp/x".into(),
+            artifact: artifact.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn the_action_links_its_artifact_even_when_the_transcript_is_committed() {
+        let l = link_for(
+            Some(&store(Some("kotef-run-abc"))),
+            Some("https://github.com/o/r/actions/runs/1"),
+            &taken(true),
+            Some("https://github.com/o/r/blob/kotef/issue-1"),
+        );
+        assert!(
+            matches!(l, Some(TranscriptLink::Artifact { name, .. }) if name == "kotef-run-abc")
+        );
+    }
+
+    #[test]
+    fn a_server_names_the_file_unless_it_is_committed() {
+        let s = store(None);
+        let web = Some("https://github.com/o/r/blob/kotef/issue-1");
+        let kept = link_for(Some(&s), None, &taken(false), web);
+        let committed = link_for(Some(&s), None, &taken(true), web);
+        assert_eq!(
+            (kept, committed),
+            (
+                Some(TranscriptLink::Server {
+                    file: "transcripts/20261126T000000Z-abc.transcript.jsonl".into()
+                }),
+                Some(TranscriptLink::Branch {
+                    path: ".sdd/runs/20261126T000000Z-abc.transcript.jsonl".into(),
+                    url: "https://github.com/o/r/blob/kotef/issue-1/.sdd/runs/20261126T000000Z-abc.transcript.jsonl".into()
+                })
+            )
+        );
+    }
+
+    #[test]
+    fn nowhere_to_keep_it_links_nothing() {
+        assert_eq!(link_for(None, None, &taken(false), None), None);
+    }
+
+    #[test]
+    fn a_written_file_is_never_overwritten_nor_written_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a");
+        std::fs::write(&file, "old").unwrap();
+        let link = dir.path().join("b");
+        std::os::unix::fs::symlink(dir.path().join("target"), &link).unwrap();
+        let results = (
+            write_new(&file, b"new").is_err(),
+            write_new(&link, b"new").is_err(),
+        );
+        assert_eq!(
+            (
+                results,
+                std::fs::read_to_string(&file).unwrap(),
+                dir.path().join("target").exists()
+            ),
+            ((true, true), "old".to_string(), false)
+        );
+    }
 }
