@@ -1,7 +1,8 @@
-//! What happened in a run, event by event, for the transcript: each model request and reply,
-//! each tool call with its (capped) output, each verification. The graph emits [`RunEvent`]s
-//! through [`super::GraphContext::record`]; how they are written (redacted JSON lines under
-//! `.sdd/runs/`) is the report side's business (`crate::sdd::transcript`).
+//! What happened in a run, event by event, for the transcript (and, in the Action, the log):
+//! each step's start and where it sent the run, each model request and reply, each tool call
+//! with its (capped) output, each verification, and last the run's ending. The graph emits
+//! [`RunEvent`]s through [`super::GraphContext::record`]; how they are written (redacted JSON
+//! lines under `.sdd/runs/`) is the report side's business (`crate::sdd::transcript`).
 
 use kotef_core::{Limits, NodeName, StopRule, TerminalStatus};
 use kotef_model::{Message, ToolCall, Usage};
