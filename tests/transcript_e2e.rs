@@ -119,6 +119,28 @@ fn report_without_a_format_prints_how_the_run_ended_first() {
 }
 
 #[test]
+fn report_into_a_closed_pipe_ends_quietly() {
+    use std::os::fd::FromRawFd as _;
+    // `kotef report FILE | head -0`: the reader is gone before kotef writes.
+    let mut fds = [0; 2];
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    unsafe { libc::close(fds[0]) };
+    let write_end = unsafe { std::process::Stdio::from_raw_fd(fds[1]) };
+    let out = Command::new(env!("CARGO_BIN_EXE_kotef"))
+        .arg("report")
+        .arg(&made().path)
+        .stdout(write_end)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        (out.status.code(), stderr.contains("panicked")),
+        (Some(0), false),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn the_transcript_ends_with_how_the_run_ended() {
     let t = types(&made().transcript);
     assert_eq!(t.last().map(String::as_str), Some("ending"), "{t:?}");

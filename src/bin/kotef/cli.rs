@@ -232,11 +232,13 @@ fn cmd_report(args: &ReportArgs) -> anyhow::Result<Option<PathBuf>> {
         if args.output.is_some() {
             bail!("-o names the page's file: add --html");
         }
-        print!("{}", kotef::sdd::transcript_text::render(&text));
-        println!(
-            "the page: kotef report --html {}",
+        let summary = format!(
+            "{}the page: kotef report --html {}\n",
+            kotef::sdd::transcript_text::render(&text),
             args.transcript.display()
         );
+        // A reader that stops reading (`| head`) is not an error.
+        let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), summary.as_bytes());
         return Ok(None);
     }
     let out = args
