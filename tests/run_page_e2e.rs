@@ -10,10 +10,11 @@
 
 mod support;
 
+use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use support::action_runner::{hello_model, run_labeled, world, Launch, Ran};
+use support::action_runner::{hello_model, planner, run_labeled, world, Launch, Ran};
 
 /// The window a reader opens the page in.
 const WINDOW: (u32, u32) = (1280, 800);
@@ -24,30 +25,49 @@ struct Page {
     _world: support::action_runner::World,
 }
 
+/// The page of a run of `model` from the Action's artifact.
+async fn run_page(model: serde_json::Value) -> Page {
+    let w = world("grep -q hello hello.txt").await;
+    let (_, _, ran) = run_labeled(&w, true, &model, &[], Launch::Direct).await;
+    let dir = PathBuf::from(
+        ran.outputs
+            .get("artifact-path")
+            .cloned()
+            .unwrap_or_default(),
+    );
+    let html = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".transcript.html"))
+        .unwrap_or_else(|| panic!("no page in {dir:?}:\n{}\n{}", ran.stdout, ran.stderr));
+    Page {
+        html,
+        ran,
+        _world: w,
+    }
+}
+
+/// A run that writes hello.txt and passes.
 fn page() -> &'static Page {
     static PAGE: OnceLock<Page> = OnceLock::new();
-    kotef_testkit::recorded(&PAGE, || async {
-        let w = world("grep -q hello hello.txt").await;
-        let model = hello_model("hello.txt is missing", "Added hello.txt, which says hello.");
-        let (_, _, ran) = run_labeled(&w, true, &model, &[], Launch::Direct).await;
-        let dir = PathBuf::from(
-            ran.outputs
-                .get("artifact-path")
-                .cloned()
-                .unwrap_or_default(),
-        );
-        let html = std::fs::read_dir(&dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| p.to_string_lossy().ends_with(".transcript.html"))
-            .unwrap_or_else(|| panic!("no page in {dir:?}:\n{}\n{}", ran.stdout, ran.stderr));
-        Page {
-            html,
-            ran,
-            _world: w,
-        }
+    kotef_testkit::recorded(&PAGE, || {
+        run_page(hello_model(
+            "hello.txt is missing",
+            "Added hello.txt, which says hello.",
+        ))
+    })
+}
+
+/// A run that loops planner → researcher until a stop rule ends it.
+fn stuck_page() -> &'static Page {
+    static PAGE: OnceLock<Page> = OnceLock::new();
+    kotef_testkit::recorded(&PAGE, || {
+        run_page(json!({
+            "planner": [planner("researcher", "look again", json!({"query": "How is the greeting configured?"}))],
+            "researcher": [{"content": "{\"findings\": \"README.md only\", \"quality\": 0.9}"}]
+        }))
     })
 }
 
@@ -89,12 +109,19 @@ const FIRST_SCREEN: [(&str, &str); 3] = [
     ("#diff p", "1 file changed"),
 ];
 
-/// The bottom edge of each [`FIRST_SCREEN`] element (or -1 when it is missing or its text is
-/// not there) and the window's height, measured in Chromium.
-fn measured(browser: &str, html: &Path) -> (Vec<f64>, f64) {
+/// The same for a run a stop rule ended, which changed no code.
+const STUCK_FIRST_SCREEN: [(&str, &str); 3] = [
+    ("#ending .status", "aborted_stuck"),
+    ("#ending .reason", "Reason:"),
+    ("#diff p", "no code changed"),
+];
+
+/// The bottom edge of each `probes` element (or -1 when it is missing or its text is not
+/// there) and the window's height, measured in Chromium.
+fn measured(browser: &str, html: &Path, probes: &[(&str, &str)]) -> (Vec<f64>, f64) {
     let dir = tempfile::tempdir().unwrap();
     let copy = dir.path().join("measured.html");
-    let probes: Vec<String> = FIRST_SCREEN
+    let probes: Vec<String> = probes
         .iter()
         .map(|(sel, text)| {
             format!(
@@ -146,24 +173,43 @@ fn the_artifact_holds_the_transcript_beside_its_page() {
     );
 }
 
-#[test]
-fn status_reason_and_diff_are_on_the_first_screen() {
+/// Whether each of `probes` is inside the first screen of `html`; `None` without Chromium.
+fn first_screen(html: &Path, probes: &[(&str, &str)]) -> Option<(Vec<bool>, String)> {
     let Some(browser) = chromium() else {
         eprintln!("skipped: no chromium on PATH (CI installs it)");
-        return;
+        return None;
     };
-    let (bottoms, height) = measured(browser, &page().html);
+    let (bottoms, height) = measured(browser, html, probes);
     // The visible height is the window's less what the browser keeps for itself.
     let visible = height > 0.0 && height <= f64::from(WINDOW.1);
-    let on_screen: Vec<bool> = bottoms
+    let on_screen = bottoms
         .iter()
         .map(|b| visible && *b > 0.0 && *b <= height)
         .collect();
-    assert_eq!(
+    Some((
         on_screen,
-        vec![true; FIRST_SCREEN.len()],
-        "bottom edges {bottoms:?} in a window {height} high"
-    );
+        format!("bottom edges {bottoms:?} in a window {height} high"),
+    ))
+}
+
+#[test]
+fn status_reason_and_diff_are_on_the_first_screen() {
+    if let Some((on_screen, why)) = first_screen(&page().html, &FIRST_SCREEN) {
+        assert_eq!(on_screen, vec![true; FIRST_SCREEN.len()], "{why}");
+    }
+}
+
+#[test]
+fn a_stopped_run_shows_its_status_and_reason_on_the_first_screen() {
+    let p = stuck_page();
+    if let Some((on_screen, why)) = first_screen(&p.html, &STUCK_FIRST_SCREEN) {
+        assert_eq!(
+            on_screen,
+            vec![true; STUCK_FIRST_SCREEN.len()],
+            "{why}\n{}",
+            p.ran.stdout
+        );
+    }
 }
 
 #[test]
