@@ -27,6 +27,7 @@ LINK = re.compile(r"\]\(([^)#\s]+)(#[^)]*)?\)")
 TOML_FIELDS = {
     "profile", "test_command", "trigger_label", "sandbox", "instructions", "verify_first",
     "setup", "setup_timeout_s", "limits", "model", "edit_format", "env", "allow", "test",
+    "report",
 }
 
 

@@ -45,6 +45,7 @@ ALLOWED = {
     "crates/kotef-github/src/entry/action/mod.rs": "the runner's event file, and its outputs and step-summary files (opened O_NOFOLLOW)",
     "crates/kotef-github/src/outbound/workspace/mod.rs": "kotef's own git dir and empty HOME beside the work tree, checked before git runs",
     "crates/kotef-github/src/outbound/workspace/tamper.rs": "checks kotef's own git dir (lstat only, no link followed) before git runs",
+    "crates/kotef-github/src/pipeline/record.rs": "creates new files (O_NOFOLLOW, never over one) in kotef's own transcript store (the runner's temp dir, the server's data dir); the work tree's transcript goes through the executor's Tree",
     "crates/kotef-github/src/pipeline/config.rs": "an operator's absolute config path (repository config comes from git, not the tree)",
     "src/scenario.rs": "builds a fresh workspace from the user's scenario before anything runs in it",
     "src/bin/kotef/cli.rs": "the user's --config file and --keep directory (the repository, and `kotef report`'s transcript and page, go through Tree)",

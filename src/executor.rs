@@ -15,12 +15,17 @@ pub struct GraphExecutor {
     /// Where provider keys and base URLs (`OPENAI_API_KEY`, ...) are read: the process
     /// environment when `None`, else this map (tests run several servers in one process).
     pub env: Option<BTreeMap<String, String>>,
+    /// Stream each run's steps into stdout as a GitHub Actions log (`kotef action`).
+    pub actions_log: bool,
 }
 
 impl GraphExecutor {
     /// An executor reading provider settings from `env` instead of the process environment.
     pub fn with_env(env: BTreeMap<String, String>) -> Self {
-        Self { env: Some(env) }
+        Self {
+            env: Some(env),
+            actions_log: false,
+        }
     }
 
     fn var(&self, name: &str) -> Option<String> {
@@ -60,6 +65,36 @@ impl kotef_github::RunExecutor for GraphExecutor {
                 .settings_notes(req.settings_notes)
                 .hidden_paths(req.hidden_paths)
                 .read_only_paths(req.protected_paths);
+        let setup = if self.actions_log {
+            let debug = crate::actions_log::runner_debug(|k| self.var(k));
+            let sink = crate::actions_log::stdout_sink(self.redactor(), debug);
+            setup.log_events(Some(sink))
+        } else {
+            setup
+        };
         run::execute(setup).await
+    }
+
+    fn take_transcript(
+        &self,
+        workdir: &std::path::Path,
+        rel: &str,
+        keep: bool,
+    ) -> Result<Option<String>, String> {
+        let tree = kotef_tools::Tree::open(workdir).map_err(|e| e.to_string())?;
+        if !matches!(tree.kind(rel), Ok(kotef_tools::Kind::File { .. })) {
+            return Ok(None);
+        }
+        // A transcript is capped (its last line says so); a bit more is read, never more.
+        let cap = crate::sdd::transcript::TRANSCRIPT_CAP + 64 * 1024;
+        let text = tree.read_text(rel, cap).map_err(|e| e.to_string())?;
+        if !keep {
+            tree.remove_file(rel).map_err(|e| e.to_string())?;
+        }
+        Ok(Some(text))
+    }
+
+    fn transcript_page(&self, transcript: &str, title: &str) -> Option<String> {
+        Some(crate::sdd::transcript_html::render(transcript, title))
     }
 }

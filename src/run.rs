@@ -85,6 +85,8 @@ pub struct RunSetup {
     /// Verify before the first model call; wins over the config file (see
     /// [`RunSetup::resolve_verify_first`]).
     pub verify_first: Option<bool>,
+    /// A second place the run's events go besides the transcript (the Actions log).
+    pub log_events: Option<crate::graph::events::EventSink>,
 }
 
 impl RunSetup {
@@ -114,6 +116,7 @@ impl RunSetup {
             hidden_paths: Vec::new(),
             read_only_paths: Vec::new(),
             verify_first: None,
+            log_events: None,
         }
     }
 
@@ -187,6 +190,12 @@ impl RunSetup {
 
     pub fn read_only_paths(mut self, paths: Vec<PathBuf>) -> Self {
         self.read_only_paths = paths;
+        self
+    }
+
+    /// Sends the run's events to `sink` too (besides the transcript).
+    pub fn log_events(mut self, sink: Option<crate::graph::events::EventSink>) -> Self {
+        self.log_events = sink;
         self
     }
 
@@ -354,6 +363,46 @@ fn failure_summary(state: &RunState) -> Option<String> {
     })
 }
 
+/// `first`, then `second` when there is one.
+fn tee(
+    first: crate::graph::events::EventSink,
+    second: Option<crate::graph::events::EventSink>,
+) -> crate::graph::events::EventSink {
+    match second {
+        None => first,
+        Some(second) => Arc::new(move |e| {
+            first(e);
+            second(e);
+        }),
+    }
+}
+
+/// The transcript's last record (see [`crate::graph::events::Ending`]).
+fn ending_event(
+    setup: &RunSetup,
+    state: &RunState,
+    summary: &kotef_core::RunSummary,
+    meta: &ReportMeta,
+) -> crate::graph::events::RunEvent {
+    crate::graph::events::RunEvent::Ending(Box::new(crate::graph::events::Ending {
+        status: summary.terminal_status,
+        stop_rule: summary.stop_rule,
+        reason: summary.stop_reason.clone(),
+        goal: setup.goal.clone(),
+        model: meta.model.clone(),
+        steps: summary.total_steps,
+        model_calls: summary.model_calls,
+        prompt_tokens: summary.prompt_tokens,
+        completion_tokens: summary.completion_tokens,
+        fix_attempts: summary.fix_attempts,
+        duration_ms: meta.duration_ms,
+        cost_usd: meta.cost_usd,
+        limits: meta.limits,
+        files_changed: state.files_changed(),
+        verification: state.test.as_ref().map(|t| (t.command.clone(), t.passed)),
+    }))
+}
+
 /// Starts the loopback forwarders `[test]` asks for (within the operator's ports) when the
 /// commands run sandboxed; without a sandbox they share the host's network anyway. The
 /// forwarders stop when the returned value is dropped, at the end of the run.
@@ -374,6 +423,19 @@ fn forward_loopback(
         .context("cannot start the loopback forwarders for `[test] network`")?;
     cfg.loopback = Some(forward.mount(bridge));
     Ok(Some(forward))
+}
+
+/// The run's one command policy (the agent's and the verifier's): the profile, the project's
+/// test command and the repository's `allow` entries; a bad entry stops the run here.
+fn run_policy(
+    setup: &RunSetup,
+    profile: Profile,
+    test_command: Option<String>,
+) -> anyhow::Result<kotef_tools::RunPolicy> {
+    kotef_tools::RunPolicy::new(profile)
+        .with_project(test_command)
+        .with_allow(&setup.config.allow)
+        .context("the repository's kotef.toml")
 }
 
 /// What must hold before a run starts: a dollar budget has a price to count with, and a
@@ -422,10 +484,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
     let runner = CommandRunner::new(runner_config);
     let sandbox_name = runner.sandbox_in_force().to_string();
     let (test_command, source) = test_command_of(&setup, &root);
-    let policy = kotef_tools::RunPolicy::new(profile)
-        .with_project(test_command.clone())
-        .with_allow(&setup.config.allow)
-        .context("the repository's kotef.toml")?;
+    let policy = run_policy(&setup, profile, test_command.clone())?;
     let tools = ToolBox::new(workdir, runner, profile).with_policy(policy);
 
     let transcript_rel = crate::sdd::transcript::rel_path(&report::stem(started_at, &setup.run_id));
@@ -447,10 +506,13 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         progress: setup.progress.clone(),
         cost: setup.cost.clone(),
         issue_writer: issue_writer(&tree, &setup.run_id, &setup.redactor),
-        events: crate::sdd::transcript::writer(
-            tree.clone(),
-            transcript_rel.clone(),
-            setup.redactor.clone(),
+        events: tee(
+            crate::sdd::transcript::writer(
+                tree.clone(),
+                transcript_rel.clone(),
+                setup.redactor.clone(),
+            ),
+            setup.log_events.clone(),
         ),
         verify_first: setup.resolve_verify_first(),
         edit_blocks: setup.resolve_edit_blocks(),
@@ -476,6 +538,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
     let written = report::write(&tree, &state, &meta, &|t| redactor.redact(t))
         .with_context(|| format!("cannot write the run report under {}", root.display()))?;
     let mut summary = report::summary(&state, &written.markdown, &written.issues_md);
+    ctx.record(ending_event(&setup, &state, &summary, &meta));
     if matches!(
         tree.kind(&transcript_rel),
         Ok(kotef_tools::Kind::File { .. })

@@ -477,6 +477,84 @@ async fn the_action_honours_the_repository_model_settings_as_its_operator() {
     );
 }
 
+/// The transcript of a branch's files, and the artifact's files, after a run in a repository
+/// whose config is `config`.
+async fn transcript_places(config: &str) -> (Vec<String>, Vec<String>, Ran) {
+    let w = world_with_config(config).await;
+    let (n, _, ran) = run_labeled(&w, true, &success_model(), &[], Launch::Direct).await;
+    let branch = format!("kotef/issue-{n}");
+    let on_branch: Vec<String> =
+        kotef_testkit::git_output(&w.bare, &["ls-tree", "-r", "--name-only", &branch])
+            .unwrap_or_default()
+            .lines()
+            .filter(|f| f.contains(".transcript."))
+            .map(str::to_string)
+            .collect();
+    let dir = ran
+        .outputs
+        .get("artifact-path")
+        .cloned()
+        .unwrap_or_default();
+    let mut in_artifact: Vec<String> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    in_artifact.sort();
+    (on_branch, in_artifact, ran)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_transcript_goes_to_the_artifact_not_the_branch() {
+    let config = "test_command = \"grep -q hello hello.txt\"\nsandbox = \"none\"\n";
+    let (on_branch, in_artifact, ran) = transcript_places(config).await;
+    let exts: Vec<&str> = in_artifact
+        .iter()
+        .filter_map(|f| f.rsplit('.').next())
+        .collect();
+    assert_eq!(
+        (
+            on_branch.len(),
+            exts,
+            ran.outputs
+                .get("artifact-name")
+                .map(|n| n.starts_with("kotef-run-"))
+        ),
+        (0, vec!["html", "jsonl"], Some(true)),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repository_that_opts_in_gets_the_transcript_on_its_branch_too() {
+    let config = "test_command = \"grep -q hello hello.txt\"\nsandbox = \"none\"\n[report]\ncommit_transcript = true\n";
+    let (on_branch, in_artifact, ran) = transcript_places(config).await;
+    let on_branch_ext: Vec<&str> = on_branch
+        .iter()
+        .filter_map(|f| f.rsplit('.').next())
+        .collect();
+    assert_eq!(
+        (on_branch_ext, in_artifact.len()),
+        (vec!["jsonl"], 2),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_step_summary_names_the_artifact() {
+    let config = "test_command = \"grep -q hello hello.txt\"\nsandbox = \"none\"\n";
+    let (_, _, ran) = transcript_places(config).await;
+    assert!(
+        ran.summary.contains("artifact `kotef-run-")
+            && ran.summary.contains(&format!("/actions/runs/{RUN_ID}")),
+        "{}",
+        ran.summary
+    );
+}
+
 /// Every trigger the README's workflow subscribes to, through `kotef action` with the real
 /// `@octokit/webhooks-examples` payloads (their repository, numbers and sender set to this
 /// world's).

@@ -114,6 +114,11 @@ impl Contexts {
         if cond.contains("steps.cache.outputs.cache-hit") {
             return true; // the cache step is a miss
         }
+        if let Some(rest) = cond.strip_prefix("always() && ") {
+            // The upload step: `steps.X.outputs.Y != ''`.
+            let (expr, _) = rest.split_once("!=").expect("a comparison");
+            return !self.lookup(expr).is_empty();
+        }
         if cond.contains("inputs.install-bubblewrap") {
             let v = self.inputs["install-bubblewrap"].to_ascii_lowercase();
             return ["true", "1", "yes", "on"].contains(&v.as_str());
@@ -148,6 +153,9 @@ struct Finished {
     outputs: HashMap<String, String>,
     comments: Vec<String>,
     branch_pushed: bool,
+    pushed_files: Vec<String>,
+    /// The upload step's artifact: its name, its path, the files there.
+    uploaded: Option<(String, PathBuf, Vec<String>)>,
 }
 
 fn run() -> &'static Finished {
@@ -297,12 +305,29 @@ async fn follow_the_quick_start() -> Finished {
     ]);
     let summary = files.join("summary");
     let mut logs = String::new();
+    let mut uploaded = None;
     for (i, st) in action["runs"]["steps"]
         .as_sequence()
         .unwrap()
         .iter()
         .enumerate()
     {
+        if s(&st["uses"]).starts_with("actions/upload-artifact@") {
+            // Where the upload step looks, and what it finds there.
+            if ctx.condition(&s(&st["if"])) {
+                let name = ctx.fill(&s(&st["with"]["name"]));
+                let path = PathBuf::from(ctx.fill(&s(&st["with"]["path"])));
+                let mut found: Vec<String> = std::fs::read_dir(&path)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect();
+                found.sort();
+                uploaded = Some((name, path, found));
+            }
+            continue;
+        }
         if !s(&st["uses"]).is_empty() {
             logs.push_str(&format!(
                 "(skipped `uses: {}`: a cache miss)\n",
@@ -395,6 +420,22 @@ async fn follow_the_quick_start() -> Finished {
             &["rev-parse", "--verify", &format!("kotef/issue-{n}")],
         )
         .is_some(),
+        // Every file the branch's commits touched (what the pull request shows).
+        pushed_files: kotef_testkit::git_output(
+            &bare,
+            &[
+                "log",
+                "--name-only",
+                "--format=",
+                &format!("main..kotef/issue-{n}"),
+            ],
+        )
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect(),
+        uploaded,
     }
 }
 
@@ -449,4 +490,52 @@ fn the_step_outputs_how_the_run_ended() {
 #[test]
 fn the_branch_is_pushed() {
     assert!(run().branch_pushed, "{}", run().logs);
+}
+
+#[test]
+fn the_log_shows_each_step_of_the_run_in_a_group() {
+    let logs = &run().logs;
+    for want in [
+        "::group::step 1 · planner",
+        "::group::step 2 · coder",
+        "model call: ",
+        "write_file hello.txt",
+    ] {
+        assert!(logs.contains(want), "no `{want}` in:\n{logs}");
+    }
+}
+
+#[test]
+fn the_upload_step_finds_the_transcript_and_its_page() {
+    let f = run();
+    let (name, path, found) = f.uploaded.clone().expect("the upload step ran");
+    let kinds: Vec<bool> = [".transcript.jsonl", ".transcript.html"]
+        .iter()
+        .map(|ext| found.iter().any(|x| x.ends_with(ext)))
+        .collect();
+    assert_eq!(
+        (name.starts_with("kotef-run-"), kinds),
+        (true, vec![true, true]),
+        "{name} {path:?} {found:?}\n{}",
+        f.logs
+    );
+}
+
+#[test]
+fn the_pull_request_holds_the_record_but_not_the_transcript() {
+    let files = &run().pushed_files;
+    let record = files
+        .iter()
+        .any(|f| f.starts_with(".sdd/runs/") && f.ends_with(".md"));
+    let transcript = files.iter().any(|f| f.contains("transcript"));
+    assert_eq!((record, transcript), (true, false), "{files:?}");
+}
+
+#[test]
+fn the_status_comment_names_the_artifact() {
+    let last = run().comments.last().cloned().unwrap_or_default();
+    assert!(
+        last.contains("artifact `kotef-run-") && last.contains("/actions/runs/4242"),
+        "{last}"
+    );
 }

@@ -154,6 +154,46 @@ async fn labeled_issue_is_fixed_pushed_and_reported() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_transcript_stays_in_the_data_directory_and_off_the_branch() {
+    let model = json!({
+        "planner": [
+            planner("coder", json!({"task": "Create hello.txt containing hello"})),
+            planner("done", json!({}))
+        ],
+        "coder": [
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "hello.txt", "content": "hello\n"}}]},
+            {"tool_calls": [{"name": "done", "arguments": {"summary": "wrote hello.txt"}}]}
+        ]
+    });
+    let w = world(model).await;
+    let n = label(&w, "e2e-transcript").await;
+    let comment =
+        w.gh.wait_final_comment(REPO, n, WAIT)
+            .await
+            .expect("a final comment");
+    let mut kept: Vec<String> = std::fs::read_dir(w.data.path().join("state/transcripts"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    kept.sort();
+    let exts: Vec<&str> = kept.iter().filter_map(|k| k.rsplit('.').next()).collect();
+    let branch = format!("kotef/issue-{n}");
+    let files =
+        kotef_testkit::git_output(&w.bare, &["ls-tree", "-r", "--name-only", &branch]).unwrap();
+    let named = kept
+        .iter()
+        .any(|k| k.ends_with(".jsonl") && comment.body.contains(&format!("`transcripts/{k}`")));
+    assert_eq!(
+        (exts, files.contains("transcript"), named),
+        (vec!["html", "jsonl"], false, true),
+        "{kept:?}\n{files}\n{}",
+        comment.body
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn looping_run_is_stopped_pushed_and_snitched() {
     let model = json!({
         "planner": [planner("researcher", json!({"query": "How is the greeting configured?"}))],

@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 struct Made {
     transcript: String,
+    path: PathBuf,
     html: PathBuf,
     _dir: tempfile::TempDir,
 }
@@ -55,6 +56,7 @@ fn made() -> &'static Made {
         );
         Made {
             transcript: std::fs::read_to_string(&path).unwrap(),
+            path: path.clone(),
             html,
             _dir: dir,
         }
@@ -94,6 +96,54 @@ fn the_page_shows_the_run() {
         page.contains("model calls") && page.contains("calc.py"),
         "{page}"
     );
+}
+
+#[test]
+fn report_without_a_format_prints_how_the_run_ended_first() {
+    let out = Command::new(env!("CARGO_BIN_EXE_kotef"))
+        .arg("report")
+        .arg(&made().path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first: Vec<&str> = text.lines().take(2).collect();
+    assert_eq!(
+        (
+            out.status.code(),
+            first.first().copied(),
+            first.get(1).is_some_and(|l| l.starts_with("reason: "))
+        ),
+        (Some(0), Some("done_success (no stop rule)"), true),
+        "{text}"
+    );
+}
+
+#[test]
+fn report_into_a_closed_pipe_ends_quietly() {
+    use std::os::fd::FromRawFd as _;
+    // `kotef report FILE | head -0`: the reader is gone before kotef writes.
+    let mut fds = [0; 2];
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    unsafe { libc::close(fds[0]) };
+    let write_end = unsafe { std::process::Stdio::from_raw_fd(fds[1]) };
+    let out = Command::new(env!("CARGO_BIN_EXE_kotef"))
+        .arg("report")
+        .arg(&made().path)
+        .stdout(write_end)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        (out.status.code(), stderr.contains("panicked")),
+        (Some(0), false),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_transcript_ends_with_how_the_run_ended() {
+    let t = types(&made().transcript);
+    assert_eq!(t.last().map(String::as_str), Some("ending"), "{t:?}");
 }
 
 fn chromium() -> Option<&'static str> {

@@ -1,9 +1,11 @@
-//! What happened in a run, event by event, for the transcript: each model request and reply,
-//! each call resized or not started for the time left, each tool call with its (capped) output, each verification. The graph emits [`RunEvent`]s
-//! through [`super::GraphContext::record`]; how they are written (redacted JSON lines under
+//! What happened in a run, event by event, for the transcript (and, in the Action, the log):
+//! each step's start and where it sent the run, each model request and reply, each call
+//! resized or not started for the time left, each tool call with its (capped) output, each
+//! verification, and last the run's ending. The graph emits [`RunEvent`]s through
+//! [`super::GraphContext::record`]; how they are written (redacted JSON lines under
 //! `.sdd/runs/`) is the report side's business (`crate::sdd::transcript`).
 
-use kotef_core::NodeName;
+use kotef_core::{Limits, NodeName, StopRule, TerminalStatus};
 use kotef_model::{Message, ToolCall, Usage};
 use serde::Serialize;
 use std::sync::Arc;
@@ -15,6 +17,16 @@ pub const OUTPUT_CHARS: usize = 16_000;
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum RunEvent {
+    /// A node starts step `step`.
+    Step { step: u32, node: NodeName },
+    /// The node of step `step` is done: where the run goes next and why.
+    StepDone {
+        step: u32,
+        node: NodeName,
+        decision: String,
+        reason: String,
+        progress: bool,
+    },
     ModelRequest {
         step: u32,
         node: NodeName,
@@ -60,6 +72,30 @@ pub enum RunEvent {
         timed_out: bool,
         output: String,
     },
+    /// The run's last record: how it ended, what it was asked, what it used (written after
+    /// the graph, with the report).
+    Ending(Box<Ending>),
+}
+
+/// How a run ended and what it used, for the transcript's last record.
+#[derive(Debug, Clone, Serialize)]
+pub struct Ending {
+    pub status: TerminalStatus,
+    pub stop_rule: Option<StopRule>,
+    pub reason: String,
+    pub goal: String,
+    pub model: String,
+    pub steps: u32,
+    pub model_calls: u32,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub fix_attempts: u32,
+    pub duration_ms: u64,
+    pub cost_usd: Option<f64>,
+    pub limits: Limits,
+    pub files_changed: Vec<String>,
+    /// The last verification: its command and whether it passed.
+    pub verification: Option<(String, bool)>,
 }
 
 /// Where events go (the run wires in the transcript writer; tests may collect them).

@@ -307,6 +307,10 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
             }
         }
         let node = next;
+        ctx.record(events::RunEvent::Step {
+            step: state.total_steps + 1,
+            node,
+        });
         let mut result = match node {
             NodeName::Planner => planner::step(ctx, &mut state, &mut handoff).await,
             NodeName::Researcher => researcher::step(ctx, &mut state).await,
@@ -342,6 +346,13 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
             off_list_denials: result.off_list_denials,
         };
         tracing::info!(step = record.step, node = node.as_str(), decision = %record.decision, progress = record.progress, "step");
+        ctx.record(events::RunEvent::StepDone {
+            step: record.step,
+            node,
+            decision: record.decision.to_string(),
+            reason: record.reason.clone(),
+            progress: record.progress,
+        });
         if let Some(tx) = &ctx.progress {
             let _ = tx.send(StepProgress {
                 step: record.step,

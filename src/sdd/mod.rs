@@ -7,6 +7,8 @@ pub mod mermaid;
 pub mod report;
 pub mod transcript;
 pub mod transcript_html;
+pub mod transcript_read;
+pub mod transcript_text;
 
 pub const SDD_DIR: &str = ".sdd";
 pub const RUNS_DIR: &str = ".sdd/runs";

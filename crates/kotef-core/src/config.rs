@@ -302,6 +302,26 @@ pub struct KotefConfig {
     /// The model and its prices. Operator-only on a server.
     #[serde(default)]
     pub model: ModelConfig,
+    /// What of the run's record goes on the branch (`[report]`).
+    #[serde(default, skip_serializing_if = "ReportConfig::is_default")]
+    pub report: ReportConfig,
+}
+
+/// `[report]`: what of a run's record kotef commits. The report (`.sdd/runs/<id>.md`, `.json`)
+/// and `.sdd/issues.md` always are; the transcript goes to the Action's artifact (or the
+/// server's data directory) unless the repository opts in here.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportConfig {
+    /// Commit the transcript (`.sdd/runs/<id>.transcript.jsonl`, up to 8 MiB) to the branch
+    /// too (default: no).
+    pub commit_transcript: Option<bool>,
+}
+
+impl ReportConfig {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 /// A config file that could not be used; the message names the file and the field.

@@ -51,4 +51,22 @@ pub trait RunExecutor: Send + Sync + 'static {
         req: kotef_core::RunRequest,
         progress: tokio::sync::mpsc::UnboundedSender<kotef_core::StepProgress>,
     ) -> anyhow::Result<kotef_core::RunOutcome>;
+
+    /// After the run, before kotef commits: the text of the run's transcript at `rel` (relative
+    /// to `workdir`), taken out of the work tree so that it is not committed, or only read
+    /// when `keep` (the repository opted in with `[report] commit_transcript`). The work tree
+    /// is hostile: no link is followed. Default: there is none (fakes write no transcript).
+    fn take_transcript(
+        &self,
+        _workdir: &std::path::Path,
+        _rel: &str,
+        _keep: bool,
+    ) -> Result<Option<String>, String> {
+        Ok(None)
+    }
+
+    /// The transcript's one-page HTML view (`kotef report --html`); default: none.
+    fn transcript_page(&self, _transcript: &str, _title: &str) -> Option<String> {
+        None
+    }
 }

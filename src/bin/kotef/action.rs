@@ -136,7 +136,11 @@ pub async fn cmd_action(args: ActionArgs) -> i32 {
         Ok(i) => i,
         Err(e) => return fail(Some(&env), e),
     };
-    match action::run_action(&env, &inputs, &GraphExecutor::default()).await {
+    let executor = GraphExecutor {
+        actions_log: true,
+        ..GraphExecutor::default()
+    };
+    match action::run_action(&env, &inputs, &executor).await {
         Ok(report) => report.exit_code,
         Err(e) => fail(Some(&env), format!("{e:#}")),
     }

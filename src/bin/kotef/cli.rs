@@ -40,7 +40,8 @@ pub enum Command {
     Serve(Box<crate::serve::ServeArgs>),
     /// Run as a GitHub Action step (reads the GITHUB_* environment).
     Action(crate::action::ActionArgs),
-    /// Turn a run's transcript (`.sdd/runs/<id>.transcript.jsonl`) into a page.
+    /// Summarise a run's transcript (`.sdd/runs/<id>.transcript.jsonl`, or the Action's
+    /// artifact), or with --html turn it into a page.
     Report(ReportArgs),
 }
 
@@ -48,7 +49,8 @@ pub enum Command {
 pub struct ReportArgs {
     /// The transcript file.
     pub transcript: PathBuf,
-    /// Write a one-page HTML view (self-contained: open it in a browser).
+    /// Write a one-page HTML view (self-contained: open it in a browser) instead of printing
+    /// a plain-text summary.
     #[arg(long)]
     pub html: bool,
     /// Where the page goes (default: the transcript's name with `.html`).
@@ -194,7 +196,9 @@ pub async fn main_with(cli: Cli) -> i32 {
         Command::Action(args) => crate::action::cmd_action(args).await,
         Command::Report(args) => match cmd_report(&args) {
             Ok(path) => {
-                println!("{}", path.display());
+                if let Some(p) = path {
+                    println!("{}", p.display());
+                }
                 0
             }
             Err(e) => {
@@ -217,20 +221,32 @@ pub async fn main_with(cli: Cli) -> i32 {
 /// Bytes of a transcript `kotef report` reads at most (a transcript is capped at 8 MiB).
 const REPORT_INPUT_CAP: u64 = 16 * 1024 * 1024;
 
-fn cmd_report(args: &ReportArgs) -> anyhow::Result<PathBuf> {
-    if !args.html {
-        bail!("say what to make: --html");
-    }
+/// `kotef report FILE`: the plain-text summary on stdout, or with `--html` the page (its
+/// path is returned to be named).
+fn cmd_report(args: &ReportArgs) -> anyhow::Result<Option<PathBuf>> {
     let (tree, rel) = tree_for(&args.transcript)?;
     let text = tree
         .read_text(&rel, REPORT_INPUT_CAP)
         .with_context(|| format!("cannot read {}", args.transcript.display()))?;
+    if !args.html {
+        if args.output.is_some() {
+            bail!("-o names the page's file: add --html");
+        }
+        let summary = format!(
+            "{}the page: kotef report --html {}\n",
+            kotef::sdd::transcript_text::render(&text),
+            args.transcript.display()
+        );
+        // A reader that stops reading (`| head`) is not an error.
+        let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), summary.as_bytes());
+        return Ok(None);
+    }
     let out = args
         .output
         .clone()
         .unwrap_or_else(|| args.transcript.with_extension("html"));
     let title = format!(
-        "kotef transcript: {}",
+        "kotef run: {}",
         args.transcript
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -245,7 +261,7 @@ fn cmd_report(args: &ReportArgs) -> anyhow::Result<PathBuf> {
                 out.display()
             )
         })?;
-    Ok(out)
+    Ok(Some(out))
 }
 
 /// The [`kotef_tools::Tree`] a path given to `kotef report` is opened through, and the path

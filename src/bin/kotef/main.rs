@@ -21,14 +21,7 @@ fn main() {
     if let Ok(exe) = std::env::current_exe() {
         kotef::setup::set_bridge_exe(exe);
     }
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("KOTEF_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    init_tracing(args.first().map(String::as_str) == Some("action"));
     let cli = cli::Cli::parse();
     // The command line has read what it needs; secrets leave the environment while the
     // process still has one thread (later reads go through `kotef_core::process::var`).
@@ -46,4 +39,32 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// Tracing to stderr at `KOTEF_LOG` (default `warn`). In an Actions step (`kotef action`),
+/// `RUNNER_DEBUG=1` (a re-run with debug logging) lowers kotef's own level to `debug`, and
+/// every line is redacted and defused so that none is read as a workflow command.
+fn init_tracing(in_action: bool) {
+    let debug = in_action && kotef::actions_log::runner_debug(|k| std::env::var(k).ok());
+    let default = if debug {
+        "warn,kotef=debug,kotef_github=debug,kotef_model=debug,kotef_tools=debug,kotef_core=debug"
+    } else {
+        "warn"
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("KOTEF_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    if in_action {
+        builder
+            .with_ansi(false)
+            .with_writer(kotef::actions_log::SafeStderr::new(
+                kotef_core::Redactor::from_env(),
+            ))
+            .init();
+    } else {
+        builder
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init();
+    }
 }

@@ -341,6 +341,7 @@ pub async fn start(
         .chain(cfg.secret_files.iter().cloned())
         .collect(),
     };
+    ctx.transcripts = super::startup::transcript_store(&cfg);
     let ctx = Arc::new(ctx);
     let runner = Arc::new(match cfg.executor {
         ExecutorMode::Local => Runner::Local(executor),

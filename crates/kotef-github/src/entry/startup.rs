@@ -34,6 +34,22 @@ pub(super) async fn prepare_work_dir(cfg: &ServeConfig) -> anyhow::Result<std::p
     Ok(work_dir)
 }
 
+/// Where transcripts stay off the branch: `<data dir>/transcripts` (named in the status
+/// comment); `None`, with a warning, when it cannot be created.
+pub(super) fn transcript_store(cfg: &ServeConfig) -> Option<crate::pipeline::TranscriptStore> {
+    let dir = cfg.data_dir.join("transcripts");
+    match std::fs::create_dir_all(&dir) {
+        Ok(()) => Some(crate::pipeline::TranscriptStore {
+            dir: std::path::absolute(&dir).unwrap_or(dir),
+            artifact: None,
+        }),
+        Err(e) => {
+            tracing::warn!(error = %e, dir = %dir.display(), "cannot create the transcripts directory; transcripts are not kept");
+            None
+        }
+    }
+}
+
 /// Opens the job store with the per-installation limits, forgets old finished jobs and puts
 /// jobs a stop interrupted back in the queue.
 pub(super) async fn open_store(cfg: &ServeConfig) -> anyhow::Result<JobStore> {

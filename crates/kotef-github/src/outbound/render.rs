@@ -8,6 +8,8 @@ pub use kotef_core::markdown::{code, inert, INERT_CAP};
 
 pub use crate::marker::{marker, parse_marker, MarkerData, MARKER_PREFIX};
 
+pub use super::links::{link_target, links_line, short_stat, DiffStat, Links, TranscriptLink};
+
 /// What every status comment shows about its run.
 #[derive(Debug, Clone)]
 pub struct RunHeader {
@@ -21,19 +23,6 @@ pub struct RunHeader {
     pub requested_by: String,
     /// The GitHub Actions run doing the work (Action mode), linked from the footer.
     pub actions_run: Option<String>,
-}
-
-/// Where the run's results live (each part present once known).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Links {
-    /// Branch name and its web URL.
-    pub branch: Option<(String, String)>,
-    /// Report path and its web URL.
-    pub report: Option<(String, String)>,
-    /// The run's transcript (`.transcript.jsonl`) and its web URL.
-    pub transcript: Option<(String, String)>,
-    /// Pull request number and its web URL.
-    pub pull: Option<(u64, String)>,
 }
 
 /// The state a status comment shows.
@@ -51,7 +40,7 @@ pub enum Phase<'a> {
         outcome: &'a RunOutcome,
         links: &'a Links,
         notes: &'a [String],
-        diff_stat: Option<&'a str>,
+        diff_stat: Option<DiffStat<'a>>,
         not_pushed: Option<&'a str>,
     },
     /// Ended without an outcome: what failed (`stage`) and why.
@@ -130,13 +119,6 @@ fn footer(h: &RunHeader, mention: bool) -> String {
     )
 }
 
-/// A URL made safe as a Markdown link target (no spaces, brackets or angle brackets).
-pub fn link_target(url: &str) -> String {
-    url.chars()
-        .filter(|c| !c.is_whitespace() && !"()<>[]\"'`".contains(*c))
-        .collect()
-}
-
 /// The first state of the status comment when the run was handed to a GitHub Actions
 /// workflow (`kotef serve --executor actions`); the workflow's run edits it from then on.
 pub fn dispatched_comment(h: &RunHeader, workflow: &str, workflow_url: &str) -> String {
@@ -181,23 +163,6 @@ fn limits_table(l: &Limits) -> String {
         s.push_str(&format!("| `cost_budget_usd` | {c} |\n"));
     }
     s
-}
-
-fn links_line(links: &Links) -> Option<String> {
-    let mut parts = Vec::new();
-    if let Some((name, url)) = &links.branch {
-        parts.push(format!("Branch [{}]({})", code(name), link_target(url)));
-    }
-    if let Some((path, url)) = &links.report {
-        parts.push(format!("Report [{}]({})", code(path), link_target(url)));
-    }
-    if let Some((_, url)) = &links.transcript {
-        parts.push(format!("[Transcript]({})", link_target(url)));
-    }
-    if let Some((n, url)) = &links.pull {
-        parts.push(format!("Pull request [#{n}]({url})"));
-    }
-    (!parts.is_empty()).then(|| format!("🔗 {}\n", parts.join(" · ")))
 }
 
 /// The tail of a final status comment: the notes (if any), then the links line (if any).
@@ -406,12 +371,12 @@ fn unpushed_headline(outcome: &RunOutcome, why: &str) -> String {
 
 /// What a maintainer reads first: status, what changed, the diff stat, the verification, and
 /// for unsuccessful endings the next step.
-pub fn first_screen(outcome: &RunOutcome, diff_stat: Option<&str>) -> String {
+pub fn first_screen(outcome: &RunOutcome, diff_stat: Option<DiffStat>) -> String {
     headline(outcome) + &screen_body(outcome, diff_stat)
 }
 
 /// The first screen below its headline.
-fn screen_body(outcome: &RunOutcome, diff_stat: Option<&str>) -> String {
+fn screen_body(outcome: &RunOutcome, diff_stat: Option<DiffStat>) -> String {
     let mut out = String::new();
     out.push_str(&format!("{}\n\n", inline(&outcome.summary.stop_reason)));
     let changed = match outcome.change_summary.as_deref() {
@@ -420,7 +385,7 @@ fn screen_body(outcome: &RunOutcome, diff_stat: Option<&str>) -> String {
         _ => "the coder gave no summary.".to_string(),
     };
     out.push_str(&format!("**What changed:** {changed}\n"));
-    if let Some(stat) = diff_stat.map(str::trim).filter(|d| !d.is_empty()) {
+    if let Some(stat) = diff_stat.filter(|d| !d.code.trim().is_empty()) {
         let files: Vec<String> = outcome
             .files_changed
             .iter()
@@ -429,13 +394,18 @@ fn screen_body(outcome: &RunOutcome, diff_stat: Option<&str>) -> String {
             .collect();
         let more = outcome.files_changed.len().saturating_sub(8);
         out.push_str(&format!(
-            "**Diff:** {} — {}{}\n",
-            inline(stat),
+            "**Diff:** {} — {}{}{}\n",
+            short_stat(stat.code.trim()),
             files.join(", "),
             if more > 0 {
                 format!(" and {more} more")
             } else {
                 String::new()
+            },
+            match stat.sdd_files {
+                0 => String::new(),
+                1 => ", plus kotef's record in `.sdd/` (1 file)".to_string(),
+                n => format!(", plus kotef's record in `.sdd/` ({n} files)"),
             }
         ));
     }
@@ -687,17 +657,57 @@ mod tests {
     }
 
     #[test]
-    fn the_transcript_is_linked_beside_the_report() {
+    fn the_diff_line_counts_the_code_and_names_the_record_apart() {
+        let mut o = success();
+        o.files_changed = vec!["calc.py".into()];
+        let screen = first_screen(
+            &o,
+            Some(DiffStat {
+                code: "1 file changed, 2 insertions(+), 1 deletion(-)",
+                sdd_files: 3,
+            }),
+        );
+        let line = screen.lines().find(|l| l.starts_with("**Diff:**"));
+        insta::assert_snapshot!(line.unwrap_or_default(), @"**Diff:** 1 file changed (+2 −1) — `calc.py`, plus kotef's record in `.sdd/` (3 files)");
+    }
+
+    #[test]
+    fn a_stat_git_did_not_write_is_shown_inert() {
+        assert_eq!(
+            short_stat("1 file changed, lots(+)"),
+            "1 file changed, lots(+)"
+        );
+    }
+
+    #[test]
+    fn a_committed_transcript_is_linked_beside_the_report() {
         let l = Links {
-            transcript: Some((
-                ".sdd/runs/x.transcript.jsonl".into(),
-                "https://github.com/o/r/blob/kotef/issue-7/.sdd/runs/x.transcript.jsonl".into(),
-            )),
+            transcript: Some(TranscriptLink::Branch {
+                path: ".sdd/runs/x.transcript.jsonl".into(),
+                url: "https://github.com/o/r/blob/kotef/issue-7/.sdd/runs/x.transcript.jsonl"
+                    .into(),
+            }),
             ..links()
         };
         let line = links_line(&l).unwrap_or_default();
         assert!(
             line.contains(" · [Transcript](https://github.com/o/r/blob/kotef/issue-7/.sdd/runs/x.transcript.jsonl)"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn the_artifact_is_named_with_the_actions_run() {
+        let l = Links {
+            transcript: Some(TranscriptLink::Artifact {
+                name: "kotef-run-abc".into(),
+                run_url: "https://github.com/o/r/actions/runs/42".into(),
+            }),
+            ..links()
+        };
+        let line = links_line(&l).unwrap_or_default();
+        assert!(
+            line.contains(" · Transcript and its page: artifact `kotef-run-abc` of the [Actions run](https://github.com/o/r/actions/runs/42)"),
             "{line}"
         );
     }
@@ -749,7 +759,7 @@ mod tests {
                 outcome: o,
                 links: &links(),
                 notes: &[],
-                diff_stat,
+                diff_stat: diff_stat.map(|code| DiffStat { code, sdd_files: 0 }),
                 not_pushed: None,
             },
         )
@@ -770,13 +780,13 @@ mod tests {
 
     #[test]
     fn success_first_screen() {
-        insta::assert_snapshot!(first_screen(&success(), Some("1 file changed, 1 insertion(+), 1 deletion(-)")), @r####"
+        insta::assert_snapshot!(first_screen(&success(), Some(DiffStat { code: "1 file changed, 1 insertion(+), 1 deletion(-)", sdd_files: 0 })), @r####"
             ### ✅ kotef run ended: done, the tests pass (`done_success`)
 
             The planner finished and the last verification passed.
 
             **What changed:** Fixed `add()` to return a + b. Also added a test.
-            **Diff:** 1 file changed, 1 insertion(+), 1 deletion(-) — `src/lib.rs`
+            **Diff:** 1 file changed (+1 −1) — `src/lib.rs`
             **Verified by:** `python3 -m unittest -q` ✅ passed
             "####);
     }
@@ -790,13 +800,13 @@ mod tests {
             command: "cargo test".into(),
             passed: false,
         });
-        insta::assert_snapshot!(first_screen(&o, Some("1 file changed, 3 insertions(+)")), @r####"
+        insta::assert_snapshot!(first_screen(&o, Some(DiffStat { code: "1 file changed, 3 insertions(+)", sdd_files: 0 })), @r####"
             ### 🟡 kotef run ended: done in part (`done_partial`)
 
             The planner finished, but the tests fail.
 
             **What changed:** Changed the parser
-            **Diff:** 1 file changed, 3 insertions(+) — `src/lib.rs`
+            **Diff:** 1 file changed (+3) — `src/lib.rs`
             **Verified by:** `cargo test` ❌ failed
             **Next step:** the tests still fail; read the report, then comment `/kotef run` with more detail (which file or function, what the right behaviour is)
             "####);
@@ -843,13 +853,13 @@ mod tests {
             command: "pytest".into(),
             passed: false,
         });
-        insta::assert_snapshot!(first_screen(&o, Some("2 files changed, 9 insertions(+)")), @r####"
+        insta::assert_snapshot!(first_screen(&o, Some(DiffStat { code: "2 files changed, 9 insertions(+)", sdd_files: 0 })), @r####"
             ### 🛑 kotef run ended: stopped, stuck (`aborted_stuck`)
 
             5 verifications after code changes failed.
 
             **What changed:** the coder gave no summary.
-            **Diff:** 2 files changed, 9 insertions(+) — `src/lib.rs`
+            **Diff:** 2 files changed (+9) — `src/lib.rs`
             **Verified by:** `pytest` ❌ failed
             **Next step:** raise `fix_attempts` in `[limits]` of `.github/kotef.toml`, or comment `/kotef run` with more detail (which file or function, what the right behaviour is)
             "####);
@@ -962,11 +972,17 @@ mod tests {
     fn listed(name: &str) -> String {
         let mut o = success();
         o.files_changed = vec![name.into()];
-        first_screen(&o, Some("1 file changed"))
-            .lines()
-            .find(|l| l.starts_with("**Diff:**"))
-            .unwrap_or_default()
-            .to_string()
+        first_screen(
+            &o,
+            Some(DiffStat {
+                code: "1 file changed",
+                sdd_files: 0,
+            }),
+        )
+        .lines()
+        .find(|l| l.starts_with("**Diff:**"))
+        .unwrap_or_default()
+        .to_string()
     }
 
     #[test]

@@ -42,6 +42,9 @@ pub struct JobContext {
     pub actions_run_url: Option<String>,
     /// The operator's say over the repository's config.
     pub operator: OperatorSettings,
+    /// Where run transcripts are kept off the branch (the Action's artifact directory, the
+    /// server's data directory); `None`: nowhere (a transcript not committed is dropped).
+    pub transcripts: Option<super::TranscriptStore>,
 }
 
 /// What the operator decides about every run, whatever the repository's config says.
@@ -103,6 +106,7 @@ impl JobContext {
             config_path: None,
             actions_run_url: None,
             operator: OperatorSettings::server(),
+            transcripts: None,
         }
     }
 

@@ -17,6 +17,7 @@ mod context;
 mod ending;
 mod intake;
 mod publish;
+mod record;
 mod stages;
 mod sticky;
 
@@ -25,6 +26,7 @@ pub use context::{JobContext, JobResult, JobStatus, OperatorSettings};
 pub use ending::INTERNAL_ERROR;
 pub(crate) use ending::{end_abandoned, finish_comment, panic_text};
 pub(crate) use intake::{admit, goal_for, react};
+pub use record::TranscriptStore;
 pub(crate) use sticky::{fail, wait_for_api_budget, Sticky};
 
 use crate::outbound::workspace::{GitError, Workspace};
@@ -97,7 +99,7 @@ async fn run_job(ctx: &JobContext, job: &Job, executor: &dyn RunExecutor) -> Job
         Err(halt) => return stages.halted(halt).await,
     };
     let run = stages.run(&prepared, executor).await;
-    stages.finish(prepared, run).await
+    stages.finish(prepared, run, executor).await
 }
 
 /// The work tree of a job: the runner's checkout when [`JobContext::checkout`] is set and

@@ -1,6 +1,7 @@
 //! Publishing a run's work on every ending: the commit message, commit and push (with the
 //! notes a rejected push leaves), the web links to the branch and the report, and the draft PR
-//! (issue runs, only when code changed) or the PR itself (PR runs).
+//! (issue runs, only when code changed) or the PR itself (PR runs), and the diff the
+//! transcript's diff record holds.
 
 use super::JobContext;
 use crate::inbound::trigger::{Target, Trigger};
@@ -19,6 +20,8 @@ pub(super) struct Publish<'a> {
     pub(super) clone_branch: &'a str,
     pub(super) work_branch: &'a str,
     pub(super) redactor: &'a Redactor,
+    /// The run's transcript, taken out of the work tree (see `record`).
+    pub(super) transcript: Option<&'a super::record::Taken>,
 }
 
 /// Where the work went.
@@ -29,6 +32,10 @@ pub(super) struct Published {
     pub(super) links: Links,
     /// `git diff --shortstat` of the code pushed (empty: no code changed).
     pub(super) diff_stat: Option<String>,
+    /// Files of kotef's record under `.sdd/` the pushed commits hold.
+    pub(super) sdd_files: u64,
+    /// The code's diff (capped), for the transcript's diff record.
+    pub(super) diff: Option<String>,
     /// Why the work was not pushed, when committing or pushing it failed or was refused (a
     /// run that changed nothing has nothing to push and no reason here).
     pub(super) not_pushed: Option<String>,
@@ -86,21 +93,20 @@ impl Publish<'_> {
                         format!("{web}/blob/{b}/{}", o.report_rel_path),
                     ));
                 }
-                // The transcript sits beside the report (`<stem>.transcript.jsonl`).
-                let transcript = o
-                    .report_rel_path
-                    .strip_suffix(".md")
-                    .filter(|_| o.summary.transcript_path.is_some())
-                    .map(|stem| format!("{stem}.transcript.jsonl"));
-                if let Some(t) = transcript {
-                    links.transcript = Some((t.clone(), format!("{web}/blob/{b}/{t}")));
-                }
             }
         }
+        links.transcript = self.transcript.and_then(|t| {
+            let web_branch = pushed_branch.as_ref().map(|b| format!("{web}/blob/{b}"));
+            super::record::link(self.ctx, t, web_branch.as_deref())
+        });
 
-        let diff_stat = match &pushed_branch {
-            Some(_) => ws.code_diff_stat().await.ok(),
-            None => None,
+        let (diff_stat, sdd_files, diff) = match &pushed_branch {
+            Some(_) => (
+                ws.code_diff_stat().await.ok(),
+                ws.sdd_files_changed().await.unwrap_or(0),
+                ws.code_diff(super::record::DIFF_CAP).await.ok(),
+            ),
+            None => (None, 0, None),
         };
         let code_changed = diff_stat.as_deref().is_some_and(|d| !d.is_empty());
 
@@ -130,6 +136,8 @@ impl Publish<'_> {
             pull,
             links,
             diff_stat,
+            sdd_files,
+            diff,
             not_pushed,
         }
     }

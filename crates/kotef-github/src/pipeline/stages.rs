@@ -11,7 +11,7 @@ use super::sticky::progress_updates;
 use super::{effective_config, fail, goal_for, open_workspace, Effective, Sticky};
 use super::{JobContext, JobResult, JobStatus};
 use crate::inbound::trigger::Trigger;
-use crate::outbound::render::{self, Links, Phase, RunHeader};
+use crate::outbound::render::{self, DiffStat, Links, Phase, RunHeader};
 use crate::outbound::workspace::Workspace;
 use crate::queue::job::Job;
 use crate::secret::ExposeSecret;
@@ -287,12 +287,23 @@ impl<'a> JobRun<'a> {
         mut self,
         p: Prepared,
         run: Result<RunOutcome, String>,
+        executor: &dyn RunExecutor,
     ) -> JobResult {
+        let commit_transcript = p.config.report.commit_transcript.unwrap_or(false);
+        let transcript = super::record::take(
+            p.ws.path(),
+            &run,
+            commit_transcript,
+            executor,
+            &mut self.notes,
+        );
         let Published {
             branch: pushed_branch,
             pull,
             links,
             diff_stat,
+            sdd_files,
+            diff,
             not_pushed,
         } = Publish {
             ctx: self.ctx,
@@ -302,10 +313,17 @@ impl<'a> JobRun<'a> {
             clone_branch: &p.clone_branch,
             work_branch: &p.work_branch,
             redactor: &self.redactor,
+            transcript: transcript.as_ref(),
         }
         .publish(&p.ws, &run, &mut self.notes)
         .await;
         drop(p); // removes the clone
+        if let Some(t) = transcript {
+            let record = diff_stat.as_deref().map(|stat| {
+                super::record::diff_record(stat, sdd_files, diff.as_deref().unwrap_or(""))
+            });
+            super::record::keep(self.ctx, t, record.as_slice(), executor, &mut self.notes);
+        }
         if let (Some(why), Err(_)) = (&not_pushed, &run) {
             self.notes.push(format!("pushing the work failed: {why}"));
         }
@@ -317,7 +335,9 @@ impl<'a> JobRun<'a> {
                         outcome,
                         links: &links,
                         notes: &self.notes,
-                        diff_stat: diff_stat.as_deref(),
+                        diff_stat: diff_stat
+                            .as_deref()
+                            .map(|code| DiffStat { code, sdd_files }),
                         not_pushed: not_pushed.as_deref(),
                     },
                 ),

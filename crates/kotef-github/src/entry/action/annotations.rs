@@ -17,6 +17,25 @@ pub fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// `text` between `::stop-commands::{token}` and `::{token}::`, ending in a line break: no
+/// line of it is read by the runner as a workflow command (`::add-mask::`, `::set-output`,
+/// `##[...]`), whatever a model, a repository or a command wrote into it.
+pub fn fence(text: &str, token: &str) -> String {
+    format!(
+        "::stop-commands::{token}\n{}\n::{token}::\n",
+        text.trim_end_matches(['\n', '\r'])
+    )
+}
+
+/// A fence token no text of the run can know: fresh randomness for each fence.
+pub fn fresh_token() -> String {
+    format!(
+        "kotef-{}{}",
+        kotef_core::RunId::generate(),
+        kotef_core::RunId::generate()
+    )
+}
+
 pub(super) fn command(level: &str, title: &str, message: &str) -> String {
     format!(
         "::{level} title={}::{}",

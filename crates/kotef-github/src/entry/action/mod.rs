@@ -18,7 +18,7 @@ mod event;
 mod inputs;
 mod outputs;
 
-pub use annotations::{annotations, escape_data, escape_property};
+pub use annotations::{annotations, escape_data, escape_property, fence, fresh_token};
 pub use env::ActionEnv;
 pub use event::{prepare_job, ActionError, Prepared};
 pub use inputs::{parse_issue_number, ActionInputs, FailOn};
@@ -71,6 +71,39 @@ pub fn report_error(env: Option<&ActionEnv>, message: &str) {
     }
 }
 
+/// The artifact holding a run's transcript and its page: `kotef-run-<run id>`.
+pub fn artifact_name(run_id: &str) -> String {
+    format!("kotef-run-{run_id}")
+}
+
+/// Where a run's transcript and page wait for the upload step: `$RUNNER_TEMP/kotef-run-<id>`.
+pub fn artifact_dir(env: &ActionEnv, run_id: &str) -> std::path::PathBuf {
+    env.temp_dir.join(artifact_name(run_id))
+}
+
+/// The step's artifact outputs (`artifact-name`, `artifact-path`) when the run left files to
+/// upload, else empty values.
+fn artifact_outputs(env: &ActionEnv, result: Option<&JobResult>) -> Vec<(&'static str, String)> {
+    let run_id = result
+        .and_then(|r| r.outcome.as_ref())
+        .map(|o| o.run_id.0.clone());
+    let dir = run_id.as_deref().map(|id| artifact_dir(env, id));
+    let has_files = dir
+        .as_ref()
+        .and_then(|d| std::fs::read_dir(d).ok())
+        .is_some_and(|mut entries| entries.next().is_some());
+    match (run_id, dir) {
+        (Some(id), Some(d)) if has_files => vec![
+            ("artifact-name", artifact_name(&id)),
+            ("artifact-path", d.display().to_string()),
+        ],
+        _ => vec![
+            ("artifact-name", String::new()),
+            ("artifact-path", String::new()),
+        ],
+    }
+}
+
 /// Runs the step: event → job → [`process_job`] → outputs, summary, annotations.
 pub async fn run_action(
     env: &ActionEnv,
@@ -93,10 +126,11 @@ pub async fn run_action(
         .map_err(|e| anyhow::anyhow!(redactor.redact(&e.to_string())))?;
     let (result, skipped) = match prepared {
         Prepared::Skip(reason) => {
-            println!(
+            let line = format!(
                 "kotef: nothing to do for this `{}` event: {reason}",
                 env.event_name
             );
+            print!("{}", fence(&line, &fresh_token()));
             (None, Some(reason))
         }
         Prepared::Run(job) => {
@@ -121,6 +155,20 @@ pub async fn run_action(
             }
             ctx.config_path = inputs.config_path.clone();
             ctx.actions_run_url = env.run_url();
+            // The transcript and its page go to the artifact action.yml uploads.
+            let artifact = artifact_dir(env, &job.run_id.0);
+            match std::fs::create_dir_all(&artifact) {
+                Ok(()) => {
+                    ctx.transcripts = Some(crate::pipeline::TranscriptStore {
+                        dir: artifact,
+                        artifact: Some(artifact_name(&job.run_id.0)),
+                    })
+                }
+                Err(e) => println!(
+                    "kotef: cannot create {} ({e}); the transcript will not be uploaded",
+                    artifact.display()
+                ),
+            }
             // In the Action the repository is the operator: its config is taken whole.
             ctx.operator = crate::pipeline::OperatorSettings {
                 trust: kotef_core::Trust::Operator,
@@ -128,15 +176,17 @@ pub async fn run_action(
                 ..Default::default()
             };
             let result = process_job(&ctx, &job, executor).await;
-            match result.status {
-                JobStatus::Ignored => println!("kotef: not running: {}", result.message),
-                _ => println!("kotef: {}: {}", result.status.as_str(), result.message),
-            }
+            let line = match result.status {
+                JobStatus::Ignored => format!("kotef: not running: {}", result.message),
+                _ => format!("kotef: {}: {}", result.status.as_str(), result.message),
+            };
+            print!("{}", fence(&redactor.redact(&line), &fresh_token()));
             (Some(result), None)
         }
     };
     let pairs: Vec<(&str, String)> = outputs(result.as_ref())
         .into_iter()
+        .chain(artifact_outputs(env, result.as_ref()))
         .map(|(k, v)| (k, redactor.redact(&v)))
         .collect();
     if let Some(p) = &env.output_path {

@@ -27,6 +27,7 @@ use std::time::Duration;
 use tokio::io::AsyncReadExt;
 
 mod blob;
+mod diff;
 mod git;
 mod names;
 mod sdd_links;
@@ -501,23 +502,6 @@ impl Workspace {
         ])
         .await?;
         Ok((true, left_out))
-    }
-
-    /// `git diff --shortstat` of the code this branch changed against the cloned branch,
-    /// `.sdd/` left out; empty when no code changed.
-    pub async fn code_diff_stat(&self) -> Result<String, GitError> {
-        let out = self
-            .git_ok(&[
-                "diff",
-                "--shortstat",
-                &self.base_ref,
-                "HEAD",
-                "--",
-                ".",
-                ":(exclude).sdd",
-            ])
-            .await?;
-        Ok(out.stdout.trim().to_string())
     }
 
     /// Commits on this branch that the cloned branch does not have.
