@@ -127,6 +127,7 @@ impl GraphContext {
                 files: Vec::new(),
                 total_files: 0,
                 truncated: true,
+                backlog_bytes: None,
             })
     }
 

@@ -14,6 +14,7 @@ mod error;
 pub mod file_tools;
 pub mod lenient;
 pub mod limits;
+pub mod locate;
 pub mod outside;
 pub mod policy;
 pub mod quota;
