@@ -95,7 +95,12 @@ pub fn exception_line(line: &str) -> Option<(String, String)> {
     ]
     .iter()
     .any(|s| last.ends_with(s) && last.len() > s.len())
-        || matches!(last, "Exception" | "StopIteration" | "KeyboardInterrupt");
+        || matches!(last, "Exception" | "StopIteration" | "KeyboardInterrupt")
+        // A dotted class (`requests.exceptions.TooManyRedirects`) names an exception too.
+        || (class.contains('.')
+            && last.chars().next().is_some_and(char::is_uppercase)
+            && last.chars().any(char::is_lowercase)
+            && !message.is_empty());
     let identifier = !class.is_empty()
         && class
             .split('.')
