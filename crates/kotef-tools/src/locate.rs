@@ -103,11 +103,7 @@ pub fn files_defining(wd: &WorkDir, names: &[String], cap: usize) -> Vec<String>
     }
     code_files(wd)
         .into_iter()
-        .filter(|(_, text)| {
-            names
-                .iter()
-                .any(|n| crate::blocks::outline::defines(text, n))
-        })
+        .filter(|(_, text)| names.iter().any(|n| crate::outline::defines(text, n)))
         .map(|(p, _)| p)
         .take(cap)
         .collect()
@@ -173,7 +169,7 @@ pub fn places(wd: &WorkDir, names: &[String], cap: usize) -> Vec<Place> {
             if hit.is_empty() {
                 continue;
             }
-            let defined = crate::blocks::outline::outline(line)
+            let defined = crate::outline::outline(line)
                 .into_iter()
                 .find(|d| hit.contains(&d.name.as_str()));
             match defined {

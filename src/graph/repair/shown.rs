@@ -29,8 +29,10 @@ pub(super) fn repair_files(
         .take(REPAIR_FILES)
         .collect();
     for (p, text) in context::task_files(ctx, state, task, REPAIR_FILES + protected.len()) {
+        // Installed code (a virtualenv in the tree) is never the project's to fix.
         if files.len() < REPAIR_FILES
             && !protected.contains(&p)
+            && !super::view::installed(&p)
             && !files.iter().any(|(f, _)| *f == p)
         {
             files.push((p, text));

@@ -10,13 +10,13 @@
 use crate::graph::context::clip;
 use crate::graph::messages::{self, fill};
 use crate::lang::traceback::{exception_line, frames};
-use kotef_tools::blocks::outline::{defined, enclosing, outline, Outlined};
+use kotef_tools::outline::{defined, enclosing, outline, Outlined};
 use std::collections::BTreeMap;
 
 /// A file longer than this (in characters) is shown as its outline and excerpts.
 pub const WHOLE_FILE_CHARS: usize = 6000;
 /// Outline entries shown of one file at most.
-pub const OUTLINE_ENTRIES: usize = 60;
+pub const OUTLINE_ENTRIES: usize = 40;
 /// Excerpts (functions) shown of one long file at most.
 pub const EXCERPTS: usize = 3;
 /// Lines of one excerpt at most (a longer function is shown around the line that matters).
@@ -32,13 +32,13 @@ pub enum Place {
     /// A file of the repository, by its path in the tree.
     Repo(String),
     /// Anything else (site-packages, the standard library, the virtualenv, `<frozen …>`),
-    /// as printed.
+    /// as printed (under the work tree: from its root).
     Outside(String),
 }
 
 /// Whether a printed path is installed or interpreter code whatever directory holds it (a
 /// virtualenv inside the work tree is still not the project).
-fn installed(path: &str) -> bool {
+pub fn installed(path: &str) -> bool {
     path.starts_with('<')
         || path.contains("/lib/python")
         || path.split('/').any(|c| {
@@ -57,7 +57,7 @@ pub fn place(printed: &str, root: &str, files: &[String]) -> Place {
     let rel = printed.strip_prefix(&root).unwrap_or(printed);
     let rel = rel.strip_prefix("./").unwrap_or(rel);
     if installed(rel) {
-        return Place::Outside(printed.to_string());
+        return Place::Outside(rel.to_string());
     }
     if files.iter().any(|f| f == rel) {
         return Place::Repo(rel.to_string());
@@ -445,7 +445,7 @@ mod tests {
                 "/w",
                 &files()
             ),
-            Place::Outside("/w/.venv/lib/python3.11/site-packages/pysnooper/tracer.py".into())
+            Place::Outside(".venv/lib/python3.11/site-packages/pysnooper/tracer.py".into())
         );
         assert_eq!(
             place("<frozen importlib._bootstrap>", "/w", &files()),
@@ -467,7 +467,7 @@ mod tests {
         assert_eq!(
             t.outside,
             [
-                "/w/.venv/lib/python3.11/site-packages/six.py",
+                ".venv/lib/python3.11/site-packages/six.py",
                 "/usr/lib/python3.11/functools.py"
             ]
         );

@@ -28,7 +28,7 @@ use crate::workdir::WorkDir;
 use crate::ToolError;
 
 mod definitions;
-pub mod outline;
+use crate::outline;
 use definitions::*;
 pub use definitions::{replace_definitions, split_docstrings};
 

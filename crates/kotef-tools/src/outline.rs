@@ -2,9 +2,9 @@
 //! its line), and the definition around a line (the function a traceback's frame points
 //! into), so one function of a 2,000-line file is shown, and replaced by a block holding that
 //! function, without copying the file. Pure; Python and brace languages as
-//! [`super::definitions`] reads them.
+//! [`crate::defs`] reads them.
 
-use super::definitions::{defined_name, definition_end, indent_of};
+use crate::defs::{defined_name, definition_end, indent_of};
 
 /// One definition of a file, at any depth.
 #[derive(Debug, Clone, PartialEq, Eq)]
