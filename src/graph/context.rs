@@ -41,19 +41,10 @@ pub fn clip(text: &str, max: usize) -> String {
     kotef_core::text::cut_middle(text, max, max * 2 / 3, max / 3)
 }
 
-/// The repository part of the state: files with short hashes and sizes.
+/// The repository part of the state: the listing ([`super::listing`]: file by file for a small
+/// repository, in a bounded summary for a large one) and the files changed in this run.
 pub fn repo_state(snapshot: &RepoSnapshot, state: &RunState) -> String {
-    let mut s = String::from("## Repository files (path, short hash, bytes)\n");
-    for f in &snapshot.files {
-        let _ = writeln!(s, "- {} ({}, {} B)", f.path, f.short_hash, f.size);
-    }
-    if snapshot.truncated {
-        let _ = writeln!(
-            s,
-            "- ... {} more files not listed (use list_files)",
-            snapshot.total_files.saturating_sub(snapshot.files.len())
-        );
-    }
+    let mut s = super::listing::listing(snapshot, state, &run_files(state));
     let changed = state.files_changed();
     s.push_str("\n## Files changed in this run\n");
     if changed.is_empty() {
@@ -63,6 +54,29 @@ pub fn repo_state(snapshot: &RepoSnapshot, state: &RunState) -> String {
         let _ = writeln!(s, "- {p}");
     }
     s
+}
+
+/// The files this run is about: those the goal and the failing run name, then the test files
+/// the command runs.
+pub fn run_files(state: &RunState) -> Vec<String> {
+    let files = state.file_hashes.keys();
+    let mut out: Vec<String> = named_files(&state.goal, files.clone());
+    let failing = state
+        .test
+        .as_ref()
+        .filter(|t| !t.passed)
+        .map(|t| t.report.files_named.clone())
+        .unwrap_or_default();
+    let tests = state
+        .test_command
+        .as_deref()
+        .map_or_else(Vec::new, |c| test_files(c, files));
+    for f in failing.into_iter().chain(tests) {
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out
 }
 
 /// The planner's view of the run.
@@ -563,6 +577,17 @@ mod named_tests {
         assert!(!["greeting.txt", "latest.py", "contest.py"]
             .iter()
             .any(|p| named_like_a_test(p)));
+    }
+
+    #[test]
+    fn the_run_is_about_the_files_its_goal_names_and_the_tests_its_command_runs() {
+        let hashes = ["pkg/core.py", "tests/test_core.py", "pkg/other.py"]
+            .map(|p| (p.to_string(), "h".to_string()))
+            .into_iter()
+            .collect();
+        let mut s = RunState::new("Fix pkg/core.py", kotef_core::Profile::Strict, hashes);
+        s.test_command = Some("python3 -m unittest tests.test_core".into());
+        assert_eq!(run_files(&s), ["pkg/core.py", "tests/test_core.py"]);
     }
 
     #[test]

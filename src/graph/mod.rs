@@ -14,6 +14,7 @@ pub mod facts;
 pub mod failure;
 pub mod guards;
 pub mod handoff;
+pub mod listing;
 pub mod llm;
 pub mod messages;
 pub mod planner;
