@@ -448,7 +448,7 @@ fn normalize(path: &str) -> String {
 
 /// The "files named in the task" section: each file's current text with line numbers,
 /// capped, so the coder quotes real text when it edits.
-pub fn named_files_section(files: &[(String, String)]) -> String {
+pub fn named_files_section(files: &[(String, String)], names: &[String]) -> String {
     if files.is_empty() {
         return String::new();
     }
@@ -457,6 +457,12 @@ pub fn named_files_section(files: &[(String, String)]) -> String {
     );
     // Plain text, no line numbers: small models copy a listing's numbers into `old`.
     for (path, text) in files {
+        // A long file: its outline and the functions `names` names, each with its lines
+        // (read_file reads any other range).
+        if text.chars().count() > NAMED_FILE_CHARS {
+            out.push_str(&super::code_view::long_file(path, text, &[], names));
+            continue;
+        }
         out.push_str(&format!(
             "\n### {path} ({} lines)\n```\n{}\n```\n",
             text.lines().count(),
@@ -658,8 +664,23 @@ mod named_tests {
     }
 
     #[test]
+    fn a_long_named_file_is_its_outline_and_the_function_the_task_names() {
+        let text: String = (0..300)
+            .map(|i| format!("def part_{i}(x):\n    return x + {i}\n\n"))
+            .collect();
+        let s = named_files_section(&[("big.py".into(), text)], &["part_120".into()]);
+        assert!(
+            s.contains("big.py has 900 lines")
+                && s.contains("big.py lines 361-362, `part_120`")
+                && s.contains("def part_120(x):\n    return x + 120\n```")
+                && !s.contains("return x + 7\n"),
+            "{s}"
+        );
+    }
+
+    #[test]
     fn the_section_shows_plain_text_a_model_can_copy_into_old() {
-        let s = named_files_section(&[("a.py".into(), "x = 1\ny = 2\n".into())]);
+        let s = named_files_section(&[("a.py".into(), "x = 1\ny = 2\n".into())], &[]);
         assert!(
             s.contains("### a.py (2 lines)\n```\nx = 1\ny = 2\n```"),
             "{s}"

@@ -5,6 +5,7 @@
 
 pub mod breakers;
 pub mod budgets;
+pub mod code_view;
 pub mod coder;
 pub mod context;
 mod decision_tests;

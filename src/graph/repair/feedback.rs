@@ -3,8 +3,8 @@
 //! attempt shares, the one-line entries of the attempts that did not work, and when the tests
 //! contradict each other.
 
-use super::view::{long_file, Traceback, WHOLE_FILE_CHARS};
 use super::REPAIR_FILE_CHARS;
+use crate::graph::code_view::{long_file, Traceback, WHOLE_FILE_CHARS};
 use crate::graph::context::clip;
 use crate::graph::messages::{self, fill};
 use crate::lang::unittest;
@@ -43,20 +43,20 @@ pub fn badness(r: &CommandResult) -> u32 {
 /// pytest and cargo print the first failure) and its last lines (the counts), compacted
 /// by [`compact_output`], with unittest's later failures shortened
 /// ([`crate::lang::unittest::trim_failure_blocks`]); the line that raised and the deepest
-/// frame in the repository (`files`) are never cut ([`super::view::raise_site`]).
+/// frame in the repository (`files`) are never cut ([`crate::graph::code_view::raise_site`]).
 pub fn failure_text(r: &CommandResult, root: &Path, files: &[String]) -> String {
     let out = compact_output(&format!("{}{}", r.stdout, r.stderr), root);
-    let keep = super::view::raise_site(&out, &root.display().to_string(), files);
+    let keep = crate::graph::code_view::raise_site(&out, &root.display().to_string(), files);
     let out = crate::lang::unittest::trim_failure_blocks(&out);
     let out = out.trim();
     if r.timed_out {
         return format!(
             "{}\n{}",
             messages::text(messages::TESTS_TIMED_OUT),
-            super::view::clip_keeping(out, FAILURE_CHARS.saturating_sub(80), &keep)
+            crate::graph::code_view::clip_keeping(out, FAILURE_CHARS.saturating_sub(80), &keep)
         );
     }
-    super::view::clip_keeping(out, FAILURE_CHARS, &keep)
+    crate::graph::code_view::clip_keeping(out, FAILURE_CHARS, &keep)
 }
 
 /// Test output with what costs prompt tokens and tells the model nothing left out: the work

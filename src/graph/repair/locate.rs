@@ -4,7 +4,7 @@
 //! used ([`kotef_tools::locate::places`]), and the next attempts see those files instead.
 //! Bounded: at most [`MOVES`] moves a step, each with its reason in the transcript.
 
-use super::view::code_names;
+use crate::graph::code_view::code_names;
 use crate::lang::traceback::exception_line;
 use std::collections::BTreeMap;
 

@@ -14,7 +14,7 @@
 //!
 //! The failure comes first: the files the failing run's traceback points into are shown
 //! (deepest frame first; installed code named as outside), a long file as its outline and the
-//! functions the failure points at ([`view`]); when attempts keep failing in one file, the
+//! functions the failure points at ([`crate::graph::code_view`]); when attempts keep failing in one file, the
 //! loop moves to where the failure's names are defined and used ([`locate`]).
 //!
 //! The step ends, with the coder's named endings, when an attempt passes (`Done`), at the
@@ -37,11 +37,10 @@ mod attempts;
 pub mod feedback;
 pub mod locate;
 mod shown;
-pub mod view;
+use crate::graph::code_view::Traceback;
 use attempts::{Attempts, Seen};
 use feedback::{badness, block_error, failure_text, line_diff, Opening, Outcome, TestSet};
 use shown::{repair_files, Shown};
-use view::Traceback;
 
 /// The repair loop's system prompt.
 pub const REPAIR_PROMPT: &str = include_str!("../../../prompts/repair.md");

@@ -3,8 +3,8 @@
 //! attempts keep failing in those, the move to the files where the failure's names are
 //! defined and used ([`super::locate`]), with its reason in the transcript.
 
-use super::view::Traceback;
 use super::REPAIR_FILES;
+use crate::graph::code_view::Traceback;
 use crate::graph::context;
 use crate::graph::messages::{self, fill};
 use crate::graph::state::RunState;
@@ -32,7 +32,7 @@ pub(super) fn repair_files(
         // Installed code (a virtualenv in the tree) is never the project's to fix.
         if files.len() < REPAIR_FILES
             && !protected.contains(&p)
-            && !super::view::installed(&p)
+            && !crate::graph::code_view::installed(&p)
             && !files.iter().any(|(f, _)| *f == p)
         {
             files.push((p, text));

@@ -1,4 +1,5 @@
-//! What the repair loop shows of the repository, as pure functions. The failure comes first:
+//! What the prompts show of the code, as pure functions (the repair loop's opening, the tool
+//! loop's named files). The failure comes first:
 //! each frame of the failing run's tracebacks is placed (a file of the repository, or outside
 //! it: an installed package, the standard library, the virtualenv, named as such and never
 //! opened), the repository's frames bring their files (deepest first), and a file is shown
@@ -7,11 +8,16 @@
 //! failing output is clipped so the line that raised and the deepest repository frame
 //! survive any clip.
 
-use crate::graph::context::clip;
 use crate::graph::messages::{self, fill};
 use crate::lang::traceback::{exception_line, frames};
 use kotef_tools::outline::{defined, enclosing, outline, Outlined};
 use std::collections::BTreeMap;
+
+/// `text` within `max` characters, head and tail kept (as `context::clip`, which this
+/// module does not use: the tool loop's prompt shows long files through it).
+fn clip(text: &str, max: usize) -> String {
+    kotef_core::text::cut_middle(text, max, max * 2 / 3, max / 3)
+}
 
 /// A file longer than this (in characters) is shown as its outline and excerpts.
 pub const WHOLE_FILE_CHARS: usize = 6000;
