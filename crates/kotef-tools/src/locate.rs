@@ -9,6 +9,8 @@ use crate::WorkDir;
 
 /// Bytes of one file read when looking for names; a larger file is skipped (generated).
 pub const LOCATE_FILE_BYTES: u64 = 1024 * 1024;
+/// Bytes one look-up reads in all at most (source first, so a cut leaves out the rest).
+pub const LOCATE_BYTES: u64 = 64 * 1024 * 1024;
 /// Files read by one look-up at most.
 pub const LOCATE_FILES: usize = 20_000;
 
@@ -76,7 +78,8 @@ fn is_code(path: &str) -> bool {
 }
 
 /// The repository's code files (no links, no build output), ranked source first, with their
-/// text; at most [`LOCATE_FILES`], each read within [`LOCATE_FILE_BYTES`].
+/// text; at most [`LOCATE_FILES`], each read within [`LOCATE_FILE_BYTES`], all within
+/// [`LOCATE_BYTES`].
 fn code_files(wd: &WorkDir) -> Vec<(String, String)> {
     let (_, walked) = walk_files(wd.root(), &[".sdd"]);
     let mut paths: Vec<String> = walked
@@ -87,12 +90,21 @@ fn code_files(wd: &WorkDir) -> Vec<(String, String)> {
         .collect();
     paths.sort_by_key(|p| rank(p));
     let tree = wd.tree();
+    let mut read_so_far = 0u64;
     paths
         .into_iter()
-        .filter_map(|p| {
-            let read = tree.read(&p, LOCATE_FILE_BYTES).ok()?;
-            (!read.truncated).then(|| (p, String::from_utf8_lossy(&read.bytes).into_owned()))
+        .map_while(|p| {
+            if read_so_far >= LOCATE_BYTES {
+                return None;
+            }
+            let read = tree.read(&p, LOCATE_FILE_BYTES).ok();
+            read_so_far += read.as_ref().map_or(0, |r| r.bytes.len() as u64);
+            Some(
+                read.filter(|r| !r.truncated)
+                    .map(|r| (p, String::from_utf8_lossy(&r.bytes).into_owned())),
+            )
         })
+        .flatten()
         .collect()
 }
 
