@@ -41,19 +41,10 @@ pub fn clip(text: &str, max: usize) -> String {
     kotef_core::text::cut_middle(text, max, max * 2 / 3, max / 3)
 }
 
-/// The repository part of the state: files with short hashes and sizes.
+/// The repository part of the state: the listing ([`super::listing`]: file by file for a small
+/// repository, in a bounded summary for a large one) and the files changed in this run.
 pub fn repo_state(snapshot: &RepoSnapshot, state: &RunState) -> String {
-    let mut s = String::from("## Repository files (path, short hash, bytes)\n");
-    for f in &snapshot.files {
-        let _ = writeln!(s, "- {} ({}, {} B)", f.path, f.short_hash, f.size);
-    }
-    if snapshot.truncated {
-        let _ = writeln!(
-            s,
-            "- ... {} more files not listed (use list_files)",
-            snapshot.total_files.saturating_sub(snapshot.files.len())
-        );
-    }
+    let mut s = super::listing::listing(snapshot, state, &run_files(state));
     let changed = state.files_changed();
     s.push_str("\n## Files changed in this run\n");
     if changed.is_empty() {
@@ -63,6 +54,29 @@ pub fn repo_state(snapshot: &RepoSnapshot, state: &RunState) -> String {
         let _ = writeln!(s, "- {p}");
     }
     s
+}
+
+/// The files this run is about: those the goal and the failing run name, then the test files
+/// the command runs.
+pub fn run_files(state: &RunState) -> Vec<String> {
+    let files = state.file_hashes.keys();
+    let mut out: Vec<String> = named_files(&state.goal, files.clone());
+    let failing = state
+        .test
+        .as_ref()
+        .filter(|t| !t.passed)
+        .map(|t| t.report.files_named.clone())
+        .unwrap_or_default();
+    let tests = state
+        .test_command
+        .as_deref()
+        .map_or_else(Vec::new, |c| test_files(c, files));
+    for f in failing.into_iter().chain(tests) {
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out
 }
 
 /// The planner's view of the run.
@@ -434,7 +448,7 @@ fn normalize(path: &str) -> String {
 
 /// The "files named in the task" section: each file's current text with line numbers,
 /// capped, so the coder quotes real text when it edits.
-pub fn named_files_section(files: &[(String, String)]) -> String {
+pub fn named_files_section(files: &[(String, String)], names: &[String]) -> String {
     if files.is_empty() {
         return String::new();
     }
@@ -443,6 +457,12 @@ pub fn named_files_section(files: &[(String, String)]) -> String {
     );
     // Plain text, no line numbers: small models copy a listing's numbers into `old`.
     for (path, text) in files {
+        // A long file: its outline and the functions `names` names, each with its lines
+        // (read_file reads any other range).
+        if text.chars().count() > NAMED_FILE_CHARS {
+            out.push_str(&super::code_view::long_file(path, text, &[], names));
+            continue;
+        }
         out.push_str(&format!(
             "\n### {path} ({} lines)\n```\n{}\n```\n",
             text.lines().count(),
@@ -566,6 +586,17 @@ mod named_tests {
     }
 
     #[test]
+    fn the_run_is_about_the_files_its_goal_names_and_the_tests_its_command_runs() {
+        let hashes = ["pkg/core.py", "tests/test_core.py", "pkg/other.py"]
+            .map(|p| (p.to_string(), "h".to_string()))
+            .into_iter()
+            .collect();
+        let mut s = RunState::new("Fix pkg/core.py", kotef_core::Profile::Strict, hashes);
+        s.test_command = Some("python3 -m unittest tests.test_core".into());
+        assert_eq!(run_files(&s), ["pkg/core.py", "tests/test_core.py"]);
+    }
+
+    #[test]
     fn a_task_naming_a_path_or_a_unique_file_name_gets_those_files() {
         assert_eq!(
             named_files("Fix add() in calc.py so test_calc.py passes", &files()),
@@ -633,8 +664,23 @@ mod named_tests {
     }
 
     #[test]
+    fn a_long_named_file_is_its_outline_and_the_function_the_task_names() {
+        let text: String = (0..300)
+            .map(|i| format!("def part_{i}(x):\n    return x + {i}\n\n"))
+            .collect();
+        let s = named_files_section(&[("big.py".into(), text)], &["part_120".into()]);
+        assert!(
+            s.contains("big.py has 900 lines")
+                && s.contains("big.py lines 361-362, `part_120`")
+                && s.contains("def part_120(x):\n    return x + 120\n```")
+                && !s.contains("return x + 7\n"),
+            "{s}"
+        );
+    }
+
+    #[test]
     fn the_section_shows_plain_text_a_model_can_copy_into_old() {
-        let s = named_files_section(&[("a.py".into(), "x = 1\ny = 2\n".into())]);
+        let s = named_files_section(&[("a.py".into(), "x = 1\ny = 2\n".into())], &[]);
         assert!(
             s.contains("### a.py (2 lines)\n```\nx = 1\ny = 2\n```"),
             "{s}"

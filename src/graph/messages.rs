@@ -61,6 +61,16 @@ pub const REPAIR_ASK: &str = "repair_ask";
 pub const DOCSTRING_INTRO: &str = "docstring_intro";
 /// Before the output of tests that did not finish.
 pub const TESTS_TIMED_OUT: &str = "tests_timed_out";
+/// A file too long to show whole, before its outline: `path`, `lines`.
+pub const FILE_OUTLINE: &str = "file_outline";
+/// Before one function of a long file: `path`, `first`, `last`, `name`.
+pub const FILE_EXCERPT: &str = "file_excerpt";
+/// The traceback's frames outside the repository: `files`.
+pub const OUTSIDE_FRAMES: &str = "outside_frames";
+/// Before the lines where the failure raised, when the failing output was clipped.
+pub const RAISED_AT: &str = "raised_at";
+/// The repair loop moves to other files: `tried`, `names`, `files`.
+pub const LOOK_ELSEWHERE: &str = "look_elsewhere";
 /// The planner asked again after a malformed reply: `problem`, `shape`.
 pub const PLANNER_REASK: &str = "planner_reask";
 
@@ -99,6 +109,11 @@ pub const ALL: &[(&str, &[&str])] = &[
     (DOCSTRING_INTRO, &["name"]),
     (TESTS_TIMED_OUT, &[]),
     (PLANNER_REASK, &["problem", "shape"]),
+    (FILE_OUTLINE, &["path", "lines"]),
+    (FILE_EXCERPT, &["path", "first", "last", "name"]),
+    (OUTSIDE_FRAMES, &["files"]),
+    (RAISED_AT, &[]),
+    (LOOK_ELSEWHERE, &["tried", "names", "files"]),
 ];
 
 /// The text of the section `name` (empty for a name the file lacks; the tests make sure none

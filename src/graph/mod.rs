@@ -5,6 +5,7 @@
 
 pub mod breakers;
 pub mod budgets;
+pub mod code_view;
 pub mod coder;
 pub mod context;
 mod decision_tests;
@@ -14,6 +15,7 @@ pub mod facts;
 pub mod failure;
 pub mod guards;
 pub mod handoff;
+pub mod listing;
 pub mod llm;
 pub mod messages;
 pub mod pacing;
@@ -128,6 +130,7 @@ impl GraphContext {
                 files: Vec::new(),
                 total_files: 0,
                 truncated: true,
+                backlog_bytes: None,
             })
     }
 

@@ -1,6 +1,7 @@
 //! What kotef knows of particular languages and test runners, kept apart from the graph so the
 //! graph's rules stay language-neutral: today, how Python's unittest reports failures and
-//! which name a Python module lacks.
+//! which name a Python module lacks, and the frames of a traceback.
 
 pub mod python;
+pub mod traceback;
 pub mod unittest;

@@ -152,7 +152,8 @@ pub fn read_file(
     Ok(out)
 }
 
-/// `search {pattern, path?}`: regex over text files (gitignore honoured), `path:line: text`.
+/// `search {pattern, path?}`: regex over text files (gitignore honoured), `path:line: text`,
+/// source files before tests and vendored or generated ones ([`crate::locate::rank`]).
 pub fn search(wd: &WorkDir, pattern: &str, path: Option<&str>) -> Result<String, ToolError> {
     let re = regex::RegexBuilder::new(pattern)
         .size_limit(1 << 20)
@@ -182,6 +183,10 @@ pub fn search(wd: &WorkDir, pattern: &str, path: Option<&str>) -> Result<String,
             .collect(),
         _ => vec![prefix.clone()],
     };
+    // The project's source first, its tests next, vendored and generated files last: the
+    // capped hits go to the code a fix is in.
+    let mut candidates = candidates;
+    candidates.sort_by_key(|p| crate::locate::rank(p));
     let mut hits = Vec::new();
     let mut more = 0usize;
     for r in candidates {

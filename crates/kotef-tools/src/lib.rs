@@ -7,6 +7,7 @@
 pub mod blocks;
 pub mod classify;
 pub mod closest;
+mod defs;
 pub mod detect;
 pub mod egress;
 pub mod env;
@@ -15,7 +16,9 @@ pub mod file_tools;
 pub mod job_cache;
 pub mod lenient;
 pub mod limits;
+pub mod locate;
 pub mod loopback;
+pub mod outline;
 pub mod outside;
 pub mod policy;
 pub mod quota;

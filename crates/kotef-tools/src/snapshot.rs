@@ -37,6 +37,10 @@ pub struct RepoSnapshot {
     pub total_files: usize,
     /// `files` holds fewer than `total_files`.
     pub truncated: bool,
+    /// The size of `.sdd/issues.md` (kotef's backlog for a human) when there is one: offered
+    /// to the agent as the backlog it is, never listed among the project's files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backlog_bytes: Option<u64>,
 }
 
 /// Paths that builds and test runs create; their churn is not progress, and they are not
@@ -56,10 +60,14 @@ pub fn is_build_artifact(path: &str) -> bool {
     }) || path.ends_with(".pyc")
 }
 
-/// kotef's own records of earlier runs (`.sdd/runs/`: reports and transcripts): not the
-/// project, so never listed, searched or shown to the agent as part of it.
+/// kotef's backlog: the snitch's notes for a human, offered to the agent only as that.
+pub const BACKLOG: &str = ".sdd/issues.md";
+
+/// kotef's own records (`.sdd/runs/`: earlier runs' reports and transcripts; the backlog
+/// [`BACKLOG`]): not the project, so never listed, searched or shown to the agent as part of
+/// it.
 pub fn is_kotef_record(path: &str) -> bool {
-    path.starts_with(".sdd/runs/")
+    path.starts_with(".sdd/runs/") || path == BACKLOG
 }
 
 /// Files and symlinks under `root` through [`Tree::walk`] (sorted, `.git` skipped, ignore
@@ -121,6 +129,7 @@ pub fn snapshot(root: &Path, max_files: usize) -> RepoSnapshot {
         files: Vec::new(),
         total_files: 0,
         truncated: true,
+        backlog_bytes: None,
     })
 }
 
@@ -152,10 +161,15 @@ fn snapshot_with(root: &Path, max_files: usize, budget: &HashBudget) -> Option<R
     if budget.cancelled() {
         return None;
     }
+    let backlog_bytes = tree.as_ref().and_then(|t| match t.kind(BACKLOG) {
+        Ok(crate::Kind::File { size, .. }) => Some(size),
+        _ => None,
+    });
     Some(RepoSnapshot {
         truncated: files.len() < total_files,
         files,
         total_files,
+        backlog_bytes,
     })
 }
 
@@ -213,15 +227,19 @@ mod tests {
     }
 
     #[test]
-    fn run_records_are_not_in_the_snapshot_but_the_backlog_is() {
+    fn run_records_and_the_backlog_are_not_in_the_listing_but_the_backlog_is_offered() {
         let dir = tempfile::tempdir().unwrap();
         let r = dir.path();
         write(r, "calc.py", "def add(a, b): return a + b\n");
         write(r, ".sdd/runs/20261126-x.transcript.jsonl", "def add\n");
         write(r, ".sdd/runs/20261126-x.md", "# run\n");
         write(r, ".sdd/issues.md", "# backlog\n");
-        let paths: Vec<String> = snapshot(r, 100).files.into_iter().map(|f| f.path).collect();
-        assert_eq!(paths, [".sdd/issues.md", "calc.py"]);
+        let s = snapshot(r, 100);
+        let paths: Vec<String> = s.files.into_iter().map(|f| f.path).collect();
+        assert_eq!(
+            (paths, s.backlog_bytes),
+            (vec!["calc.py".to_string()], Some(10))
+        );
     }
 
     #[test]

@@ -970,3 +970,47 @@ async fn a_refusal_names_the_projects_test_command_to_run_instead() {
         refused.content
     );
 }
+
+#[tokio::test]
+async fn search_puts_the_projects_source_before_its_tests_and_vendored_or_generated_code() {
+    let f = fixture(Profile::Strict);
+    for (p, t) in [
+        ("aaa/vendor/lib.py", "ERROR_X = 1\n"),
+        ("build/lib/app/core.py", "ERROR_X = 1\n"),
+        ("api_pb2.py", "ERROR_X = 1\n"),
+        ("tests/test_core.py", "assert ERROR_X\n"),
+        ("zzz/core.py", "ERROR_X = 1\n"),
+    ] {
+        let path = f.root.join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, t).unwrap();
+    }
+    let o = run(&f, "search", json!({"pattern": "ERROR_X"})).await;
+    let files: Vec<&str> = o
+        .content
+        .lines()
+        .map(|l| l.split(':').next().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "zzz/core.py",
+            "tests/test_core.py",
+            "aaa/vendor/lib.py",
+            "api_pb2.py",
+            "build/lib/app/core.py"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_backlog_and_run_records_are_neither_listed_nor_searched() {
+    let f = fixture(Profile::Strict);
+    std::fs::create_dir_all(f.root.join(".sdd/runs")).unwrap();
+    std::fs::write(f.root.join(".sdd/issues.md"), "fn two() in the backlog\n").unwrap();
+    std::fs::write(f.root.join(".sdd/runs/1.transcript.jsonl"), "fn two()\n").unwrap();
+    let l = run(&f, "list_files", json!({})).await;
+    assert_eq!(l.content, "src/lib.rs");
+    let o = run(&f, "search", json!({"pattern": "fn two"})).await;
+    assert_eq!(o.content, "src/lib.rs:2: fn two() {}");
+}

@@ -33,7 +33,12 @@ pub(super) async fn user_message(
     for (p, _) in &named {
         ctx.tools.mark_read(p);
     }
-    user.push_str(&context::named_files_section(&named));
+    let key = state
+        .test
+        .as_ref()
+        .map_or("", |t| t.report.key_line.as_str());
+    let names = crate::graph::code_view::code_names(&format!("{task}\n{key}"));
+    user.push_str(&context::named_files_section(&named, &names));
     if !state.plan.is_empty() {
         user.push_str("\n## Plan (open items)\n");
         for p in state.plan.iter().take(8) {

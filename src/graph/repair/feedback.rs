@@ -4,6 +4,7 @@
 //! contradict each other.
 
 use super::REPAIR_FILE_CHARS;
+use crate::graph::code_view::{long_file, Traceback, WHOLE_FILE_CHARS};
 use crate::graph::context::clip;
 use crate::graph::messages::{self, fill};
 use crate::lang::unittest;
@@ -41,19 +42,21 @@ pub fn badness(r: &CommandResult) -> u32 {
 /// The part of a failing run the model reads: the start of the output (where unittest,
 /// pytest and cargo print the first failure) and its last lines (the counts), compacted
 /// by [`compact_output`], with unittest's later failures shortened
-/// ([`crate::lang::unittest::trim_failure_blocks`]).
-pub fn failure_text(r: &CommandResult, root: &Path) -> String {
+/// ([`crate::lang::unittest::trim_failure_blocks`]); the line that raised and the deepest
+/// frame in the repository (`files`) are never cut ([`crate::graph::code_view::raise_site`]).
+pub fn failure_text(r: &CommandResult, root: &Path, files: &[String]) -> String {
     let out = compact_output(&format!("{}{}", r.stdout, r.stderr), root);
+    let keep = crate::graph::code_view::raise_site(&out, &root.display().to_string(), files);
     let out = crate::lang::unittest::trim_failure_blocks(&out);
     let out = out.trim();
     if r.timed_out {
         return format!(
             "{}\n{}",
             messages::text(messages::TESTS_TIMED_OUT),
-            clip(out, FAILURE_CHARS.saturating_sub(80))
+            crate::graph::code_view::clip_keeping(out, FAILURE_CHARS.saturating_sub(80), &keep)
         );
     }
-    clip(out, FAILURE_CHARS)
+    crate::graph::code_view::clip_keeping(out, FAILURE_CHARS, &keep)
 }
 
 /// Test output with what costs prompt tokens and tells the model nothing left out: the work
@@ -108,13 +111,53 @@ pub fn opening_message(
     command: &str,
     failure: &str,
 ) -> String {
-    let mut out = format!("# Goal\n{goal}\n");
-    if let Some(task) = task.filter(|t| t.trim() != goal.trim()) {
+    opening(&Opening {
+        goal,
+        task,
+        files,
+        protected,
+        command,
+        failure,
+        trace: &Traceback::default(),
+        names: &[],
+        note: None,
+    })
+}
+
+/// Everything the opening message is made of.
+pub struct Opening<'a> {
+    pub goal: &'a str,
+    pub task: Option<&'a str>,
+    /// The files shown, with their whole text (a long one is shown in part).
+    pub files: &'a [(String, String)],
+    pub protected: &'a [String],
+    pub command: &'a str,
+    pub failure: &'a str,
+    /// The failing run's tracebacks: the lines each file is shown around, the files outside.
+    pub trace: &'a Traceback,
+    /// Names the failure mentions: a long file's functions of these names are shown.
+    pub names: &'a [String],
+    /// Why these files are shown, when the loop moved to them.
+    pub note: Option<&'a str>,
+}
+
+/// The opening message of [`Opening`].
+pub fn opening(o: &Opening) -> String {
+    let mut out = format!("# Goal\n{}\n", o.goal);
+    if let Some(task) = o.task.filter(|t| t.trim() != o.goal.trim()) {
         out.push_str(&format!("\n# Task\n{task}\n"));
     }
     out.push_str("\n# Files\n");
-    for (path, text) in files {
-        let role = if protected.contains(path) {
+    if let Some(note) = o.note {
+        out.push_str(&format!("{note}\n"));
+    }
+    for (path, text) in o.files {
+        let protected = o.protected.contains(path);
+        if !protected && text.chars().count() > WHOLE_FILE_CHARS {
+            out.push_str(&long_file(path, text, &o.trace.lines_in(path), o.names));
+            continue;
+        }
+        let role = if protected {
             " (a test: do not change it)"
         } else {
             ""
@@ -122,7 +165,7 @@ pub fn opening_message(
         // Python code is shown without its docstrings, each given above it by name: the
         // model copies less when it writes the corrected function, and the docstring is
         // put back when the function is replaced.
-        let (code, docs) = if path.ends_with(".py") && !protected.contains(path) {
+        let (code, docs) = if path.ends_with(".py") && !protected {
             kotef_tools::split_docstrings(text)
         } else {
             (text.clone(), Vec::new())
@@ -140,7 +183,10 @@ pub fn opening_message(
         ));
     }
     out.push_str(&format!(
-        "\n# How the tests fail now: `{command}`\n```\n{failure}\n```\n\n{}",
+        "\n# How the tests fail now: `{}`\n```\n{}\n```\n{}\n{}",
+        o.command,
+        o.failure,
+        o.trace.outside_note(),
         messages::text(messages::REPAIR_ASK)
     ));
     out

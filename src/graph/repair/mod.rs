@@ -12,6 +12,11 @@
 //! third as long. The best candidate (fewest failing tests) is kept and left in the work
 //! tree when the step ends; the verifier then judges it as it judges the tool loop's work.
 //!
+//! The failure comes first: the files the failing run's traceback points into are shown
+//! (deepest frame first; installed code named as outside), a long file as its outline and the
+//! functions the failure points at ([`crate::graph::code_view`]); when attempts keep failing in one file, the
+//! loop moves to where the failure's names are defined and used ([`locate`]).
+//!
 //! The step ends, with the coder's named endings, when an attempt passes (`Done`), at the
 //! step's call cap (`CallCap`), after replies with no usable block (`NoToolCalls`) or the
 //! same change proposed again and again (`RepeatedCall`); the run's stop rules and budgets
@@ -30,8 +35,12 @@ use std::collections::BTreeMap;
 
 mod attempts;
 pub mod feedback;
+pub mod locate;
+mod shown;
+use crate::graph::code_view::Traceback;
 use attempts::{Attempts, Seen};
-use feedback::{badness, block_error, failure_text, line_diff, opening_message, Outcome, TestSet};
+use feedback::{badness, block_error, failure_text, line_diff, Opening, Outcome, TestSet};
+use shown::{repair_files, Shown};
 
 /// The repair loop's system prompt.
 pub const REPAIR_PROMPT: &str = include_str!("../../../prompts/repair.md");
@@ -294,6 +303,19 @@ pub(super) struct Best {
     diff: String,
 }
 
+/// The attempt in the tree now as a candidate: the files it wrote, as they are.
+fn candidate(ctx: &GraphContext, snap: &Snapshot, badness: u32, diff: &str) -> Best {
+    let files = snap
+        .keys()
+        .filter_map(|p| Some((p.clone(), read_now(ctx, p)??)))
+        .collect();
+    Best {
+        badness,
+        files,
+        diff: diff.to_string(),
+    }
+}
+
 /// Writes the best candidate's files back (the tree holds the starting text after an undo).
 fn keep_best(ctx: &GraphContext, b: &Best) {
     let tree = ctx.tools.workdir().tree();
@@ -317,32 +339,40 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         );
     };
     let protected = context::protected_tests(Some(&command), &state.goal, state.file_hashes.keys());
-    let files = repair_files(ctx, state, task, &protected);
     // Read before the starting run below replaces the failure the task was written from.
     let task_news = crate::graph::tasks::news_in_task(state, task);
     // The starting failure, measured here so every attempt is compared with the same run.
-    let start = starting_run(ctx, state, &command).await;
-    if let Some(why) = start.limit_message() {
-        let f = crate::graph::budgets::resource_limit(&start.command, &why);
-        state.stop(f.rule, f.reason);
-        return StepResult::stopped(state, false);
-    }
-    if start.success() {
-        return StepResult::to(
-            NodeName::Verifier,
-            Decision::Code(CoderEnd::Done),
-            "the tests pass already; nothing to repair".into(),
-            false,
-        );
-    }
-    let opening = opening_message(
-        &state.goal,
-        task_news.as_deref(),
-        &files,
-        &protected,
-        &command,
-        &failure_text(&start, &root),
-    );
+    let start = match failing_start(ctx, state, &command).await {
+        Ok(start) => start,
+        Err(ended) => return ended,
+    };
+    // The failure comes first: the traceback's frames in the repository bring their files.
+    let listed: Vec<String> = state.file_hashes.keys().cloned().collect();
+    let output = format!("{}{}", start.stdout, start.stderr);
+    let trace = Traceback::read(&output, &root.display().to_string(), &listed);
+    let failure = failure_text(&start, &root, &listed);
+    let names = locate::failing_names(&failure, &state.goal);
+    let mut shown = Shown {
+        files: repair_files(ctx, state, task, &protected, &trace.files()),
+        trace,
+        note: None,
+    };
+    let goal = state.goal.clone();
+    let opening_of = |shown: &Shown| {
+        feedback::opening(&Opening {
+            goal: &goal,
+            task: task_news.as_deref(),
+            files: &shown.files,
+            protected: &protected,
+            command: &command,
+            failure: &failure,
+            trace: &shown.trace,
+            names: &names,
+            note: shown.note.as_deref(),
+        })
+    };
+    let mut opening = opening_of(&shown);
+    let mut locator = locate::Locator::default();
     let mut a = Attempts::new(badness(&start), TestSet::of(&start));
     let end = loop {
         if crate::graph::breakers::coder_step_cap_reached(a.made, &ctx.limits) {
@@ -366,7 +396,8 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             Seen::Again => continue,
             Seen::TooOften => break CoderEnd::RepeatedCall,
         }
-        let Applied { snap, diff, errors } = apply_attempt(ctx, state, &blocks, &files, &protected);
+        let Applied { snap, diff, errors } =
+            apply_attempt(ctx, state, &blocks, &shown.files, &protected);
         if diff.is_empty() {
             a.not_applied(errors);
             restore(ctx, &snap);
@@ -379,7 +410,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             state.stop(f.rule, f.reason);
             break CoderEnd::RunStopped;
         }
-        let (bad, failure) = (badness(&result), failure_text(&result, &root));
+        let (bad, failure) = (badness(&result), failure_text(&result, &root, &listed));
         a.note_tested(bad, &failure);
         if bad == 0 {
             state.coder_summary = Some(context::clip(reply.content.trim(), 400));
@@ -387,18 +418,16 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             break CoderEnd::Done;
         }
         if a.improves(bad) {
-            let files = snap
-                .keys()
-                .filter_map(|p| Some((p.clone(), read_now(ctx, p)??)))
-                .collect();
-            let diff = diff.clone();
-            a.best = Some(Best {
-                badness: bad,
-                files,
-                diff,
-            });
+            a.best = Some(candidate(ctx, &snap, bad, &diff));
         }
         restore(ctx, &snap);
+        locator.failed(&diff);
+        if let Some(moved) = locator.next_place(ctx, state, &names, &protected, &shown) {
+            a.notes
+                .push(format!("attempt {}: looked elsewhere", a.made));
+            shown = moved;
+            opening = opening_of(&shown);
+        }
         let outcome = Outcome::Tested {
             diff,
             badness: bad,
@@ -413,6 +442,30 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         }
     };
     finish(ctx, state, a, end, &before).await
+}
+
+/// The starting run when it fails as a repair needs; else the step's end (a resource limit
+/// stops the run, tests that pass already end the step).
+async fn failing_start(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    command: &str,
+) -> Result<CommandResult, StepResult> {
+    let start = starting_run(ctx, state, command).await;
+    if let Some(why) = start.limit_message() {
+        let f = crate::graph::budgets::resource_limit(&start.command, &why);
+        state.stop(f.rule, f.reason);
+        return Err(StepResult::stopped(state, false));
+    }
+    if start.success() {
+        return Err(StepResult::to(
+            NodeName::Verifier,
+            Decision::Code(CoderEnd::Done),
+            "the tests pass already; nothing to repair".into(),
+            false,
+        ));
+    }
+    Ok(start)
 }
 
 /// Ends the step: the best candidate stands when no attempt passed (a passing one is in the
@@ -444,26 +497,6 @@ async fn finish(
         a.reason(changed),
         changed,
     )
-}
-
-/// The files shown to the model: the code only (the failing output quotes the assertions,
-/// and a small model shown a test copies it back as its "fix"), each counted as read.
-fn repair_files(
-    ctx: &GraphContext,
-    state: &RunState,
-    task: &str,
-    protected: &[String],
-) -> Vec<(String, String)> {
-    let files: Vec<(String, String)> =
-        context::task_files(ctx, state, task, REPAIR_FILES + protected.len())
-            .into_iter()
-            .filter(|(p, _)| !protected.contains(p))
-            .take(REPAIR_FILES)
-            .collect();
-    for (p, _) in &files {
-        ctx.tools.mark_read(p);
-    }
-    files
 }
 
 #[cfg(test)]

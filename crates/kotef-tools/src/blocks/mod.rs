@@ -28,6 +28,7 @@ use crate::workdir::WorkDir;
 use crate::ToolError;
 
 mod definitions;
+use crate::outline;
 use definitions::*;
 pub use definitions::{replace_definitions, split_docstrings};
 
@@ -284,18 +285,13 @@ fn target(
             return Ok(p.clone());
         }
     }
+    let names = block_names(block);
     let holds = |text: &str| match &block.change {
         Change::Replace { search, .. } => {
             let s = search.trim();
             !s.is_empty() && (text.contains(s) || text.contains(search.as_str()))
         }
-        Change::Code { text: code } => {
-            let lines: Vec<&str> = code.lines().collect();
-            definitions(&lines).iter().any(|d| {
-                text.lines()
-                    .any(|l| defined_name(l).as_deref() == Some(d.name.as_str()))
-            })
-        }
+        Change::Code { .. } => names.iter().any(|n| outline::defines(text, n)),
     };
     let editable: Vec<&(String, String)> = known
         .iter()
@@ -306,13 +302,94 @@ fn target(
         .filter(|(_, t)| holds(t))
         .map(|(k, _)| k)
         .collect();
-    match (found.as_slice(), editable.as_slice()) {
-        ([one], _) => Ok((*one).clone()),
-        ([], [(only, _)]) => Ok(only.clone()),
-        _ => Err(ToolError::Block(
-            "name the file on the line before the block (its path as shown)".into(),
-        )),
+    if let [one] = found.as_slice() {
+        return Ok((*one).clone());
     }
+    // Beyond the files shown: the repository's files that define the block's function or
+    // class (or hold its SEARCH text); a unique one wins.
+    let in_tree: Vec<String> = if found.is_empty() {
+        match &block.change {
+            Change::Code { .. } => crate::locate::files_defining(wd, &names, CANDIDATES + 1),
+            Change::Replace { search, .. } => {
+                crate::locate::files_holding(wd, search, CANDIDATES + 1)
+            }
+        }
+        .into_iter()
+        .filter(|p| !protected.contains(p))
+        .collect()
+    } else {
+        Vec::new()
+    };
+    match (found.as_slice(), in_tree.as_slice(), editable.as_slice()) {
+        ([], [one], _) => Ok(one.clone()),
+        ([], [], [(only, _)]) => Ok(only.clone()),
+        _ => Err(ToolError::Block(unnamed_file_error(
+            &names,
+            &found.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            &in_tree,
+            &editable.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(),
+        ))),
+    }
+}
+
+/// Candidate files a refusal lists at most.
+const CANDIDATES: usize = 8;
+
+/// The names a block defines (a code block's functions and classes; none for search/replace).
+fn block_names(block: &EditBlock) -> Vec<String> {
+    match &block.change {
+        Change::Code { text } => {
+            let lines: Vec<&str> = text.lines().collect();
+            definitions(&lines).into_iter().map(|d| d.name).collect()
+        }
+        Change::Replace { .. } => Vec::new(),
+    }
+}
+
+/// Why a block's file could not be told, with the files it could be for: those that define
+/// (or hold) what it changes, else the files shown.
+fn unnamed_file_error(
+    names: &[String],
+    shown_matches: &[String],
+    tree_matches: &[String],
+    shown: &[String],
+) -> String {
+    let list = |files: &[String]| {
+        let mut l: Vec<String> = files
+            .iter()
+            .take(CANDIDATES)
+            .map(|f| format!("`{f}`"))
+            .collect();
+        if files.len() > CANDIDATES {
+            l.push("…".into());
+        }
+        l.join(", ")
+    };
+    let what = if names.is_empty() {
+        "its SEARCH text".to_string()
+    } else {
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let candidates: Vec<String> = shown_matches.iter().chain(tree_matches).cloned().collect();
+    if !candidates.is_empty() {
+        return format!(
+            "name the file on the line before the block: {what} is in {}",
+            list(&candidates)
+        );
+    }
+    if shown.is_empty() {
+        return format!(
+            "name the file on the line before the block: no file of the repository holds {what}"
+        );
+    }
+    format!(
+        "name the file on the line before the block: no file holds {what}; the files shown are {}",
+        list(shown)
+    )
 }
 
 /// Applies `blocks` in order to the work tree; `known` are the files the model was shown
@@ -601,7 +678,9 @@ mod tests {
     fn workdir(files: &[(&str, &str)]) -> (tempfile::TempDir, WorkDir) {
         let dir = tempfile::tempdir().unwrap();
         for (p, t) in files {
-            std::fs::write(dir.path().join(p), t).unwrap();
+            let path = dir.path().join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, t).unwrap();
         }
         let wd = WorkDir::new(dir.path()).unwrap();
         (dir, wd)
@@ -661,5 +740,62 @@ mod tests {
         );
         let err = applied[0].result.as_ref().unwrap_err().to_string();
         assert!(err.contains("return x * 2"), "{err}");
+    }
+
+    fn code(text: &str) -> EditBlock {
+        EditBlock {
+            path: None,
+            change: Change::Code { text: text.into() },
+        }
+    }
+
+    #[test]
+    fn a_function_without_a_path_goes_to_the_one_file_of_the_tree_that_defines_it() {
+        let (dir, wd) = workdir(&[
+            ("pkg/a.py", "def f():\n    return 1\n"),
+            ("pkg/deep/b.py", "def g():\n    return 1\n"),
+            ("pkg/c.py", "def h():\n    return 1\n"),
+        ]);
+        let known = vec![(
+            "pkg/a.py".to_string(),
+            "def f():\n    return 1\n".to_string(),
+        )];
+        let applied = apply_edit_blocks(&wd, &[code("def g():\n    return 2\n")], &known, &[]);
+        assert!(applied[0].result.is_ok(), "{applied:?}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("pkg/deep/b.py")).unwrap(),
+            "def g():\n    return 2\n"
+        );
+    }
+
+    #[test]
+    fn a_function_defined_in_two_files_is_refused_naming_both() {
+        let (_dir, wd) = workdir(&[
+            ("a/util.py", "def g():\n    return 1\n"),
+            ("b/util.py", "def g():\n    return 1\n"),
+            ("c.py", "x = 1\n"),
+        ]);
+        let known = vec![("c.py".to_string(), "x = 1\n".to_string())];
+        let applied = apply_edit_blocks(&wd, &[code("def g():\n    return 2\n")], &known, &[]);
+        let err = applied[0].result.as_ref().unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "name the file on the line before the block: `g` is in `a/util.py`, `b/util.py`"
+        );
+    }
+
+    #[test]
+    fn a_function_no_file_defines_is_refused_naming_the_files_shown() {
+        let (_dir, wd) = workdir(&[("a.py", "x = 1\n"), ("b.py", "y = 1\n")]);
+        let known = vec![
+            ("a.py".to_string(), "x = 1\n".to_string()),
+            ("b.py".to_string(), "y = 1\n".to_string()),
+        ];
+        let applied = apply_edit_blocks(&wd, &[code("def g():\n    return 2\n")], &known, &[]);
+        let err = applied[0].result.as_ref().unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "name the file on the line before the block: no file holds `g`; the files shown are `a.py`, `b.py`"
+        );
     }
 }

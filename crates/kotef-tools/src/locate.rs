@@ -1,0 +1,253 @@
+//! Finding code in a repository of many files: which files are the project's source and which
+//! are vendored, generated or fixtures (ranked last by search), the files that define a name
+//! (`def name`, `class name`: where a block that names no file goes), and the files that use
+//! a set of names, ranked (where a repair that keeps failing in one file looks next). Every
+//! walk goes through [`crate::Tree`] and is bounded in files and bytes.
+
+use crate::snapshot::{is_build_artifact, walk_files};
+use crate::WorkDir;
+
+/// Bytes of one file read when looking for names; a larger file is skipped (generated).
+pub const LOCATE_FILE_BYTES: u64 = 1024 * 1024;
+/// Bytes one look-up reads in all at most (source first, so a cut leaves out the rest).
+pub const LOCATE_BYTES: u64 = 64 * 1024 * 1024;
+/// Files read by one look-up at most.
+pub const LOCATE_FILES: usize = 20_000;
+
+/// Where a path stands for search and localisation: 0 the project's source, 1 its tests,
+/// 2 vendored, generated or installed code (`vendor/`, `third_party/`, `node_modules/`,
+/// `build/`, `dist/`, `.venv`, `site-packages`, `*_pb2.py`, minified `.js`) and test fixtures.
+pub fn rank(path: &str) -> u8 {
+    let lower = path.to_lowercase();
+    let parts: Vec<&str> = lower.split('/').collect();
+    let name = parts.last().copied().unwrap_or_default();
+    let vendored = parts[..parts.len().saturating_sub(1)].iter().any(|c| {
+        matches!(
+            *c,
+            "vendor"
+                | "vendored"
+                | "_vendor"
+                | "third_party"
+                | "third-party"
+                | "thirdparty"
+                | "external"
+                | "node_modules"
+                | "build"
+                | "dist"
+                | "site-packages"
+                | "dist-packages"
+                | ".venv"
+                | "venv"
+                | ".tox"
+                | ".eggs"
+                | "fixtures"
+                | "__snapshots__"
+                | "generated"
+        )
+    });
+    let generated = name.ends_with("_pb2.py")
+        || name.ends_with("_pb2_grpc.py")
+        || name.ends_with(".min.js")
+        || name.ends_with(".min.css")
+        || name.ends_with(".bundle.js")
+        || name.ends_with(".map")
+        || name.ends_with(".lock");
+    if vendored || generated || is_build_artifact(path) {
+        return 2;
+    }
+    let test = parts
+        .iter()
+        .any(|c| matches!(*c, "test" | "tests" | "testing" | "spec" | "__tests__"))
+        || name.starts_with("test_")
+        || name.contains("_test.")
+        || name.contains(".test.")
+        || name.contains(".spec.")
+        || name == "conftest.py";
+    u8::from(test)
+}
+
+/// Whether `path` is code kotef looks into for names: a source file of a language whose
+/// definitions it reads.
+fn is_code(path: &str) -> bool {
+    [
+        ".py", ".pyi", ".rs", ".js", ".mjs", ".ts", ".tsx", ".jsx", ".go", ".rb", ".java", ".kt",
+        ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".php", ".sh", ".swift", ".scala",
+    ]
+    .iter()
+    .any(|e| path.ends_with(e))
+}
+
+/// The repository's code files (no links, no build output), ranked source first, with their
+/// text; at most [`LOCATE_FILES`], each read within [`LOCATE_FILE_BYTES`], all within
+/// [`LOCATE_BYTES`].
+fn code_files(wd: &WorkDir) -> Vec<(String, String)> {
+    let (_, walked) = walk_files(wd.root(), &[".sdd"]);
+    let mut paths: Vec<String> = walked
+        .into_iter()
+        .filter(|w| w.link.is_none() && is_code(&w.rel) && rank(&w.rel) < 2)
+        .map(|w| w.rel)
+        .take(LOCATE_FILES)
+        .collect();
+    paths.sort_by_key(|p| rank(p));
+    let tree = wd.tree();
+    let mut read_so_far = 0u64;
+    paths
+        .into_iter()
+        .map_while(|p| {
+            if read_so_far >= LOCATE_BYTES {
+                return None;
+            }
+            let read = tree.read(&p, LOCATE_FILE_BYTES).ok();
+            read_so_far += read.as_ref().map_or(0, |r| r.bytes.len() as u64);
+            Some(
+                read.filter(|r| !r.truncated)
+                    .map(|r| (p, String::from_utf8_lossy(&r.bytes).into_owned())),
+            )
+        })
+        .flatten()
+        .collect()
+}
+
+/// The files that define any of `names`, source before tests, at most `cap`.
+pub fn files_defining(wd: &WorkDir, names: &[String], cap: usize) -> Vec<String> {
+    if names.is_empty() {
+        return Vec::new();
+    }
+    code_files(wd)
+        .into_iter()
+        .filter(|(_, text)| names.iter().any(|n| crate::outline::defines(text, n)))
+        .map(|(p, _)| p)
+        .take(cap)
+        .collect()
+}
+
+/// The files holding `needle` (a block's SEARCH text), at most `cap`.
+pub fn files_holding(wd: &WorkDir, needle: &str, cap: usize) -> Vec<String> {
+    let needle = needle.trim();
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    code_files(wd)
+        .into_iter()
+        .filter(|(_, text)| text.contains(needle))
+        .map(|(p, _)| p)
+        .take(cap)
+        .collect()
+}
+
+/// A file where some of the names a failure mentions are defined or used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    pub path: String,
+    /// Names it defines (a definition counts most).
+    pub defines: Vec<String>,
+    /// Lines that use one of the names.
+    pub uses: usize,
+    /// 1-based lines of the first few uses and definitions, to show the code around them.
+    pub lines: Vec<usize>,
+}
+
+impl Place {
+    fn score(&self) -> usize {
+        self.defines.len() * 10 + self.uses.min(20)
+    }
+}
+
+/// The files where `names` are defined or used, best first: more names defined, then more
+/// uses, source before tests; vendored and generated files are not looked at. At most `cap`.
+pub fn places(wd: &WorkDir, names: &[String], cap: usize) -> Vec<Place> {
+    let words: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| n.len() >= 3)
+        .collect();
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let mut found: Vec<(u8, Place)> = Vec::new();
+    for (path, text) in code_files(wd) {
+        let mut place = Place {
+            path: path.clone(),
+            defines: Vec::new(),
+            uses: 0,
+            lines: Vec::new(),
+        };
+        for (i, line) in text.lines().enumerate() {
+            let hit: Vec<&str> = words
+                .iter()
+                .copied()
+                .filter(|w| contains_word(line, w))
+                .collect();
+            if hit.is_empty() {
+                continue;
+            }
+            let defined = crate::outline::outline(line)
+                .into_iter()
+                .find(|d| hit.contains(&d.name.as_str()));
+            match defined {
+                Some(d) if !place.defines.contains(&d.name) => place.defines.push(d.name),
+                _ => place.uses += 1,
+            }
+            if place.lines.len() < 4 {
+                place.lines.push(i + 1);
+            }
+        }
+        if !place.lines.is_empty() {
+            found.push((rank(&path), place));
+        }
+    }
+    found.sort_by(|(ra, a), (rb, b)| {
+        ra.cmp(rb)
+            .then(b.score().cmp(&a.score()))
+            .then(a.path.cmp(&b.path))
+    });
+    found.into_iter().map(|(_, p)| p).take(cap).collect()
+}
+
+/// Whether `word` stands in `line` as a whole identifier (`ERROR_TOO_MANY_REDIRECTS` is not in
+/// `ERROR_TOO_MANY_REDIRECTS_X`).
+fn contains_word(line: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    line.match_indices(word).any(|(at, _)| {
+        !line[..at].chars().next_back().is_some_and(ident)
+            && !line[at + word.len()..].chars().next().is_some_and(ident)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_ranks_before_tests_and_vendored_or_generated_code_last() {
+        let ranks: Vec<u8> = [
+            "httpie/client.py",
+            "tests/test_redirects.py",
+            "vendor/requests/api.py",
+            "third_party/x.py",
+            "node_modules/a/index.js",
+            "build/lib/httpie/core.py",
+            "dist/app.js",
+            "proto/api_pb2.py",
+            "static/app.min.js",
+            ".venv/lib/python3.11/site-packages/six.py",
+            "tests/fixtures/sample.py",
+        ]
+        .iter()
+        .map(|p| rank(p))
+        .collect();
+        assert_eq!(ranks, [0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+    }
+
+    #[test]
+    fn a_name_is_a_whole_identifier() {
+        assert!(contains_word(
+            "return ExitStatus.ERROR_TOO_MANY_REDIRECTS",
+            "ERROR_TOO_MANY_REDIRECTS"
+        ));
+        assert!(!contains_word(
+            "X_ERROR_TOO_MANY_REDIRECTS",
+            "ERROR_TOO_MANY_REDIRECTS"
+        ));
+    }
+}

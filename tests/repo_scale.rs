@@ -1,0 +1,380 @@
+//! The repair loop on repositories of many files, from outside: `kotef run` on a real git
+//! repository against a fake self-hosted OpenAI-compatible server on loopback (so the `auto`
+//! edit format picks edit blocks). What the model is shown (the traceback's files, a long
+//! file's outline and function, installed code named as outside), where a block that names
+//! no file goes, and the move to other files when attempts keep failing in one.
+
+use axum::extract::State;
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+struct Fake {
+    /// What the repair attempts answer, in order; the last one repeats.
+    replies: Vec<String>,
+    /// Every repair request's opening (the first user message).
+    openings: Vec<String>,
+    /// Every repair request's last message (the list of tried attempts, or the opening).
+    lasts: Vec<String>,
+}
+
+async fn chat(State(fake): State<Arc<Mutex<Fake>>>, Json(body): Json<Value>) -> Json<Value> {
+    let mut f = fake.lock().unwrap();
+    let text = |i: usize| {
+        body["messages"][i]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let content = if text(0).starts_with("You fix a bug.") {
+        let n = f.openings.len();
+        f.openings.push(text(1));
+        let last = body["messages"].as_array().map_or(0, |m| m.len() - 1);
+        f.lasts.push(text(last));
+        f.replies[n.min(f.replies.len() - 1)].clone()
+    } else if text(0).contains("**planner**") {
+        json!({"next": "snitch", "reason": "the fix did not work"}).to_string()
+    } else {
+        "I cannot call tools.".to_string()
+    };
+    Json(
+        json!({"id": "x", "object": "chat.completion", "model": "local",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 200, "completion_tokens": 40}}),
+    )
+}
+
+async fn serve(replies: &[String]) -> (String, Arc<Mutex<Fake>>) {
+    let state = Arc::new(Mutex::new(Fake {
+        replies: replies.to_vec(),
+        openings: Vec::new(),
+        lasts: Vec::new(),
+    }));
+    let app = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .with_state(state.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}/v1"), state)
+}
+
+/// `n` filler modules under `pkg/filler/`, so the repository has many files.
+fn filler(n: usize) -> Vec<(String, String)> {
+    (0..n)
+        .map(|i| {
+            (
+                format!("pkg/filler/mod_{i:04}.py"),
+                format!("def helper_{i}(x):\n    return x + {i}\n"),
+            )
+        })
+        .collect()
+}
+
+struct Run {
+    summary: Value,
+    repo: tempfile::TempDir,
+    fake: Arc<Mutex<Fake>>,
+}
+
+/// Runs `kotef run` on a committed repository of `files` against the fake.
+async fn run(files: Vec<(String, String)>, goal: &str, test: &str, replies: &[String]) -> Run {
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let repo = kotef_testkit::committed_repo(&refs, &[]);
+    let (goal, test) = (goal.to_string(), test.to_string());
+    let (url, fake) = serve(replies).await;
+    let dir = repo.path().to_path_buf();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_kotef"))
+            .args(["run", "--repo"])
+            .arg(&dir)
+            .args([
+                "--goal",
+                &goal,
+                "--model",
+                "openai:local",
+                "--test-command",
+                &test,
+            ])
+            .args(["--time-budget-s", "120", "--json"])
+            .env("OPENAI_BASE_URL", url)
+            .env("OPENAI_API_KEY", "sk-local")
+            .env_remove("KOTEF_MODEL")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or("{}"))
+        .unwrap_or_else(|_| {
+            panic!(
+                "no summary: {stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    Run {
+        summary,
+        repo,
+        fake,
+    }
+}
+
+fn read(repo: &Path, file: &str) -> String {
+    std::fs::read_to_string(repo.join(file)).unwrap()
+}
+
+fn files(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(p, t)| (p.to_string(), t.to_string()))
+        .collect()
+}
+
+/// The section of an opening between `# Files` and the failure.
+fn files_section(opening: &str) -> &str {
+    let from = opening.find("# Files").unwrap();
+    let to = opening.find("# How the tests fail now").unwrap();
+    &opening[from..to]
+}
+
+const TRACER: &str = "def write_all(lines, sink):\n    for line in lines:\n        sink(line)\n\n\ndef trace(lines):\n    out = []\n    write_all(lines, lambda l: out.append(output_path + l))\n    return out\n";
+const EXT: &str = "def each(items, f):\n    return [f(i) for i in items]\n";
+const TRACER_TEST: &str = "import sys\nimport unittest\n\nsys.path.insert(0, '.venv/lib/python3.11/site-packages')\n\nimport extlib\nfrom pkg.tracer import trace\n\n\nclass T(unittest.TestCase):\n    def test_trace(self):\n        self.assertEqual(extlib.each([['a']], trace), [['a']])\n";
+
+/// A repository whose failure passes through an installed package: the test calls
+/// `extlib.each` (under `.venv/…/site-packages`), which calls back into `pkg/tracer.py`.
+fn traced_repo() -> Vec<(String, String)> {
+    let mut f = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/tracer.py", TRACER),
+        (".venv/lib/python3.11/site-packages/extlib.py", EXT),
+        ("test_tracer.py", TRACER_TEST),
+    ]);
+    f.extend(filler(300));
+    f
+}
+
+const TRACER_FIX: &str = "The name is wrong.\n\npkg/tracer.py\n```python\ndef trace(lines):\n    out = []\n    write_all(lines, lambda l: out.append(l))\n    return out\n```\n";
+
+#[tokio::test]
+async fn the_tracebacks_repository_frames_are_opened_and_installed_code_is_named_outside() {
+    let r = run(
+        traced_repo(),
+        "The tracer fails: make test_tracer.py pass.",
+        "python3 -m unittest -q test_tracer",
+        &[TRACER_FIX.to_string()],
+    )
+    .await;
+    assert_eq!(
+        r.summary["terminal_status"], "done_success",
+        "{}",
+        r.summary
+    );
+    let f = r.fake.lock().unwrap();
+    let opening = &f.openings[0];
+    let shown = files_section(opening);
+    assert!(
+        shown.contains("pkg/tracer.py\n```\ndef write_all(lines, sink):"),
+        "{opening}"
+    );
+    assert!(!shown.contains("def each(items, f)"), "{opening}");
+    assert!(
+        opening.contains("NameError: name 'output_path' is not defined")
+            && opening.contains(
+                "files outside the repository (installed packages, the standard library, the virtualenv)"
+            )
+            && opening.contains(".venv/lib/python3.11/site-packages/extlib.py`"),
+        "{opening}"
+    );
+}
+
+/// A 2,000-line module with a bug in one of its 400 functions.
+fn big_module() -> String {
+    let mut text = String::from("import math\n\n\n");
+    for i in 0..400 {
+        let body = if i == 250 {
+            "    total = a + b\n    return totl * 2\n".to_string()
+        } else {
+            format!("    total = a + b + {i}\n    return total * 2\n")
+        };
+        text.push_str(&format!("def compute_{i}(a, b):\n{body}\n\n"));
+    }
+    text
+}
+
+const BIG_TEST: &str = "import unittest\n\nfrom pkg.big import compute_250\n\n\nclass T(unittest.TestCase):\n    def test_250(self):\n        self.assertEqual(compute_250(1, 2), 6)\n";
+
+#[tokio::test]
+async fn one_function_of_a_long_file_is_shown_and_replaced_without_copying_the_file() {
+    let big = big_module();
+    assert!(big.lines().count() >= 2000);
+    let fix = "The name is misspelt.\n\n```python\ndef compute_250(a, b):\n    total = a + b\n    return total * 2\n```\n";
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/big.py", &big),
+        ("test_big.py", BIG_TEST),
+    ]);
+    repo.extend(filler(50));
+    let r = run(
+        repo,
+        "compute_250 fails: make test_big.py pass.",
+        "python3 -m unittest -q test_big",
+        &[fix.to_string()],
+    )
+    .await;
+    assert_eq!(
+        r.summary["terminal_status"], "done_success",
+        "{}",
+        r.summary
+    );
+    let after = read(r.repo.path(), "pkg/big.py");
+    assert_eq!(after, big.replace("return totl * 2", "return total * 2"));
+    let f = r.fake.lock().unwrap();
+    let opening = &f.openings[0];
+    let lines = big.lines().count();
+    assert!(
+        opening.contains(&format!("pkg/big.py has {lines} lines"))
+            && opening.contains("pkg/big.py lines 1254-1256, `compute_250`")
+            && !opening.contains("def compute_7(a, b):\n    total"),
+        "{opening}"
+    );
+    assert!(
+        opening.len() < big.len() / 5,
+        "{} of {}",
+        opening.len(),
+        big.len()
+    );
+}
+
+const UTIL: &str = "def normalize(path):\n    return path.lower()\n";
+const API: &str = "from pkg.deep.util import normalize\n";
+const UTIL_TEST: &str = "import unittest\n\nfrom pkg.api import normalize\n\n\nclass T(unittest.TestCase):\n    def test_strip(self):\n        self.assertEqual(normalize(' A '), 'a')\n";
+
+#[tokio::test]
+async fn a_block_that_names_no_file_goes_to_the_one_file_that_defines_its_function() {
+    let fix =
+        "Strip it.\n\n```python\ndef normalize(path):\n    return path.strip().lower()\n```\n";
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/deep/__init__.py", ""),
+        ("pkg/deep/util.py", UTIL),
+        ("pkg/api.py", API),
+        ("test_util.py", UTIL_TEST),
+    ]);
+    repo.extend(filler(200));
+    let r = run(
+        repo,
+        "Fix the failing test in test_util.py.",
+        "python3 -m unittest -q test_util",
+        &[fix.to_string()],
+    )
+    .await;
+    assert_eq!(
+        r.summary["terminal_status"], "done_success",
+        "{}",
+        r.summary
+    );
+    assert_eq!(
+        read(r.repo.path(), "pkg/deep/util.py"),
+        "def normalize(path):\n    return path.strip().lower()\n"
+    );
+}
+
+#[tokio::test]
+async fn a_block_whose_function_two_files_define_is_refused_listing_both() {
+    let ambiguous = "```python\ndef helper(x):\n    return x\n```\n";
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/a/helpers.py", "def helper(x):\n    return x + 1\n"),
+        ("pkg/b/helpers.py", "def helper(x):\n    return x + 2\n"),
+        ("pkg/deep/__init__.py", ""),
+        ("pkg/deep/util.py", UTIL),
+        ("pkg/api.py", API),
+        ("test_util.py", UTIL_TEST),
+    ]);
+    repo.extend(filler(20));
+    let r = run(
+        repo,
+        "Fix the failing test in test_util.py.",
+        "python3 -m unittest -q test_util",
+        &[ambiguous.to_string()],
+    )
+    .await;
+    let f = r.fake.lock().unwrap();
+    assert!(f.lasts.len() >= 2, "{}", r.summary);
+    assert!(
+        f.lasts[1].contains("`helper` is in `pkg/a/helpers.py`, `pkg/b/helpers.py`"),
+        "{}",
+        f.lasts[1]
+    );
+}
+
+const STATUS: &str = "class ExitStatus:\n    OK = 0\n    ERROR = 1\n    ERROR_TIMEOUT = 2\n    ERROR_TOO_MANY_REDIRECTS = 6\n\n\ndef run(redirects):\n    from pkg.core import main\n    return main(redirects)\n";
+const CORE: &str = "from pkg import ExitStatus\n\nMAX_REDIRECTS = 30\n\n\ndef main(redirects):\n    if redirects > MAX_REDIRECTS:\n        return ExitStatus.ERROR\n    return ExitStatus.OK\n";
+const CLIENT: &str = "from pkg import ExitStatus\n\n\ndef status_of(code):\n    return ExitStatus.ERROR_TOO_MANY_REDIRECTS if code == 'redirects' else ExitStatus.OK\n";
+const REDIRECT_TEST: &str = "import unittest\n\nimport pkg\n\n\nclass T(unittest.TestCase):\n    def test_max_redirects(self):\n        self.assertEqual(pkg.run(31), pkg.ExitStatus.ERROR_TOO_MANY_REDIRECTS)\n";
+
+fn status_edit(old: &str, new: &str) -> String {
+    format!("Reorder.\n\npkg/__init__.py\n<<<<<<< SEARCH\n{old}\n=======\n{new}\n>>>>>>> REPLACE\n")
+}
+
+#[tokio::test]
+async fn after_two_failed_attempts_in_one_file_the_loop_moves_to_where_the_failing_names_are_used()
+{
+    let fix = "The limit returns the wrong status.\n\npkg/core.py\n<<<<<<< SEARCH\n        return ExitStatus.ERROR\n=======\n        return ExitStatus.ERROR_TOO_MANY_REDIRECTS\n>>>>>>> REPLACE\n";
+    let replies = [
+        status_edit("    ERROR = 1", "    ERROR = 3"),
+        status_edit("    ERROR_TIMEOUT = 2", "    ERROR_TIMEOUT = 7"),
+        fix.to_string(),
+    ];
+    let mut repo = files(&[
+        ("pkg/__init__.py", STATUS),
+        ("pkg/core.py", CORE),
+        ("pkg/client.py", CLIENT),
+        ("test_redirects.py", REDIRECT_TEST),
+    ]);
+    repo.extend(filler(100));
+    let r = run(
+        repo,
+        "The exit status for too many redirects is wrong: make test_redirects.py pass.",
+        "python3 -m unittest -q test_redirects",
+        &replies,
+    )
+    .await;
+    assert_eq!(
+        r.summary["terminal_status"], "done_success",
+        "{}",
+        r.summary
+    );
+    let f = r.fake.lock().unwrap();
+    assert!(
+        files_section(&f.openings[0]).contains("pkg/__init__.py\n```")
+            && !files_section(&f.openings[0]).contains("pkg/core.py"),
+        "{}",
+        f.openings[0]
+    );
+    let moved = files_section(&f.openings[2]);
+    assert!(
+        moved.contains("The attempts in `pkg/__init__.py` did not fix it")
+            && moved.contains("`ERROR_TOO_MANY_REDIRECTS`")
+            && moved.contains("pkg/core.py\n```\nfrom pkg import ExitStatus"),
+        "{moved}"
+    );
+    let transcript = std::fs::read_dir(r.repo.path().join(".sdd/runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".transcript.jsonl"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .unwrap_or_default();
+    assert!(
+        transcript.contains("\"name\":\"locate\"") && transcript.contains("did not fix it"),
+        "no locate step in the transcript"
+    );
+}
