@@ -328,9 +328,10 @@ fn running(marker: &str) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fork_bomb_in_the_tests_ends_the_run_naming_the_process_limit() {
     let model = RecordingModel::scripted(give_up(), Vec::new()).await;
-    let dir = repo(&[("README.md", "# x\n")], &[]);
-    let bomb = "bomb_w9r(){ bomb_w9r | bomb_w9r; }; bomb_w9r";
-    let ran = kotef_run(&model, dir.path(), "Make the check pass", bomb).await;
+    // In a script: the policy refuses a literal fork bomb as the test command before it runs.
+    let bomb = "bomb_w9r(){ bomb_w9r | bomb_w9r; }; bomb_w9r\n";
+    let dir = repo(&[("README.md", "# x\n"), ("bomb_w9r.sh", bomb)], &[]);
+    let ran = kotef_run(&model, dir.path(), "Make the check pass", "sh bomb_w9r.sh").await;
     let reason = ran.constraint_reason();
     assert!(reason.contains("processes"), "{reason}");
     assert_eq!(running("bomb_w9r"), 0, "the bomb outlived its run");
