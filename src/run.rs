@@ -19,8 +19,14 @@ use tokio::sync::mpsc::UnboundedSender;
 
 pub use crate::graph::CostFn;
 
+/// The variable (the Action's `price-per-mtok` input) with the operator's price of the model:
+/// `"IN,OUT"` USD per million input / output tokens. It wins over `[model] price_*`.
+pub const PRICE_ENV: &str = "KOTEF_PRICE_PER_MTOK";
+
 /// The model for `spec` with `config`'s `[model]` settings, reading provider keys and base
-/// URLs through `env`, and its cost function (from `[model] price_*` or the price table).
+/// URLs through `env`, and its cost function: priced by `KOTEF_PRICE_PER_MTOK`, `[model]
+/// price_*`, the price table, else $0 for a local or self-hosted endpoint
+/// ([`kotef_model::price_of`]); unknown otherwise.
 pub fn resolve_model(
     spec: &str,
     config: &KotefConfig,
@@ -28,17 +34,24 @@ pub fn resolve_model(
 ) -> anyhow::Result<(Arc<dyn Model>, CostFn)> {
     let model = kotef_model::model_from_spec(spec, &config.model, env)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let model_cfg = config.model.clone();
-    let name = model.name();
+    let operator = env(PRICE_ENV)
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .map(|v| kotef_model::Price::parse(&v))
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("{e} ({PRICE_ENV})"))?;
+    let price = kotef_model::price_of(
+        operator,
+        &config.model,
+        &model.name(),
+        model.local_endpoint(),
+    )
+    .map(|(p, _)| p);
     let cost: CostFn = Arc::new(move |p, c| {
-        kotef_model::cost_usd(
-            kotef_model::Usage {
-                prompt_tokens: p,
-                completion_tokens: c,
-            },
-            &model_cfg,
-            &name,
-        )
+        price?.cost(kotef_model::Usage {
+            prompt_tokens: p,
+            completion_tokens: c,
+        })
     });
     Ok((model, cost))
 }
@@ -85,6 +98,9 @@ pub struct RunSetup {
     /// Verify before the first model call; wins over the config file (see
     /// [`RunSetup::resolve_verify_first`]).
     pub verify_first: Option<bool>,
+    /// The bundled model on a CPU (`local`): the limits start from
+    /// [`LimitsOverride::cpu_model`] (see [`RunSetup::resolve_limits`]).
+    pub cpu_model: bool,
 }
 
 impl RunSetup {
@@ -114,6 +130,7 @@ impl RunSetup {
             hidden_paths: Vec::new(),
             read_only_paths: Vec::new(),
             verify_first: None,
+            cpu_model: false,
         }
     }
 
@@ -134,6 +151,7 @@ impl RunSetup {
         let (model, cost) = resolve_model(&spec, &config, env)?;
         let mut setup = Self::new(workdir, goal, config, model);
         setup.cost = Some(cost);
+        setup.cpu_model = kotef_model::parse_spec(&spec) == Ok(kotef_model::ModelSpec::Local);
         Ok(setup)
     }
 
@@ -205,21 +223,21 @@ impl RunSetup {
             .unwrap_or(self.model_name != "scripted")
     }
 
-    /// Whether the coder writes its changes as fenced edit blocks in a repair loop: the
-    /// config's `edit_format`, with `auto` meaning the model prefers text edits (a
-    /// self-hosted OpenAI-compatible server).
-    pub fn resolve_edit_blocks(&self) -> bool {
-        match self.config.edit_format.unwrap_or_default() {
-            kotef_core::EditFormat::Blocks => true,
-            kotef_core::EditFormat::Tools => false,
-            kotef_core::EditFormat::Auto => self.model.prefers_text_edits(),
-        }
+    /// How the coder writes its changes: the config's `edit_format`; `auto` starts with tools
+    /// and follows what the server does (see [`graph::edit_format`]).
+    pub fn resolve_edit_format(&self) -> graph::edit_format::EditChoice {
+        graph::edit_format::EditChoice::new(self.config.edit_format.unwrap_or_default())
     }
 
-    /// The profile and limits in force: profile defaults < config file < overrides.
+    /// The profile and limits in force: profile defaults < the CPU model's (`local`) < config
+    /// file < overrides.
     pub fn resolve_limits(&self) -> (Profile, Limits) {
         let profile = self.profile.or(self.config.profile).unwrap_or_default();
-        let mut limits = self.config.limits(profile);
+        let mut limits = Limits::for_profile(profile);
+        if self.cpu_model {
+            limits.apply(&LimitsOverride::cpu_model());
+        }
+        limits.apply(&self.config.limits);
         limits.apply(&self.limit_overrides);
         (profile, limits)
     }
@@ -347,10 +365,15 @@ fn failure_summary(state: &RunState) -> Option<String> {
 pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
     let started = Instant::now();
     let started_at = chrono::Utc::now();
-    let (profile, limits) = setup.resolve_limits();
+    let (profile, mut limits) = setup.resolve_limits();
     let price_known = setup.cost.as_ref().is_some_and(|f| f(0, 0).is_some());
-    if let Err(problem) = graph::budgets::cost_budget_usable(limits.cost_budget_usd, price_known) {
-        anyhow::bail!("{problem} (model `{}`)", setup.model_name);
+    let mut settings_notes = setup.settings_notes.clone();
+    if let Some(note) =
+        graph::budgets::dollars_without_price(&mut limits, price_known, &setup.model_name)
+            .map_err(|problem| anyhow::anyhow!("{problem} (model `{}`)", setup.model_name))?
+    {
+        tracing::warn!("{note}");
+        settings_notes.push(note);
     }
     let workdir = WorkDir::new(&setup.workdir)
         .with_context(|| format!("workspace {} is not usable", setup.workdir.display()))?;
@@ -396,7 +419,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
             setup.redactor.clone(),
         ),
         verify_first: setup.resolve_verify_first(),
-        edit_blocks: setup.resolve_edit_blocks(),
+        edit_format: setup.resolve_edit_format(),
     };
     let state = graph::run_graph(&ctx, state).await;
 
@@ -412,7 +435,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         limits,
         cost_usd,
         sandbox: sandbox_name,
-        settings_notes: setup.settings_notes.clone(),
+        settings_notes,
         instruction_files: setup.config.instruction_files.clone(),
     };
     let redactor = setup.redactor.clone();

@@ -88,7 +88,7 @@ impl OpenAiModel {
             json_mode: request.json_reply && !self.json_mode_rejected.load(Ordering::Relaxed),
             // A plain-text reply from a self-hosted model (the repair loop's) streams, so
             // one that runs away repeating itself is cut early (`crate::stream`).
-            stream: self.prefers_text_edits() && request.tools.is_empty() && !request.json_reply,
+            stream: self.self_hosted() && request.tools.is_empty() && !request.json_reply,
         }
     }
 
@@ -115,6 +115,12 @@ impl OpenAiModel {
         self.transport.call(request, build, parse_reply).await
     }
 
+    /// Any server but OpenAI's own (llama.cpp, Ollama, vLLM, a gateway): its plain-text
+    /// replies stream, so one that runs away repeating itself is cut early.
+    fn self_hosted(&self) -> bool {
+        !self.endpoint.starts_with(OPENAI_DEFAULT_BASE_URL)
+    }
+
     /// `POST {base}/chat/completions`.
     pub fn endpoint(&self) -> &str {
         &self.endpoint
@@ -123,8 +129,8 @@ impl OpenAiModel {
 
 #[async_trait::async_trait]
 impl Model for OpenAiModel {
-    fn prefers_text_edits(&self) -> bool {
-        !self.endpoint.starts_with(OPENAI_DEFAULT_BASE_URL)
+    fn local_endpoint(&self) -> bool {
+        crate::http::is_local_url(&self.endpoint)
     }
 
     fn name(&self) -> String {
@@ -219,11 +225,20 @@ pub fn request_body(model: &str, request: &ModelRequest, opts: &BodyOptions) -> 
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
+    // OpenAI's reasoning models take `max_completion_tokens` and only the default temperature.
+    let reasoning = crate::replies::openai_reasoning_model(model);
     if let Some(n) = cap {
-        body.insert("max_tokens".into(), json!(n));
+        let field = if reasoning {
+            "max_completion_tokens"
+        } else {
+            "max_tokens"
+        };
+        body.insert(field.into(), json!(n));
     }
     if let Some(t) = request.temperature.or(opts.temperature) {
-        body.insert("temperature".into(), json!(t));
+        if !reasoning {
+            body.insert("temperature".into(), json!(t));
+        }
     }
     if opts.stream {
         body.insert("stream".into(), json!(true));
