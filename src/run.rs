@@ -224,9 +224,17 @@ impl RunSetup {
     }
 
     /// How the coder writes its changes: the config's `edit_format`; `auto` starts with tools
-    /// and follows what the server does (see [`graph::edit_format`]).
+    /// and follows what the server does (see [`graph::edit_format`]), except for the bundled
+    /// small model (`local`, or `openai:local` as docs/local-model.md serves it), which
+    /// writes code best as fenced blocks (docs/benchmarks.md: 12 of 13 hand-written tasks
+    /// against 9 with the JSON tools).
     pub fn resolve_edit_format(&self) -> graph::edit_format::EditChoice {
-        graph::edit_format::EditChoice::new(self.config.edit_format.unwrap_or_default())
+        use kotef_core::EditFormat;
+        let configured = match self.config.edit_format.unwrap_or_default() {
+            EditFormat::Auto if self.model_name == "openai:local" => EditFormat::Blocks,
+            f => f,
+        };
+        graph::edit_format::EditChoice::new(configured)
     }
 
     /// The profile and limits in force: profile defaults < the CPU model's (`local`) < config

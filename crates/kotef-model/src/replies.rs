@@ -3,8 +3,8 @@
 //!
 //! A hosted model gets room for a `write_file` of a whole 200-line file (about 2,500 tokens
 //! with its JSON escaping) and more: [`HOSTED_MAX_TOKENS`], or the model's own output limit
-//! when that is lower, since a provider rejects a `max_tokens` above it. A model served
-//! locally or self-hosted keeps [`LOCAL_MAX_TOKENS`]: a small model on a CPU that runs away
+//! when that is lower, since a provider rejects a `max_tokens` above it. Any other model
+//! served locally or self-hosted keeps [`LOCAL_MAX_TOKENS`]: a small model on a CPU that runs away
 //! repeating one line holds the server for minutes, and the repair loop asks for short
 //! replies anyway.
 
@@ -22,8 +22,8 @@ const _: () = assert!(UNKNOWN_HOSTED_MAX_TOKENS > 2_500);
 pub const LOCAL_MAX_TOKENS: u32 = 1_024;
 
 /// (family prefix, the family's output limit when below [`HOSTED_MAX_TOKENS`]), matched
-/// against the normalised name (`.` as `-`, vendor prefix dropped), first match wins. The
-/// limits are the providers' "max output" figures.
+/// against the normalised name (`.` as `-`, vendor prefix dropped), first match wins, wherever
+/// the model is served. The limits are the providers' "max output" figures.
 const FAMILIES: &[(&str, u32)] = &[
     ("claude-3-haiku", 4_096),
     ("claude-3-opus", 4_096),
@@ -41,14 +41,13 @@ const FAMILIES: &[(&str, u32)] = &[
 /// The default completion-token cap of `model` (a name as sent, `gpt-4.1`,
 /// `anthropic/claude-sonnet-4.5`); `local`: served locally or self-hosted.
 pub fn default_max_tokens(model: &str, local: bool) -> u32 {
-    if local {
-        return LOCAL_MAX_TOKENS;
-    }
     let name = crate::cost::normalise(model);
-    FAMILIES
-        .iter()
-        .find(|(prefix, _)| name.starts_with(prefix))
-        .map_or(UNKNOWN_HOSTED_MAX_TOKENS, |(_, cap)| *cap)
+    match FAMILIES.iter().find(|(prefix, _)| name.starts_with(prefix)) {
+        // A known model is the same model behind a local proxy (LiteLLM, a gateway).
+        Some((_, cap)) => *cap,
+        None if local => LOCAL_MAX_TOKENS,
+        None => UNKNOWN_HOSTED_MAX_TOKENS,
+    }
 }
 
 /// Whether `model` is one of OpenAI's reasoning models named as OpenAI (and Azure) name
@@ -81,6 +80,7 @@ mod tests {
             ("claude-3-haiku-20240307", false, 4_096),
             ("gpt-4-turbo", false, 4_096),
             ("mistralai/devstral-medium", false, 4_096),
+            ("gpt-4.1", true, 16_384),
             ("local", true, 1_024),
             ("qwen2.5-coder:7b", true, 1_024),
         ] {
