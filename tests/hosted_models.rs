@@ -377,3 +377,51 @@ async fn a_server_that_writes_tool_calls_as_text_moves_the_coder_to_edit_blocks(
         ran.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operator_price_prices_a_model_the_table_lacks() {
+    let (url, _fake) = serve(Fake::default()).await;
+    let env = [
+        ("OPENAI_BASE_URL", format!("{url}/v1")),
+        ("KOTEF_PRICE_PER_MTOK", "1, 2".to_string()),
+    ];
+    let ran = kotef_run("openai:mystery-model", &env, &["--cost-budget-usd", "0.5"]).await;
+    let (p, c) = (
+        ran.summary["prompt_tokens"].as_f64().unwrap(),
+        ran.summary["completion_tokens"].as_f64().unwrap(),
+    );
+    let cost = ran.report["cost_usd"].as_f64().unwrap();
+    assert!(
+        p > 0.0 && (cost - (p + 2.0 * c) / 1e6).abs() < 1e-9,
+        "priced at $1 in, $2 out: {cost} for {p} + {c}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_operator_price_is_refused_before_any_call() {
+    let (url, fake) = serve(Fake::default()).await;
+    let repo = kotef_testkit::git::uncommitted_repo(&[("README.md", "# x\n")]);
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
+        .args([
+            "run",
+            "--model",
+            "openai:mystery-model",
+            "--goal",
+            "x",
+            "--repo",
+        ])
+        .arg(repo.path())
+        .env_remove("KOTEF_MODEL")
+        .env("OPENAI_BASE_URL", format!("{url}/v1"))
+        .env("KOTEF_PRICE_PER_MTOK", "cheap")
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("price-per-mtok `cheap`") && stderr.contains("KOTEF_PRICE_PER_MTOK"),
+        "{stderr}"
+    );
+    assert!(fake.lock().unwrap().seen.is_empty());
+}
