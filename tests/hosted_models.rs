@@ -297,6 +297,16 @@ async fn the_readme_local_model_costs_nothing_under_the_readme_budget() {
         ran.stderr
     );
     assert_eq!(ran.report["cost_usd"], 0.0);
+    let limits = &ran.report["limits"];
+    assert_eq!(
+        (
+            &limits["max_model_calls"],
+            &limits["coder_step_calls"],
+            &limits["token_budget"]
+        ),
+        (&json!(40), &json!(12), &json!(600_000)),
+        "budgets sized for a CPU"
+    );
     assert!(
         seen.iter()
             .all(|b| b["model"] == "local" && b["max_tokens"].as_u64().is_some_and(|n| n <= 1024)),

@@ -247,4 +247,15 @@ mod tests {
             .to_string()
             .contains("\"gemini\""));
     }
+
+    #[test]
+    fn local_needs_no_key_and_finds_the_bundled_server() {
+        let url = |k: &str| (k == "KOTEF_LOCAL_MODEL_URL").then(|| "http://127.0.0.1:9/v1".into());
+        let m = model_from_spec("local", &ModelConfig::default(), &url).unwrap();
+        assert_eq!(m.name(), "openai:local");
+        assert!(m.local_endpoint());
+        // Without the variable: scripts/local-model.sh's default port.
+        let m = model_from_spec("local", &ModelConfig::default(), &|_| None).unwrap();
+        assert!(m.local_endpoint());
+    }
 }
