@@ -194,7 +194,7 @@ async fn follow_the_quick_start(quick_model: QuickModel) -> Finished {
     let config = match quick_model {
         QuickModel::Scripted => "test_command = \"grep -q hello hello.txt\"\n[model]\nprice_prompt_per_mtok = 0.15\nprice_completion_per_mtok = 0.6\n",
         // Free, with no price set; a CPU run bounded for a test.
-        QuickModel::Local => "test_command = \"grep -q hello hello.txt\"\n[limits]\nmax_model_calls = 8\ntime_budget_s = 1200\n",
+        QuickModel::Local => "test_command = \"grep -q hello hello.txt\"\n[limits]\nmax_model_calls = 6\ntime_budget_s = 900\n",
     };
     let bare = kotef_testkit::init_bare_repo(
         &git_root,
