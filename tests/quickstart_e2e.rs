@@ -119,6 +119,9 @@ impl Contexts {
             let (expr, _) = rest.split_once("!=").expect("a comparison");
             return !self.lookup(expr).is_empty();
         }
+        if let Some(value) = cond.strip_prefix("inputs.model == ") {
+            return self.inputs["model"] == value.trim_matches('\'');
+        }
         if cond.contains("inputs.install-bubblewrap") {
             let v = self.inputs["install-bubblewrap"].to_ascii_lowercase();
             return ["true", "1", "yes", "on"].contains(&v.as_str());
@@ -160,10 +163,20 @@ struct Finished {
 
 fn run() -> &'static Finished {
     static RUN: OnceLock<Finished> = OnceLock::new();
-    kotef_testkit::recorded(&RUN, follow_the_quick_start)
+    kotef_testkit::recorded(&RUN, || follow_the_quick_start(QuickModel::Scripted))
 }
 
-async fn follow_the_quick_start() -> Finished {
+/// The model the quick start runs with.
+#[derive(Clone, Copy, PartialEq)]
+enum QuickModel {
+    /// A scripted model in place of the workflow's `model: openai:…` (no API key in a test).
+    Scripted,
+    /// `model: local`, no key: the action starts the bundled model from the weights cached
+    /// in ~/.cache/kotef/models (the real one, linked into the runner's home).
+    Local,
+}
+
+async fn follow_the_quick_start(quick_model: QuickModel) -> Finished {
     let workflow = readme_workflow();
     let step = workflow["jobs"]["kotef"]["steps"]
         .as_sequence()
@@ -186,7 +199,11 @@ async fn follow_the_quick_start() -> Finished {
     let git_root = dir.path().join("git");
     // The scripted model has no list price; the workflow's `max-cost-usd` needs one (the
     // price of gpt-4o-mini, the README's model).
-    let config = "test_command = \"grep -q hello hello.txt\"\n[model]\nprice_prompt_per_mtok = 0.15\nprice_completion_per_mtok = 0.6\n";
+    let config = match quick_model {
+        QuickModel::Scripted => "test_command = \"grep -q hello hello.txt\"\n[model]\nprice_prompt_per_mtok = 0.15\nprice_completion_per_mtok = 0.6\n",
+        // Free, with no price set; a CPU run bounded for a test.
+        QuickModel::Local => "test_command = \"grep -q hello hello.txt\"\n[limits]\nmax_model_calls = 6\ntime_budget_s = 900\n",
+    };
     let bare = kotef_testkit::init_bare_repo(
         &git_root,
         REPO,
@@ -248,7 +265,16 @@ async fn follow_the_quick_start() -> Finished {
     for (k, v) in step["with"].as_mapping().into_iter().flatten() {
         inputs.insert(s(k), workflow_value(&s(v)));
     }
-    inputs.insert("model".into(), format!("scripted:{}", model.display()));
+    match quick_model {
+        QuickModel::Scripted => {
+            inputs.insert("model".into(), format!("scripted:{}", model.display()));
+        }
+        QuickModel::Local => {
+            inputs.insert("model".into(), "local".into());
+            // No key at all.
+            inputs.retain(|k, _| !k.ends_with("api-key"));
+        }
+    }
     if inputs
         .get("github-token")
         .is_some_and(|t| t.contains("github.token"))
@@ -275,6 +301,16 @@ async fn follow_the_quick_start() -> Finished {
     let runner_temp = dir.path().join("runner_temp");
     std::fs::create_dir_all(&home).unwrap();
     std::fs::create_dir_all(&runner_temp).unwrap();
+    if quick_model == QuickModel::Local {
+        // The cache `actions/cache` restores: the weights and server already downloaded here.
+        let cached = PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/kotef/models");
+        std::fs::create_dir_all(home.join(".cache/kotef")).unwrap();
+        std::os::unix::fs::symlink(&cached, home.join(".cache/kotef/models")).unwrap();
+    }
+    let step_timeout = match quick_model {
+        QuickModel::Scripted => 180,
+        QuickModel::Local => 1800,
+    };
     let files = dir.path().join("files");
     std::fs::create_dir_all(&files).unwrap();
     let mut path_dirs: Vec<String> = Vec::new();
@@ -368,7 +404,7 @@ async fn follow_the_quick_start() -> Finished {
         for (k, v) in st["env"].as_mapping().into_iter().flatten() {
             cmd.env(s(k), ctx.fill(&s(v)));
         }
-        let out = tokio::time::timeout(std::time::Duration::from_secs(180), cmd.output())
+        let out = tokio::time::timeout(std::time::Duration::from_secs(step_timeout), cmd.output())
             .await
             .expect("the step finished")
             .unwrap();
@@ -538,4 +574,61 @@ fn the_status_comment_names_the_artifact() {
         last.contains("artifact `kotef-run-") && last.contains("/actions/runs/4242"),
         "{last}"
     );
+}
+
+/// The quick start with `model: local` and no key: the action starts the bundled model on
+/// loopback from the cached weights, and the run ends with a named ending, for $0, with its
+/// status comment. Ignored by default (a real model on the CPU, minutes); `.ci/run` runs it
+/// after the other tests with the weights in ~/.cache/kotef/models.
+#[test]
+#[ignore = "runs the real local model from ~/.cache/kotef/models (scripts/local-model.sh)"]
+fn the_quick_start_with_the_local_model_ends_with_no_key() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let f = rt.block_on(follow_the_quick_start(QuickModel::Local));
+    if !f.logs.contains("reusing the running server") {
+        // The server this test started (its pid file is in the shared cache).
+        let _ = std::process::Command::new(repo_root().join("scripts/local-model.sh"))
+            .arg("--stop")
+            .output();
+    }
+    let status = f
+        .outputs
+        .get("terminal-status")
+        .cloned()
+        .unwrap_or_default();
+    eprintln!(
+        "local quick start: {status} in {} s, cost {:?}",
+        started.elapsed().as_secs(),
+        f.outputs.get("cost-usd")
+    );
+    assert!(
+        f.logs.contains("== Start the local model")
+            && (f.logs.contains("weights present")
+                || f.logs.contains("reusing the running server")),
+        "the model started from the cache:\n{}",
+        f.logs
+    );
+    assert!(
+        [
+            "done_success",
+            "done_partial",
+            "aborted_stuck",
+            "aborted_constraint"
+        ]
+        .contains(&status.as_str()),
+        "a named ending, not `{status}`:\n{}",
+        f.logs
+    );
+    assert_eq!(
+        f.outputs.get("cost-usd").map(|c| c.parse::<f64>().ok()),
+        Some(Some(0.0)),
+        "free under the README's max-cost-usd"
+    );
+    let last = f.comments.last().cloned().unwrap_or_default();
+    assert!(last.contains(&status), "{:?}", f.comments);
 }

@@ -69,21 +69,42 @@ pub fn deadline_cancelled(what: &str, limits: &Limits) -> Fired {
 pub enum CostBudgetError {
     #[error("cost_budget_usd must be a positive number of dollars (got {0})")]
     NotPositive(f64),
-    #[error(
-        "cost_budget_usd is ${0} but the model's price is unknown; set [model] \
-         price_prompt_per_mtok and price_completion_per_mtok, or drop the dollar budget"
-    )]
-    PriceUnknown(f64),
 }
 
-/// Whether a run may start with this dollar budget: a cap needs a known price.
-pub fn cost_budget_usable(cap: Option<f64>, price_known: bool) -> Result<(), CostBudgetError> {
-    match cap {
-        None => Ok(()),
-        Some(c) if !c.is_finite() || c <= 0.0 => Err(CostBudgetError::NotPositive(c)),
-        Some(c) if !price_known => Err(CostBudgetError::PriceUnknown(c)),
-        Some(_) => Ok(()),
+/// USD per million tokens at which a dollar budget becomes a token budget when the model's
+/// price is unknown: a Sonnet-class price ($3 in, $15 out per million) at kotef's usual
+/// mix of about ten prompt tokens per completion token ((10 × 3 + 15) / 11 ≈ $4.09), rounded
+/// down to $4, so `max-cost-usd: "0.50"` allows 125,000 tokens.
+pub const FALLBACK_USD_PER_MTOK: f64 = 4.0;
+
+/// A dollar budget must be positive. Without a known price it cannot be counted, so it becomes
+/// a token budget ([`FALLBACK_USD_PER_MTOK`]; a lower token budget stays) and the returned
+/// warning says so, for the log and the report.
+pub fn dollars_without_price(
+    limits: &mut Limits,
+    price_known: bool,
+    model: &str,
+) -> Result<Option<String>, CostBudgetError> {
+    let Some(cap) = limits.cost_budget_usd else {
+        return Ok(None);
+    };
+    if !cap.is_finite() || cap <= 0.0 {
+        return Err(CostBudgetError::NotPositive(cap));
     }
+    if price_known {
+        return Ok(None);
+    }
+    // Truncation is the rounding wanted: never more tokens than the dollars buy.
+    let tokens = ((cap / FALLBACK_USD_PER_MTOK) * 1_000_000.0) as u64;
+    limits.cost_budget_usd = None;
+    limits.token_budget = limits.token_budget.min(tokens.max(1));
+    Ok(Some(format!(
+        "The price of `{model}` is unknown, so the ${cap} budget counts tokens instead: at most \
+         {} tokens (${cap} at ${FALLBACK_USD_PER_MTOK} per million tokens). Set the price \
+         (`price-per-mtok: \"IN,OUT\"` in the Action, KOTEF_PRICE_PER_MTOK, or [model] \
+         price_prompt_per_mtok and price_completion_per_mtok) to count dollars.",
+        limits.token_budget
+    )))
 }
 
 /// Whether the next step would be the last one allowed: that step is kept for the snitch, so a

@@ -384,13 +384,40 @@ fn the_dollar_budget_fires_when_spent() {
 }
 
 #[test]
-fn a_dollar_budget_needs_a_known_price() {
-    assert_eq!(cost_budget_usable(None, false), Ok(()));
-    assert_eq!(cost_budget_usable(Some(1.0), true), Ok(()));
-    let e = cost_budget_usable(Some(1.0), false).unwrap_err();
-    assert!(e.to_string().contains("price_prompt_per_mtok"), "{e}");
+fn a_dollar_budget_without_a_price_becomes_a_token_budget_and_says_so() {
+    let with = |cap| Limits {
+        cost_budget_usd: cap,
+        ..limits()
+    };
+    let mut l = with(None);
+    assert_eq!(dollars_without_price(&mut l, false, "m"), Ok(None));
+    let mut l = with(Some(1.0));
+    assert_eq!(dollars_without_price(&mut l, true, "m"), Ok(None));
     assert_eq!(
-        cost_budget_usable(Some(-1.0), true),
+        l.cost_budget_usd,
+        Some(1.0),
+        "a priced model keeps its dollars"
+    );
+    let mut l = with(Some(0.5));
+    let note = dollars_without_price(&mut l, false, "openai:my-model")
+        .unwrap()
+        .unwrap();
+    assert_eq!((l.cost_budget_usd, l.token_budget), (None, 125_000));
+    assert!(
+        note.contains("`openai:my-model`")
+            && note.contains("125000 tokens")
+            && note.contains("price-per-mtok"),
+        "{note}"
+    );
+    // A lower token budget stays.
+    let mut l = Limits {
+        token_budget: 1_000,
+        ..with(Some(0.5))
+    };
+    dollars_without_price(&mut l, false, "m").unwrap();
+    assert_eq!(l.token_budget, 1_000);
+    assert_eq!(
+        dollars_without_price(&mut with(Some(-1.0)), true, "m"),
         Err(CostBudgetError::NotPositive(-1.0))
     );
 }

@@ -75,6 +75,14 @@ pub async fn call(
             record.prompt_tokens += reply.usage.prompt_tokens;
             record.completion_tokens += reply.usage.completion_tokens;
             record.calls_from_text = reply.calls_from_text;
+            if !request.tools.is_empty() {
+                if let Some(settled) = ctx.edit_format.observe(&reply) {
+                    tracing::info!(
+                        ?settled,
+                        "the server's reply settles the edit format (edit_format = auto)"
+                    );
+                }
+            }
             record.timings = reply.timings;
             ctx.record(RunEvent::ModelReply {
                 step,

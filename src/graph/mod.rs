@@ -9,6 +9,7 @@ pub mod code_view;
 pub mod coder;
 pub mod context;
 mod decision_tests;
+pub mod edit_format;
 pub mod endings;
 pub mod events;
 pub mod facts;
@@ -61,9 +62,10 @@ pub struct GraphContext {
     pub issue_writer: IssueWriter,
     /// Start with the verifier when a test command is known (see `tasks::opening_task`).
     pub verify_first: bool,
-    /// While the tests fail, the coder works as a generate-and-validate repair loop with
-    /// fenced edit blocks (see [`repair`]) instead of the JSON tool loop.
-    pub edit_blocks: bool,
+    /// Whether, while the tests fail, the coder works as a generate-and-validate repair loop
+    /// with fenced edit blocks (see [`repair`]) instead of the JSON tool loop: fixed by the
+    /// config, or (`auto`) settled by what the server does ([`edit_format`]).
+    pub edit_format: edit_format::EditChoice,
     /// Where the run's events go (the run wires in the transcript; see [`events`]).
     pub events: events::EventSink,
 }

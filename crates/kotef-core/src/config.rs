@@ -207,6 +207,24 @@ pub struct LimitsOverride {
 }
 
 impl LimitsOverride {
+    /// The bundled local model on a CPU (`local`; a 1.5B model on a 2-core runner: a call
+    /// takes 30 s to 3 min): fewer, longer calls. 40 model calls instead of 300 (about 40
+    /// minutes of calls), 12 calls per coder step instead of 48 with a budget review after
+    /// 6, 600,000 tokens instead of 2,000,000; the time budget stays the hour a hosted run
+    /// gets, all of it usable inside the README job's 70 minutes, and each call may take 10
+    /// minutes instead of 2 (`kotef_model::select::LOCAL_TIMEOUT_S`). The config file and
+    /// flags still win.
+    pub fn cpu_model() -> LimitsOverride {
+        LimitsOverride {
+            max_model_calls: Some(40),
+            coder_step_calls: Some(12),
+            coder_turns: Some(6),
+            token_budget: Some(600_000),
+            time_budget_s: Some(3600),
+            ..LimitsOverride::default()
+        }
+    }
+
     /// These overrides laid over `base`: a limit set here wins, otherwise `base`'s.
     pub fn over(&self, base: &LimitsOverride) -> LimitsOverride {
         macro_rules! pick {

@@ -93,6 +93,10 @@ pub fn default_max_tokens(model: &str) -> u32 {
 
 #[async_trait::async_trait]
 impl Model for AnthropicModel {
+    fn local_endpoint(&self) -> bool {
+        crate::http::is_local_url(&self.endpoint)
+    }
+
     fn name(&self) -> String {
         format!("anthropic:{}", self.model)
     }

@@ -126,6 +126,43 @@ pub(crate) struct CallShape {
     pub reply_cap: Option<u32>,
 }
 
+/// Whether `url` points at a local or self-hosted server: a loopback, private, link-local or
+/// unspecified address, `localhost` (or a `.localhost` name), a `.local` / `.internal` /
+/// `.lan` name or a single-label host (`http://llama:8080`, a container's name). Such a
+/// server is priced at $0 unless the operator sets a price.
+pub fn is_local_url(url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(url.trim()) else {
+        return false;
+    };
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    match host.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => {
+            ip.is_loopback() || ip.is_private() || ip.is_link_local() || ip.is_unspecified()
+        }
+        Ok(std::net::IpAddr::V6(ip)) => {
+            let first = ip.segments()[0];
+            ip.is_loopback()
+                || ip.is_unspecified()
+                || (first & 0xfe00) == 0xfc00 // unique local
+                || (first & 0xffc0) == 0xfe80 // link-local
+                || ip
+                    .to_ipv4_mapped()
+                    .is_some_and(|v4| v4.is_loopback() || v4.is_private())
+        }
+        Err(_) => {
+            let d = host.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost"
+                || [".localhost", ".local", ".internal", ".lan"]
+                    .iter()
+                    .any(|s| d.ends_with(s))
+                || !d.contains('.')
+        }
+    }
+}
+
 /// A parsed successful reply and whether its usage came from the provider.
 #[derive(Debug)]
 pub(crate) struct Parsed {
@@ -437,4 +474,34 @@ impl Transport {
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_local_url;
+
+    #[test]
+    fn loopback_private_and_bare_hosts_are_local_and_public_ones_are_not() {
+        for local in [
+            "http://127.0.0.1:18080/v1",
+            "http://localhost:11434/v1",
+            "http://[::1]:8000/v1",
+            "http://10.1.2.3/v1",
+            "http://192.168.0.7:8080/v1",
+            "http://gpu-box.lan/v1",
+            "http://llama:8080/v1",
+            "http://host.docker.internal:11434/v1",
+        ] {
+            assert!(is_local_url(local), "{local}");
+        }
+        for hosted in [
+            "https://api.openai.com/v1",
+            "https://openrouter.ai/api/v1",
+            "https://my-azure.openai.azure.com/openai/v1",
+            "https://8.8.8.8/v1",
+            "not a url",
+        ] {
+            assert!(!is_local_url(hosted), "{hosted}");
+        }
+    }
 }

@@ -14,6 +14,8 @@ pub mod http;
 mod jsonrepair;
 pub mod openai;
 pub mod pace;
+mod prices;
+pub mod replies;
 pub mod retry;
 pub mod salvage;
 pub mod scripted;
@@ -24,7 +26,7 @@ pub mod types;
 pub mod wire;
 
 pub use anthropic::{AnthropicModel, ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_VERSION};
-pub use cost::{cost_usd, table_price, Price, PRICE_TABLE_DATE};
+pub use cost::{cost_usd, price_of, table_price, Price, PriceSource, PRICE_TABLE_DATE};
 pub use http::ClientOptions;
 pub use openai::{BodyOptions, OpenAiModel, OPENAI_DEFAULT_BASE_URL};
 pub use pace::{PromptProgress, ServerSpeed};

@@ -107,8 +107,8 @@ impl OpenAiModel {
             // Every reply from a self-hosted model streams: its time limit follows the
             // server's progress (`crate::pace`), and a plain-text one that runs away repeating
             // itself is cut early (`crate::stream`).
-            stream: self.prefers_text_edits(),
-            progress: self.prefers_text_edits() && !self.progress_rejected.load(Ordering::Relaxed),
+            stream: self.self_hosted(),
+            progress: self.self_hosted() && !self.progress_rejected.load(Ordering::Relaxed),
         }
     }
 
@@ -141,6 +141,12 @@ impl OpenAiModel {
             .await
     }
 
+    /// Any server but OpenAI's own (llama.cpp, Ollama, vLLM, a gateway): its plain-text
+    /// replies stream, so one that runs away repeating itself is cut early.
+    fn self_hosted(&self) -> bool {
+        !self.endpoint.starts_with(OPENAI_DEFAULT_BASE_URL)
+    }
+
     /// `POST {base}/chat/completions`.
     pub fn endpoint(&self) -> &str {
         &self.endpoint
@@ -149,8 +155,8 @@ impl OpenAiModel {
 
 #[async_trait::async_trait]
 impl Model for OpenAiModel {
-    fn prefers_text_edits(&self) -> bool {
-        !self.endpoint.starts_with(OPENAI_DEFAULT_BASE_URL)
+    fn local_endpoint(&self) -> bool {
+        crate::http::is_local_url(&self.endpoint)
     }
 
     fn name(&self) -> String {
@@ -270,11 +276,21 @@ pub fn request_body(model: &str, request: &ModelRequest, opts: &BodyOptions) -> 
     if request.json_reply && opts.json_mode {
         body.insert("response_format".into(), json!({"type": "json_object"}));
     }
-    if let Some(n) = reply_cap(opts.max_tokens, request.max_tokens) {
-        body.insert("max_tokens".into(), json!(n));
+    let cap = reply_cap(opts.max_tokens, request.max_tokens);
+    // OpenAI's reasoning models take `max_completion_tokens` and only the default temperature.
+    let reasoning = crate::replies::openai_reasoning_model(model);
+    if let Some(n) = cap {
+        let field = if reasoning {
+            "max_completion_tokens"
+        } else {
+            "max_tokens"
+        };
+        body.insert(field.into(), json!(n));
     }
     if let Some(t) = request.temperature.or(opts.temperature) {
-        body.insert("temperature".into(), json!(t));
+        if !reasoning {
+            body.insert("temperature".into(), json!(t));
+        }
     }
     if opts.stream {
         body.insert("stream".into(), json!(true));

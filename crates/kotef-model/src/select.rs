@@ -1,8 +1,9 @@
-//! Chooses the model from a spec string (`openai:NAME`, `anthropic:NAME`, `scripted:FILE`),
-//! the `[model]` config section and the environment (`OPENAI_API_KEY`, `OPENAI_BASE_URL`,
-//! `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`). Problems are `ModelError::Config` with a
-//! message fit for the CLI, found before any call is made. `[model] temperature` and
-//! `max_tokens` (low defaults) are sent by both real clients.
+//! Chooses the model from a spec string (`openai:NAME`, `anthropic:NAME`, `scripted:FILE`,
+//! `local`), the `[model]` config section and the environment (`OPENAI_API_KEY`,
+//! `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `KOTEF_LOCAL_MODEL_URL`).
+//! Problems are `ModelError::Config` with a message fit for the CLI, found before any call
+//! is made. `[model] temperature` and `max_tokens` (defaults by model: [`crate::replies`])
+//! are sent by both real clients.
 
 use crate::anthropic::{AnthropicModel, ANTHROPIC_DEFAULT_BASE_URL};
 use crate::http::ClientOptions;
@@ -17,26 +18,32 @@ use std::time::Duration;
 
 /// The forms a spec may take, for error messages.
 pub const SPEC_FORMS: &str = "openai:MODEL (OpenAI, or any OpenAI-compatible server via \
-OPENAI_BASE_URL), anthropic:MODEL or scripted:FILE";
+OPENAI_BASE_URL), anthropic:MODEL, local (the bundled model of scripts/local-model.sh) or \
+scripted:FILE";
 
 /// Default idle limit in seconds: how long a model call may show no progress (`crate::pace`).
 pub const DEFAULT_TIMEOUT_S: u64 = 120;
 
+/// Default seconds one call of the bundled local model may take: a 1.5B model on a 2-core
+/// runner reads a 10k-token prompt and writes 1,024 tokens in about 3 minutes.
+pub const LOCAL_TIMEOUT_S: u64 = 600;
+
+/// Where `local` finds the bundled model when `KOTEF_LOCAL_MODEL_URL` and `[model] base_url`
+/// are unset: scripts/local-model.sh's default port.
+pub const LOCAL_DEFAULT_BASE_URL: &str = "http://127.0.0.1:18080/v1";
+
 /// Default sampling temperature (`[model] temperature`).
 pub const DEFAULT_TEMPERATURE: f64 = 0.2;
 
-/// Default completion-token cap per reply (`[model] max_tokens`).
-pub const DEFAULT_MAX_TOKENS: u32 = 1024;
-
-/// `[model] temperature` and `max_tokens` with their defaults, checked.
-fn sampling(cfg: &ModelConfig) -> Result<(f64, u32), ModelError> {
+/// `[model] temperature` and `max_tokens` (default by model) with their defaults, checked.
+fn sampling(cfg: &ModelConfig, default_max_tokens: u32) -> Result<(f64, u32), ModelError> {
     let temperature = cfg.temperature.unwrap_or(DEFAULT_TEMPERATURE);
     if !(0.0..=2.0).contains(&temperature) {
         return Err(ModelError::Config(format!(
             "[model] temperature must be between 0 and 2, got {temperature}"
         )));
     }
-    let max_tokens = cfg.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+    let max_tokens = cfg.max_tokens.unwrap_or(default_max_tokens);
     if max_tokens == 0 {
         return Err(ModelError::Config(
             "[model] max_tokens must be at least 1".into(),
@@ -51,11 +58,17 @@ pub enum ModelSpec {
     OpenAi(String),
     Anthropic(String),
     Scripted(PathBuf),
+    /// The bundled local model (`local`): the OpenAI-compatible server scripts/local-model.sh
+    /// starts, at `KOTEF_LOCAL_MODEL_URL`; free, no key, CPU-sized budgets.
+    Local,
 }
 
 /// Parses `provider:rest`; the provider is case-insensitive, the rest must not be empty.
 pub fn parse_spec(spec: &str) -> Result<ModelSpec, ModelError> {
     let spec = spec.trim();
+    if spec.eq_ignore_ascii_case("local") {
+        return Ok(ModelSpec::Local);
+    }
     let Some((provider, rest)) = spec.split_once(':') else {
         return Err(ModelError::Config(format!(
             "model {spec:?} has no provider; use {SPEC_FORMS}"
@@ -113,10 +126,10 @@ pub fn model_from_spec_with_policy(
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string);
-    let (temperature, max_tokens) = sampling(cfg)?;
-    let options = |model: String, base_var: &str, default_base: &str| {
+    // (options, whether the base URL is the operator's own, temperature)
+    let options = |model: String, base_var: &str, default_base: &str, timeout: u64| {
         let custom_base = cfg_base.clone().or_else(|| var(base_var));
-        let timeout_s = cfg.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
+        let timeout_s = cfg.timeout_s.unwrap_or(timeout);
         if timeout_s == 0 {
             return Err(ModelError::Config(
                 "[model] timeout_s must be at least 1".into(),
@@ -130,16 +143,24 @@ pub fn model_from_spec_with_policy(
             retry = retry.with_retry_window(Duration::from_secs(s));
         }
         let custom = custom_base.is_some();
-        let opts = ClientOptions::new(model, custom_base.unwrap_or_else(|| default_base.into()))
+        let base = custom_base.unwrap_or_else(|| default_base.into());
+        let local = crate::http::is_local_url(&base) || model == "local";
+        let (temperature, max_tokens) =
+            sampling(cfg, crate::replies::default_max_tokens(&model, local))?;
+        let opts = ClientOptions::new(model, base)
             .with_timeout(Duration::from_secs(timeout_s))
             .with_retry(retry)
             .with_max_tokens(max_tokens);
-        Ok((opts, custom))
+        Ok((opts, custom, temperature))
     };
     match parse_spec(spec)? {
         ModelSpec::OpenAi(name) => {
-            let (mut opts, custom_base) =
-                options(name, "OPENAI_BASE_URL", OPENAI_DEFAULT_BASE_URL)?;
+            let (mut opts, custom_base, temperature) = options(
+                name,
+                "OPENAI_BASE_URL",
+                OPENAI_DEFAULT_BASE_URL,
+                DEFAULT_TIMEOUT_S,
+            )?;
             match var("OPENAI_API_KEY") {
                 Some(k) => opts.api_key = Some(k),
                 // A custom OpenAI-compatible server (Ollama, llama.cpp) may need no key.
@@ -156,8 +177,25 @@ pub fn model_from_spec_with_policy(
                 OpenAiModel::new(opts)?.with_temperature(temperature),
             ))
         }
+        ModelSpec::Local => {
+            // No key: the bundled server needs none, and no provider key is sent to it.
+            let (opts, _, temperature) = options(
+                "local".into(),
+                "KOTEF_LOCAL_MODEL_URL",
+                LOCAL_DEFAULT_BASE_URL,
+                LOCAL_TIMEOUT_S,
+            )?;
+            Ok(Arc::new(
+                OpenAiModel::new(opts)?.with_temperature(temperature),
+            ))
+        }
         ModelSpec::Anthropic(name) => {
-            let (mut opts, _) = options(name, "ANTHROPIC_BASE_URL", ANTHROPIC_DEFAULT_BASE_URL)?;
+            let (mut opts, _, temperature) = options(
+                name,
+                "ANTHROPIC_BASE_URL",
+                ANTHROPIC_DEFAULT_BASE_URL,
+                DEFAULT_TIMEOUT_S,
+            )?;
             let Some(k) = var("ANTHROPIC_API_KEY") else {
                 return Err(ModelError::Config(
                     "ANTHROPIC_API_KEY is not set; export it to use an anthropic: model".into(),
@@ -192,6 +230,7 @@ mod tests {
             parse_spec("openai:llama3.1:8b"),
             Ok(ModelSpec::OpenAi("llama3.1:8b".into()))
         );
+        assert_eq!(parse_spec(" Local "), Ok(ModelSpec::Local));
         assert_eq!(
             parse_spec("scripted:s/a.json"),
             Ok(ModelSpec::Scripted("s/a.json".into()))
@@ -207,5 +246,16 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("\"gemini\""));
+    }
+
+    #[test]
+    fn local_needs_no_key_and_finds_the_bundled_server() {
+        let url = |k: &str| (k == "KOTEF_LOCAL_MODEL_URL").then(|| "http://127.0.0.1:9/v1".into());
+        let m = model_from_spec("local", &ModelConfig::default(), &url).unwrap();
+        assert_eq!(m.name(), "openai:local");
+        assert!(m.local_endpoint());
+        // Without the variable: scripts/local-model.sh's default port.
+        let m = model_from_spec("local", &ModelConfig::default(), &|_| None).unwrap();
+        assert!(m.local_endpoint());
     }
 }

@@ -322,12 +322,9 @@ pub trait Model: Send + Sync {
         Vec::new()
     }
 
-    /// Whether code should reach this model's replies as text (fenced edit blocks) rather
-    /// than inside JSON tool arguments: true for a self-hosted OpenAI-compatible server
-    /// (llama.cpp, Ollama, vLLM), which usually serves a small model that escapes code in
-    /// JSON badly; false for the hosted APIs and the scripted model. Decides the `auto` edit
-    /// format.
-    fn prefers_text_edits(&self) -> bool {
+    /// Whether the model is served locally or self-hosted (a loopback, private or bare-name
+    /// base URL; see [`crate::http::is_local_url`]): such a model costs $0 unless priced.
+    fn local_endpoint(&self) -> bool {
         false
     }
 

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 /// variable (an input left blank) counts as unset.
 #[derive(Debug, Clone, Default, Args)]
 pub struct ActionArgs {
-    /// Model spec: `openai:NAME`, `anthropic:NAME` or `scripted:FILE` (wins over the
+    /// Model spec: `openai:NAME`, `anthropic:NAME`, `local` or `scripted:FILE` (wins over the
     /// repository's `[model] name`).
     #[arg(long, env = "KOTEF_MODEL")]
     pub model: Option<String>,

@@ -97,7 +97,8 @@ pub struct LimitFlags {
     /// Model calls allowed in the whole run.
     #[arg(long)]
     pub max_model_calls: Option<u32>,
-    /// Dollars allowed in the run (needs a known price for the model).
+    /// Dollars allowed in the run (without a known price for the model: tokens at $4 per
+    /// million instead, with a warning).
     #[arg(long)]
     pub cost_budget_usd: Option<f64>,
 }
@@ -130,7 +131,8 @@ pub struct RunArgs {
     /// The goal, as an issue would state it.
     #[arg(long)]
     pub goal: String,
-    /// `openai:NAME`, `anthropic:NAME` or `scripted:FILE` (default: `[model] name` in the config).
+    /// `openai:NAME`, `anthropic:NAME`, `local` (the bundled model at KOTEF_LOCAL_MODEL_URL) or
+    /// `scripted:FILE` (default: `[model] name` in the config).
     #[arg(long, env = "KOTEF_MODEL")]
     pub model: Option<String>,
     /// `strict` or `yolo` (default: the config's, else strict).

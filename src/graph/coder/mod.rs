@@ -60,7 +60,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
         .unwrap_or_else(|| state.goal.clone());
     // The undo is this step's: a repair step leaves none (it undoes its own attempts).
     handoff.undo.clear();
-    if ctx.edit_blocks && super::repair::applies(state) {
+    if ctx.edit_format.blocks() && super::repair::applies(state) {
         return super::repair::step(ctx, state, &task).await;
     }
     let before = state.file_hashes.clone();
@@ -69,6 +69,11 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
     loop {
         if t.budget_spent(&ctx.limits) {
             break;
+        }
+        // `auto` settled on edit blocks during this step (the server writes its tool calls
+        // as text): before anything is written, the step goes on as the repair loop.
+        if ctx.edit_format.blocks() && t.written.is_empty() && super::repair::applies(state) {
+            return super::repair::step(ctx, state, &task).await;
         }
         let user = prompt::user_message(ctx, state, &task, &tools, &mut t).await;
         let mut messages = vec![Message::system(CODER_PROMPT), Message::user(user)];

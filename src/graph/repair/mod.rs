@@ -1,5 +1,5 @@
 //! The coder as a generate-and-validate repair loop, for models that write code badly inside
-//! JSON (a small model on a self-hosted server; see `GraphContext::edit_blocks`). While the
+//! JSON (a server that writes tool calls as text; see `GraphContext::edit_format`). While the
 //! tests fail, each attempt is one short model call — the task, the files, the failing output,
 //! and the attempts that did not work with their diffs — answered with fenced edit blocks
 //! ([`kotef_tools::blocks`]), never code inside a JSON string. Every attempt is applied to the

@@ -196,7 +196,7 @@ pub fn outcome_details(outcome: &RunOutcome, limits: &Limits) -> String {
     };
     let cost = outcome.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| {
         format!(
-            "n/a (no price is known for {}; the operator can set `price_prompt_per_mtok` and `price_completion_per_mtok`)",
+            "n/a (no price is known for {}; the operator can set the Action's `price-per-mtok` or `[model] price_prompt_per_mtok` and `price_completion_per_mtok`)",
             code_in_cell(&outcome.model)
         )
     });
