@@ -141,12 +141,13 @@ def judge(task, repo):
 
 
 def run_kotef(task, repo, args):
-    env = dict(os.environ, OPENAI_BASE_URL=args.base_url,
+    env = dict(os.environ, OPENAI_BASE_URL=args.base_url or "",
                OPENAI_API_KEY=os.environ.get("OPENAI_API_KEY", "sk-local"))
     config = repo.parent / f"{task['name']}.kotef.toml"
     config.write_text(f"[model]\ntimeout_s = {args.call_timeout}\n")
     cmd = [args.kotef, "run", "--repo", str(repo), "--goal", task["goal"],
-           "--test-command", task["test_command"], "--model", f"openai:{args.model}",
+           "--test-command", task["test_command"],
+           "--model", getattr(args, "kotef_model", None) or f"openai:{args.model}",
            "--config", str(config), "--time-budget-s", str(args.time_limit), "--json"]
     if args.edit_format:
         cmd += ["--edit-format", args.edit_format]

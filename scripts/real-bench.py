@@ -136,14 +136,48 @@ def env_key(t):
                           ).hexdigest()[:16]
 
 
+def venv_key(t):
+    return hashlib.sha256(json.dumps([t["python"], t.get("requirements") or [],
+                                      PYTEST.get(t["python"], PYTEST_DEFAULT)]).encode()
+                          ).hexdigest()[:16]
+
+
+def build_venv(t, log):
+    """The venv for the task's Python and requirements, shared by the tasks that have the same
+    (REAL/_venv/<key>/); returns (path, exact Python). Raises RuntimeError."""
+    venv = REAL / "_venv" / venv_key(t)
+    py = python_for(t["python"])
+    if py is None:
+        raise RuntimeError(f"no Python {t['python']} under {PYENV}")
+    if (venv / "kotef-ok").exists():
+        return venv, py.parent.parent.name
+    shutil.rmtree(venv, ignore_errors=True)
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    rc, out = run([str(py), "-m", "venv", str(venv)], timeout=300)
+    if rc != 0:
+        raise RuntimeError(f"venv: {out[-400:]}")
+    pins = [PYTEST.get(t["python"], PYTEST_DEFAULT)] + list(t.get("requirements") or [])
+    log(f"real-bench: {t['name']}: pip install {' '.join(pins)}")
+    rc, out = run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
+                   "--disable-pip-version-check", "--no-input", *pins], timeout=PIP_TIMEOUT_S)
+    if rc != 0:
+        raise RuntimeError(f"pip install: {out.strip()[-600:]}")
+    (venv / "kotef-ok").write_text(" ".join(pins) + "\n")
+    return venv, py.parent.parent.name
+
+
 def build_env(t, log=print):
     """Builds (or reuses) the task's tree and venv. Returns env.json's content."""
     home = REAL / t["name"]
     stamp = home / "env.json"
     key = env_key(t)
-    if stamp.is_file():
+    try:
         rec = json.loads(stamp.read_text())
-        if rec.get("key") == key and rec.get("ok"):
+    except (OSError, ValueError):  # not built yet, or cut short (a full disk)
+        rec = None
+    if rec:
+        venv = Path(rec["venv"]) / "kotef-ok" if rec.get("venv") else home / "venv"
+        if rec.get("key") == key and rec.get("ok") and venv.exists():
             return rec
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
@@ -157,25 +191,16 @@ def build_env(t, log=print):
         archive = subprocess.run(["git", "--git-dir", str(gitdir), "archive", t["commit"]],
                                  capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-        py = python_for(t["python"])
-        if py is None:
-            raise RuntimeError(f"no Python {t['python']} under {PYENV}")
-        rc, out = run([str(py), "-m", "venv", str(home / "venv")], timeout=300)
-        if rc != 0:
-            raise RuntimeError(f"venv: {out[-400:]}")
-        vpy = home / "venv" / "bin" / "python"
-        pins = [PYTEST.get(t["python"], PYTEST_DEFAULT)] + list(t.get("requirements") or [])
-        log(f"real-bench: {t['name']}: pip install {' '.join(pins)}")
-        rc, out = run([str(vpy), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                       "--no-input", *pins], timeout=PIP_TIMEOUT_S)
-        if rc != 0:
-            raise RuntimeError(f"pip install: {out.strip()[-600:]}")
-        rec["python_exact"] = py.parent.parent.name
+        venv, exact = build_venv(t, log)
+        rec["venv"] = str(venv)
+        rec["python_exact"] = exact
         rec["ok"] = True
     except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
         rec["error"] = str(e)
     rec["build_s"] = round(time.monotonic() - start, 1)
-    stamp.write_text(json.dumps(rec, indent=1) + "\n")
+    tmp = stamp.with_suffix(".tmp")
+    tmp.write_text(json.dumps(rec, indent=1) + "\n")
+    tmp.replace(stamp)  # whole or absent, never cut short
     return rec
 
 
@@ -185,7 +210,9 @@ def fresh_repo(t, parent, venv=True):
     repo = Path(parent) / t["name"]
     shutil.copytree(home / "tree", repo, symlinks=True)
     if venv:
-        shutil.copytree(home / "venv", repo / ".venv", symlinks=True)
+        rec = json.loads((home / "env.json").read_text())
+        shutil.copytree(rec.get("venv") or home / "venv", repo / ".venv", symlinks=True,
+                        ignore=shutil.ignore_patterns("kotef-ok"))
     git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost",
            "-c", "core.autocrlf=false"]
     subprocess.run(git + ["init", "-q"], cwd=repo, check=True)
@@ -392,9 +419,11 @@ def harness_losses(repo, test_command, stderr=""):
                 out["transcript_in_prompt"] += 1
             if e.get("node") == "coder" and "\n# Files\n" in text:
                 out["repair_prompts"] += 1
-                frames = repo_frames(last_failure, repo)
-                shown = text.split("\n# Files\n", 1)[1]
-                if frames and not any(f in shown for f in frames):
+                shown, _, failure = text.split("\n# Files\n", 1)[1].partition(
+                    "\n# How the tests fail now")
+                frames = repo_frames(failure + "\n" + last_failure, repo)
+                if frames and not any(f"\n{f}\n" in shown or f"\n{f} (" in shown
+                                      for f in frames):
                     out["repair_without_frames"] += 1
     return out
 
@@ -476,6 +505,50 @@ def run_agents(tasks, args):
         Path(args.json).write_text(json.dumps(results, indent=1, default=str) + "\n")
 
 
+def self_test():
+    """The loss counters over a made-up transcript (one of each), and the sample's choice."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp)
+        (repo / "pkg").mkdir()
+        (repo / "pkg" / "mod.py").write_text("x = 1\n")
+        (repo / "tests").mkdir()
+        (repo / "tests" / "test_mod.py").write_text("")
+        runs = repo / ".sdd" / "runs"
+        runs.mkdir(parents=True)
+        tb = (f'Traceback (most recent call last):\n  File "{repo}/tests/test_mod.py", line 3\n'
+              f'  File "{repo}/pkg/mod.py", line 1, in f\n  File "{repo}/.venv/lib/x.py", '
+              "line 2\nKeyError: 'DATABASE_URL'\n")
+        repair = "# Goal\ng\n\n# Files\n\n{}\n```\nx = 1\n```\n\n# How the tests fail now: `t`\n```\n" + tb + "```"
+        events = [
+            {"type": "tool_call", "node": "coder", "name": "run_command",
+             "arguments": {"command": ".venv/bin/python -m pytest -q tests"},
+             "output": "command denied by the strict profile: x", "is_error": True},
+            {"type": "tool_call", "node": "coder", "name": "run_command",
+             "arguments": {"command": "awk 1 f"}, "output": "command denied by the strict profile",
+             "is_error": True},
+            {"type": "verification", "command": "t", "passed": False, "output": tb},
+            {"type": "model_error", "node": "coder", "error": "model call timed out after 120000 ms"},
+            {"type": "model_request", "node": "researcher",
+             "messages": [{"role": "user", "content": "files: .sdd/runs/a.transcript.jsonl"}]},
+            {"type": "model_request", "node": "coder",
+             "messages": [{"role": "user", "content": repair.format("tests/other.py")}]},
+            {"type": "model_request", "node": "coder",
+             "messages": [{"role": "user", "content": repair.format("pkg/mod.py")}]},
+        ]
+        (runs / "a.transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+        got = harness_losses(repo, ".venv/bin/python -m pytest -q tests/test_mod.py",
+                             "error: setup failed: exit 1")
+        want = {"refused": 2, "refused_project": 1, "missing_vars": 1, "setup_failed": 1,
+                "transcript_in_prompt": 1, "calls_cut": 1, "repair_prompts": 2,
+                "repair_without_frames": 1}
+        if got != want:
+            die(f"self-test: losses {got}, expected {want}")
+        frames = repo_frames(tb, repo)
+        if frames != ["tests/test_mod.py", "pkg/mod.py"]:
+            die(f"self-test: frames {frames}")
+    print("real-bench self-test: ok")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tasks", default="real", choices=["real"], help="the task set (real)")
@@ -485,6 +558,8 @@ def main(argv=None):
     ap.add_argument("--call-timeout", type=int, default=600, help="seconds one model call may take")
     ap.add_argument("--kotef", default=os.environ.get("KOTEF_BIN") or shutil.which("kotef")
                     or str(ROOT / "target" / "release" / "kotef"), help="the kotef binary")
+    ap.add_argument("--kotef-model", help="kotef's --model (default openai:MODEL); "
+                    "scripted:FILE proves the bench without a server")
     ap.add_argument("--mini-swe-agent", action="store_true", help="also run mini-swe-agent")
     ap.add_argument("--no-kotef", action="store_true", help="skip kotef (with --mini-swe-agent)")
     ap.add_argument("--only", nargs="*", default=[], help="task names to run")
@@ -498,7 +573,10 @@ def main(argv=None):
     ap.add_argument("--build-envs", action="store_true", help="build every environment, no model")
     ap.add_argument("--record-known-failing", action="store_true",
                     help="record the tests that fail even with the fix (task authors)")
+    ap.add_argument("--self-test", action="store_true", help="check the loss counters")
     args = ap.parse_args(argv)
+    if args.self_test:
+        return self_test()
     tasks = load_tasks(args.only, args.held_out)
     if args.sample:
         tasks = sample(tasks, args.sample)
@@ -516,7 +594,7 @@ def main(argv=None):
         sys.exit(1 if bad else 0)
     if args.check_tasks:
         sys.exit(0 if check_tasks(tasks) else 1)
-    if not args.base_url:
+    if not args.base_url and (args.mini_swe_agent or not args.kotef_model):
         die("--base-url is needed (scripts/local-model.sh prints one)")
     if not args.no_kotef and not Path(args.kotef).is_file():
         die(f"kotef binary not found at {args.kotef} (cargo build --release, or --kotef PATH)")
