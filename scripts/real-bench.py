@@ -95,8 +95,13 @@ def sample(tasks, n):
     project first: what CI can build in a few minutes."""
     weight = lambda t: (len(t.get("requirements") or []), (TASKS / t["bundle"]).stat().st_size,
                         t["name"])
+    usable = [t for t in tasks if python_for(t["python"])]
+    if len(usable) < n:
+        missing = sorted({t["python"] for t in tasks} - {t["python"] for t in usable})
+        die(f"--sample {n}: only {len(usable)} tasks have their Python here; install "
+            f"{', '.join(missing)} with pyenv (PYENV_ROOT={PYENV.parent})")
     firsts, rest, seen = [], [], set()
-    for t in sorted(tasks, key=weight):
+    for t in sorted(usable, key=weight):
         project = t["source"]["project"]
         (rest if project in seen else firsts).append(t)
         seen.add(project)
@@ -124,16 +129,25 @@ def project_git(bundle):
 
 
 def python_for(version):
-    """pyenv's newest patch release of `version` (e.g. 3.7 -> ~/.pyenv/versions/3.7.16)."""
+    """pyenv's newest patch release of `version` (e.g. 3.7 -> ~/.pyenv/versions/3.7.16), else
+    `python3.7` on PATH."""
     found = sorted((p for p in PYENV.glob(f"{version}.*") if (p / "bin" / "python").exists()),
                    key=lambda p: [int(x) for x in p.name.split(".") if x.isdigit()])
-    return found[-1] / "bin" / "python" if found else None
+    if found:
+        return found[-1] / "bin" / "python"
+    on_path = shutil.which(f"python{version}")
+    return Path(on_path) if on_path else None
 
 
 def env_key(t):
     return hashlib.sha256(json.dumps([t["commit"], t["python"], t.get("requirements") or [],
                                       PYTEST.get(t["python"], PYTEST_DEFAULT)]).encode()
                           ).hexdigest()[:16]
+
+
+def exact_version(py):
+    rc, out = run([str(py), "-c", "import platform; print(platform.python_version())"], timeout=60)
+    return out.strip() if rc == 0 else "?"
 
 
 def venv_key(t):
@@ -150,7 +164,7 @@ def build_venv(t, log):
     if py is None:
         raise RuntimeError(f"no Python {t['python']} under {PYENV}")
     if (venv / "kotef-ok").exists():
-        return venv, py.parent.parent.name
+        return venv, exact_version(py)
     shutil.rmtree(venv, ignore_errors=True)
     venv.parent.mkdir(parents=True, exist_ok=True)
     rc, out = run([str(py), "-m", "venv", str(venv)], timeout=300)
@@ -163,7 +177,7 @@ def build_venv(t, log):
     if rc != 0:
         raise RuntimeError(f"pip install: {out.strip()[-600:]}")
     (venv / "kotef-ok").write_text(" ".join(pins) + "\n")
-    return venv, py.parent.parent.name
+    return venv, exact_version(py)
 
 
 def build_env(t, log=print):
