@@ -274,6 +274,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bugsinpy", required=True, type=Path, help="bare clone of BugsInPy")
     ap.add_argument("--mirror", action="append", default=[], help="PROJECT=bare clone")
+    ap.add_argument("--drop", nargs="*", default=[],
+                    help="tasks (PROJECT-BUG) that failed --check-tasks: drawn for the held-out "
+                         "third like the rest (so the draw does not move), then left out")
     ap.add_argument("tasks", nargs="+", help="PROJECT:BUG,BUG,... (the whole set, each time)")
     args = ap.parse_args()
     mirrors = dict(m.split("=", 1) for m in args.mirror)
@@ -296,17 +299,22 @@ def main():
                     continue
                 by_project.setdefault(project, []).append(f"{project}-{bug}")
             bundle = OUT / f"{project}.bundle"
-            refs = [f"refs/tasks/{n}" for n in by_project.get(project, [])]
+            refs = [f"refs/tasks/{n}" for n in by_project.get(project, [])
+                    if n not in args.drop]
             subprocess.run(["git", "--git-dir", str(scratch), "bundle", "create", "-q",
                             str(bundle), *refs], check=True)
     held = draw_held_out(by_project)
+    for n in args.drop:
+        shutil.rmtree(OUT / n, ignore_errors=True)
+        dropped.append(f"{n}: --drop")
+    held -= set(args.drop)
     for names in by_project.values():
-        for n in names:
+        for n in [n for n in names if n not in args.drop]:
             p = OUT / n / "task.json"
             t = json.loads(p.read_text())
             t["held_out"] = n in held
             p.write_text(json.dumps(t, indent=1) + "\n")
-    total = sum(len(v) for v in by_project.values())
+    total = sum(len(v) for v in by_project.values()) - len(set(args.drop))
     print(f"imported {total} tasks, {len(held)} held out; dropped: {dropped or 'none'}")
 
 
