@@ -59,6 +59,15 @@ PROJECTS = {
 }
 
 
+SKIP_CONFTEST = """import pytest
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        item.add_marker(pytest.mark.skip(reason="not relevant here"))
+"""
+
+
 def git(gitdir, *args, env=None, text=True):
     r = subprocess.run(["git", "--git-dir", str(gitdir), *args], capture_output=True, env=env)
     if r.returncode != 0:
@@ -226,6 +235,12 @@ def import_task(args, project, bug, mirror, scratch):
             dest = d / "cheats" / "stub-tests" / f
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(stubbed)
+    if runner == "pytest":
+        # A second cheat where pytest is the runner: a conftest.py that skips every test
+        # (pytest exits 0 when all were skipped).
+        dest = d / "cheats" / "skip-conftest" / "conftest.py"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(SKIP_CONFTEST)
     protected = sorted({p for s, p in tests if s != "D"} | set(test_files))
     pyver = kv.get("python_version", "3.8.3")
     task = {

@@ -237,9 +237,9 @@ def fresh_repo(t, parent, venv=True):
     return repo
 
 
-def judge_command(t):
-    cmd = [".venv/bin/python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "-o",
-           "addopts=", *t["test_files"]]
+def judge_command(t, xml):
+    cmd = [".venv/bin/python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o",
+           "addopts=", f"--junitxml={xml}", *t["test_files"]]
     for n in t.get("known_failing") or []:
         cmd += ["--deselect", n]
     return cmd
@@ -263,11 +263,17 @@ def judge(t, repo, detail=None):
         detail["named_out"] = out[-1500:]
     if rc != 0:
         return False
-    rc, out = run(judge_command(t), cwd=repo)
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = Path(tmp) / "judge.xml"
+        rc, out = run(judge_command(t, xml), cwd=repo)
+        results = junit_results(xml, t["test_files"]) if xml.exists() else {}
+    # Each named test must have run and passed: a skip (a conftest.py that skips
+    # everything, say) exits 0 but fixes nothing.
+    unproven = not_passed(t.get("failing_tests") or [], results)
     if detail is not None:
-        detail["file"] = rc == 0
-        detail["file_out"] = out[-1500:]
-    return rc == 0
+        detail["file"] = rc == 0 and not unproven
+        detail["file_out"] = out[-1500:] + (f"\nnot passed: {unproven}" if unproven else "")
+    return rc == 0 and not unproven
 
 
 def apply_dir(src, repo):
@@ -351,20 +357,35 @@ def record_known_failing(tasks):
                   + (f"; the named tests fail with the fix: {clash}" if clash else ""))
 
 
-def junit_failures(xml, test_files):
-    import xml.etree.ElementTree as ET
+def not_passed(named, results):
+    """The named tests (node ids, or classes of them) that did not run and pass."""
     out = []
+    for n in named:
+        hits = [v for k, v in results.items() if k == n or k.startswith(n + "::")]
+        if not hits or any(v != "passed" for v in hits):
+            out.append(n)
+    return out
+
+
+def junit_results(xml, test_files):
+    """pytest's JUnit XML as {node id: passed | failed | skipped}."""
+    import xml.etree.ElementTree as ET
+    out = {}
     for case in ET.parse(xml).iter("testcase"):
-        if case.find("failure") is None and case.find("error") is None:
-            continue
         cls, name = case.get("classname", ""), case.get("name", "")
+        status = ("failed" if case.find("failure") is not None or case.find("error") is not None
+                  else "skipped" if case.find("skipped") is not None else "passed")
         parts = cls.split(".")
         for n in range(len(parts), 0, -1):
             path = "/".join(parts[:n]) + ".py"
             if path in test_files:
-                out.append("::".join([path] + parts[n:] + [name]))
+                out["::".join([path] + parts[n:] + [name])] = status
                 break
-    return sorted(set(out))
+    return out
+
+
+def junit_failures(xml, test_files):
+    return sorted(k for k, v in junit_results(xml, test_files).items() if v == "failed")
 
 
 # ---- what the harness lost, from kotef's run records ----
