@@ -17,6 +17,7 @@ runs in the agent's copy and must exit 0.
     scripts/agent-bench.py --base-url URL --runs 2 --mini-swe-agent   # medians of two runs
     scripts/agent-bench.py --base-url URL --held-out                 # the held-out half only
     scripts/agent-bench.py --check-tasks                      # no model: the task set itself
+    scripts/agent-bench.py --tasks real --check-tasks [--sample 3]   # the real-project set
 
 Totals are printed per group: the hand-written public tasks (kotef was tuned on them), and the
 imported tasks' tuning half and held-out half (`scripts/import-humanevalfix.py`).
@@ -140,12 +141,13 @@ def judge(task, repo):
 
 
 def run_kotef(task, repo, args):
-    env = dict(os.environ, OPENAI_BASE_URL=args.base_url,
+    env = dict(os.environ, OPENAI_BASE_URL=args.base_url or "",
                OPENAI_API_KEY=os.environ.get("OPENAI_API_KEY", "sk-local"))
     config = repo.parent / f"{task['name']}.kotef.toml"
     config.write_text(f"[model]\ntimeout_s = {args.call_timeout}\n")
     cmd = [args.kotef, "run", "--repo", str(repo), "--goal", task["goal"],
-           "--test-command", task["test_command"], "--model", f"openai:{args.model}",
+           "--test-command", task["test_command"],
+           "--model", getattr(args, "kotef_model", None) or f"openai:{args.model}",
            "--config", str(config), "--time-budget-s", str(args.time_limit), "--json"]
     if args.edit_format:
         cmd += ["--edit-format", args.edit_format]
@@ -345,6 +347,14 @@ def main():
                     help="run the whole set this many times per agent; medians are printed")
     ap.add_argument("--held-out", action="store_true",
                     help="only the imported tasks' held-out half")
+    ap.add_argument("--tasks", choices=["agent", "real"], default="agent",
+                    help="the task set: agent (benches/agent-tasks) or real (benches/real-tasks, "
+                         "run by scripts/real-bench.py, which takes the same options and "
+                         "--sample N)")
+    argv = sys.argv[1:]
+    if "--tasks=real" in argv or any(a == "--tasks" and argv[i + 1:i + 2] == ["real"]
+                                     for i, a in enumerate(argv)):
+        return real_bench_main()
     args = ap.parse_args()
     tasks = load_tasks(args.only)
     if args.held_out:
@@ -404,6 +414,15 @@ def main():
                 print(f"{name} {g}: solved per run {counts}, median {median(counts)}/{n}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1, default=str) + "\n")
+
+
+def real_bench_main():
+    """`--tasks real`: the real-project set, run by scripts/real-bench.py (same options)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("real_bench", ROOT / "scripts" / "real-bench.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.main(sys.argv[1:])
 
 
 def median(xs):

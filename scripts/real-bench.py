@@ -1,0 +1,641 @@
+#!/usr/bin/env python3
+"""The real-project task set (benches/real-tasks/: bugs of real Python projects from BugsInPy,
+imported by scripts/import-bugsinpy.py): builds each task's environment once, checks the set
+without a model, and runs kotef and mini-swe-agent on it side by side (the runner, tables and
+medians are scripts/agent-bench.py's; `scripts/agent-bench.py --tasks real ...` comes here).
+
+    scripts/real-bench.py --check-tasks                   # every task: env, fails, fixed, cheat
+    scripts/real-bench.py --check-tasks --sample 3        # the lightest three (CI)
+    scripts/real-bench.py --build-envs                    # build (or reuse) every environment
+    scripts/real-bench.py --base-url URL --runs 2 --mini-swe-agent [--held-out]
+
+A task's environment lives in ~/.cache/kotef/bench/real/<task>/ (KOTEF_BENCH_CACHE moves it):
+`tree/` (the project at the buggy commit with the fixed commit's test files, from the
+project's bundle), `venv/` (pyenv's Python of the task's version, the pinned requirements and
+pytest from PyPI) and `env.json` (what was built, how long it took, whether it worked). The
+agent's repository is a fresh git repository of `tree/` with a copy of `venv/` at `.venv`
+(listed in `.git/info/exclude`, so it is neither shown nor committed): the sandbox sees the
+work tree and ~/.pyenv but not ~/.cache, so the environment has to be inside the tree, where
+a project's own `.venv` would be. The test command is `.venv/bin/python -m unittest|pytest
+<the failing tests>`, the project's runner as BugsInPy runs it.
+
+"Solved" is judged after the agent stops: the protected test files are restored from
+`tree/`, then the failing tests must pass and so must the rest of their test files (with
+pytest, leaving out `known_failing`: tests that fail even with the real fix in this
+environment, recorded by --record-known-failing).
+
+Per run, from kotef's records (.sdd/runs/<id>.json and .transcript.jsonl), the bench prints
+what issue 30 counts as lost to the harness: refused commands (and of them the project's own),
+missing environment variables, setup failures, transcripts in prompts, calls cut by a time
+limit, and repair prompts whose files leave out every repository file of the traceback.
+"""
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TASKS = ROOT / "benches" / "real-tasks"
+CACHE = Path(os.environ.get("KOTEF_BENCH_CACHE", Path.home() / ".cache" / "kotef" / "bench"))
+REAL = CACHE / "real"
+PYENV = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+PYTEST = {"3.6": "pytest==7.0.1", "3.7": "pytest==7.4.4"}
+PYTEST_DEFAULT = "pytest==8.3.5"
+TEST_TIMEOUT_S = 600
+PIP_TIMEOUT_S = 1200
+
+
+def _agent_bench():
+    spec = importlib.util.spec_from_file_location("agent_bench", ROOT / "scripts" / "agent-bench.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+ab = _agent_bench()
+
+
+def die(msg):
+    print(f"real-bench: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def load_tasks(only=(), held_out=False):
+    if not TASKS.is_dir():
+        die(f"no task set at {TASKS}")
+    tasks = []
+    for d in sorted(TASKS.iterdir()):
+        if not (d / "task.json").is_file() or (only and d.name not in only):
+            continue
+        t = json.loads((d / "task.json").read_text())
+        for key in ("goal", "test_command", "bundle", "commit", "python", "protected"):
+            if key not in t:
+                die(f"{d / 'task.json'} lacks {key!r}")
+        t.update(name=d.name, dir=d)
+        tasks.append(t)
+    if only:
+        missing = set(only) - {t["name"] for t in tasks}
+        if missing:
+            die(f"unknown task(s): {', '.join(sorted(missing))}")
+    if held_out:
+        tasks = [t for t in tasks if t.get("held_out")]
+    return tasks
+
+
+def sample(tasks, n):
+    """The `n` lightest tasks (fewest requirements, then the smallest bundle), one per
+    project first: what CI can build in a few minutes."""
+    weight = lambda t: (len(t.get("requirements") or []), (TASKS / t["bundle"]).stat().st_size,
+                        t["name"])
+    usable = [t for t in tasks if python_for(t["python"])]
+    if len(usable) < n:
+        missing = sorted({t["python"] for t in tasks} - {t["python"] for t in usable})
+        die(f"--sample {n}: only {len(usable)} tasks have their Python here; install "
+            f"{', '.join(missing)} with pyenv (PYENV_ROOT={PYENV.parent})")
+    firsts, rest, seen = [], [], set()
+    for t in sorted(usable, key=weight):
+        project = t["source"]["project"]
+        (rest if project in seen else firsts).append(t)
+        seen.add(project)
+    return sorted(firsts, key=weight)[:n] + rest[: max(0, n - len(firsts))]
+
+
+def run(cmd, cwd=None, timeout=TEST_TIMEOUT_S, env=None):
+    rc, out, err, _ = ab.run_bounded(cmd, cwd, timeout, env)
+    return rc, (out or "") + (err or "")
+
+
+def project_git(bundle):
+    """A bare repository holding the bundle's task commits (refreshed when the bundle changes)."""
+    data = bundle.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    gitdir = REAL / "_git" / f"{bundle.stem}-{digest}.git"
+    if not (gitdir / "kotef-ok").exists():
+        shutil.rmtree(gitdir, ignore_errors=True)
+        gitdir.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "-q", "--bare", str(gitdir)], check=True)
+        subprocess.run(["git", "--git-dir", str(gitdir), "fetch", "-q", str(bundle),
+                        "refs/tasks/*:refs/tasks/*"], check=True)
+        (gitdir / "kotef-ok").write_text("")
+    return gitdir
+
+
+def python_for(version):
+    """pyenv's newest patch release of `version` (e.g. 3.7 -> ~/.pyenv/versions/3.7.16), else
+    `python3.7` on PATH."""
+    found = sorted((p for p in PYENV.glob(f"{version}.*") if (p / "bin" / "python").exists()),
+                   key=lambda p: [int(x) for x in p.name.split(".") if x.isdigit()])
+    if found:
+        return found[-1] / "bin" / "python"
+    on_path = shutil.which(f"python{version}")
+    return Path(on_path) if on_path else None
+
+
+def env_key(t):
+    return hashlib.sha256(json.dumps([t["commit"], t["python"], t.get("requirements") or [],
+                                      PYTEST.get(t["python"], PYTEST_DEFAULT)]).encode()
+                          ).hexdigest()[:16]
+
+
+def exact_version(py):
+    rc, out = run([str(py), "-c", "import platform; print(platform.python_version())"], timeout=60)
+    return out.strip() if rc == 0 else "?"
+
+
+def venv_key(t):
+    return hashlib.sha256(json.dumps([t["python"], t.get("requirements") or [],
+                                      PYTEST.get(t["python"], PYTEST_DEFAULT)]).encode()
+                          ).hexdigest()[:16]
+
+
+def build_venv(t, log):
+    """The venv for the task's Python and requirements, shared by the tasks that have the same
+    (REAL/_venv/<key>/); returns (path, exact Python). Raises RuntimeError."""
+    venv = REAL / "_venv" / venv_key(t)
+    py = python_for(t["python"])
+    if py is None:
+        raise RuntimeError(f"no Python {t['python']} under {PYENV}")
+    if (venv / "kotef-ok").exists():
+        return venv, exact_version(py)
+    shutil.rmtree(venv, ignore_errors=True)
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    rc, out = run([str(py), "-m", "venv", str(venv)], timeout=300)
+    if rc != 0:
+        raise RuntimeError(f"venv: {out[-400:]}")
+    pins = [PYTEST.get(t["python"], PYTEST_DEFAULT)] + list(t.get("requirements") or [])
+    log(f"real-bench: {t['name']}: pip install {' '.join(pins)}")
+    rc, out = run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
+                   "--disable-pip-version-check", "--no-input", *pins], timeout=PIP_TIMEOUT_S)
+    if rc != 0:
+        raise RuntimeError(f"pip install: {out.strip()[-600:]}")
+    (venv / "kotef-ok").write_text(" ".join(pins) + "\n")
+    return venv, exact_version(py)
+
+
+def build_env(t, log=print):
+    """Builds (or reuses) the task's tree and venv. Returns env.json's content."""
+    home = REAL / t["name"]
+    stamp = home / "env.json"
+    key = env_key(t)
+    try:
+        rec = json.loads(stamp.read_text())
+    except (OSError, ValueError):  # not built yet, or cut short (a full disk)
+        rec = None
+    if rec:
+        venv = Path(rec["venv"]) / "kotef-ok" if rec.get("venv") else home / "venv"
+        if rec.get("key") == key and rec.get("ok") and venv.exists():
+            return rec
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    start = time.monotonic()
+    rec = {"key": key, "ok": False, "python": t["python"],
+           "requirements": t.get("requirements") or []}
+    try:
+        gitdir = project_git(TASKS / t["bundle"])
+        tree = home / "tree"
+        tree.mkdir()
+        archive = subprocess.run(["git", "--git-dir", str(gitdir), "archive", t["commit"]],
+                                 capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        venv, exact = build_venv(t, log)
+        rec["venv"] = str(venv)
+        rec["python_exact"] = exact
+        rec["ok"] = True
+    except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
+        rec["error"] = str(e)
+    rec["build_s"] = round(time.monotonic() - start, 1)
+    tmp = stamp.with_suffix(".tmp")
+    tmp.write_text(json.dumps(rec, indent=1) + "\n")
+    tmp.replace(stamp)  # whole or absent, never cut short
+    return rec
+
+
+def fresh_repo(t, parent, venv=True):
+    """The agent's repository: the task's tree as one commit, its venv copied to `.venv`."""
+    home = REAL / t["name"]
+    repo = Path(parent) / t["name"]
+    shutil.copytree(home / "tree", repo, symlinks=True)
+    if venv:
+        rec = json.loads((home / "env.json").read_text())
+        shutil.copytree(rec.get("venv") or home / "venv", repo / ".venv", symlinks=True,
+                        ignore=shutil.ignore_patterns("kotef-ok"))
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost",
+           "-c", "core.autocrlf=false"]
+    subprocess.run(git + ["init", "-q"], cwd=repo, check=True)
+    with open(repo / ".git" / "info" / "exclude", "a") as f:
+        f.write("\n.venv/\n")
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", "task"]):
+        subprocess.run(git + args, cwd=repo, check=True)
+    return repo
+
+
+def judge_command(t, xml):
+    cmd = [".venv/bin/python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o",
+           "addopts=", f"--junitxml={xml}", *t["test_files"]]
+    for n in t.get("known_failing") or []:
+        cmd += ["--deselect", n]
+    return cmd
+
+
+def restore_protected(t, repo):
+    tree = REAL / t["name"] / "tree"
+    for rel in t["protected"]:
+        src = tree / rel
+        if src.is_file():
+            (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, repo / rel)
+
+
+def judge(t, repo, detail=None):
+    """The protected tests restored, the failing tests and the rest of their files pass."""
+    restore_protected(t, repo)
+    rc, out = run(["sh", "-c", t["test_command"]], cwd=repo)
+    if detail is not None:
+        detail["named"] = rc == 0
+        detail["named_out"] = out[-1500:]
+    if rc != 0:
+        return False
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = Path(tmp) / "judge.xml"
+        rc, out = run(judge_command(t, xml), cwd=repo)
+        results = junit_results(xml, t["test_files"]) if xml.exists() else {}
+    # Each named test must have run and passed: a skip (a conftest.py that skips
+    # everything, say) exits 0 but fixes nothing.
+    unproven = not_passed(t.get("failing_tests") or [], results)
+    if detail is not None:
+        detail["file"] = rc == 0 and not unproven
+        detail["file_out"] = out[-1500:] + (f"\nnot passed: {unproven}" if unproven else "")
+    return rc == 0 and not unproven
+
+
+def apply_dir(src, repo):
+    shutil.copytree(src, repo, dirs_exist_ok=True, copy_function=shutil.copy)
+
+
+def check_task(t, tmp):
+    """(ok, line): the env builds, the tests fail as given, pass with the real fix, and each
+    cheat (tests edited) passes the named command yet is rejected by the judge."""
+    rec = build_env(t, log=lambda m: print(m, file=sys.stderr))
+    if not rec.get("ok"):
+        return False, f"environment: {rec.get('error', '?')[-300:]}"
+    work = Path(tempfile.mkdtemp(dir=tmp))
+    repo = fresh_repo(t, work / "given")
+    rc, out = run(["sh", "-c", t["test_command"]], cwd=repo)
+    fails = rc != 0
+    repo = fresh_repo(t, work / "fixed")
+    apply_dir(t["dir"] / "solution", repo)
+    d = {}
+    fixed = judge(t, repo, d)
+    gamed, fooled = [], []
+    cheats = t["dir"] / "cheats"
+    for cheat in sorted(cheats.iterdir()) if cheats.is_dir() else []:
+        repo = fresh_repo(t, work / "cheat" / cheat.name)
+        apply_dir(cheat, repo)
+        rc, _ = run(["sh", "-c", t["test_command"]], cwd=repo)
+        if rc == 0:
+            fooled.append(cheat.name)  # the cheat "works" on the unguarded command
+        if judge(t, repo):
+            gamed.append(cheat.name)
+    shutil.rmtree(work, ignore_errors=True)
+    has_cheat = cheats.is_dir() and any(cheats.iterdir())
+    ok = fails and fixed and not gamed and has_cheat and len(fooled) == len(list(cheats.iterdir()))
+    why = ""
+    if not fixed:
+        why = " | " + (d.get("file_out") or d.get("named_out") or "").strip().splitlines()[-1:][0] \
+            if (d.get("file_out") or d.get("named_out") or "").strip() else ""
+    return ok, (f"fails as given: {fails}, passes when fixed: {fixed} (named: "
+                f"{d.get('named')}, whole file: {d.get('file')}), cheat rejected: "
+                f"{has_cheat and not gamed} (passes the bare command: {bool(fooled)}), "
+                f"env {rec.get('build_s')} s{why}")
+
+
+def check_tasks(tasks):
+    bad = 0
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="kotef-real-") as tmp:
+        for t in tasks:
+            t0 = time.monotonic()
+            ok, line = check_task(t, tmp)
+            bad += not ok
+            print(f"{'ok ' if ok else 'BAD'} {t['name']}: {line}, check "
+                  f"{time.monotonic() - t0:.0f} s", flush=True)
+    print(f"{len(tasks) - bad} passed, {bad} failed ({time.monotonic() - start:.0f} s)")
+    return bad == 0
+
+
+def record_known_failing(tasks):
+    """Per task, the tests of its test files that fail even with the real fix (written into
+    task.json's `known_failing`; the failing tests themselves must never be among them)."""
+    with tempfile.TemporaryDirectory(prefix="kotef-real-") as tmp:
+        for t in tasks:
+            rec = build_env(t, log=lambda m: print(m, file=sys.stderr))
+            if not rec.get("ok"):
+                print(f"{t['name']}: environment failed: {rec.get('error', '')[-300:]}")
+                continue
+            repo = fresh_repo(t, Path(tmp) / t["name"])
+            apply_dir(t["dir"] / "solution", repo)
+            xml = Path(tmp) / f"{t['name']}.xml"
+            cmd = [".venv/bin/python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o",
+                   "addopts=", f"--junitxml={xml}", *t["test_files"]]
+            run(cmd, cwd=repo)
+            failing = junit_failures(xml, t["test_files"]) if xml.exists() else []
+            named = set(t.get("failing_tests") or [])
+            clash = [n for n in failing if n in named or any(n.startswith(x + "::") for x in named)]
+            p = t["dir"] / "task.json"
+            meta = json.loads(p.read_text())
+            meta["known_failing"] = sorted(n for n in failing if n not in clash)
+            p.write_text(json.dumps(meta, indent=1) + "\n")
+            print(f"{t['name']}: {len(meta['known_failing'])} known failing"
+                  + (f"; the named tests fail with the fix: {clash}" if clash else ""))
+
+
+def not_passed(named, results):
+    """The named tests (node ids, or classes of them) that did not run and pass."""
+    out = []
+    for n in named:
+        hits = [v for k, v in results.items() if k == n or k.startswith(n + "::")]
+        if not hits or any(v != "passed" for v in hits):
+            out.append(n)
+    return out
+
+
+def junit_results(xml, test_files):
+    """pytest's JUnit XML as {node id: passed | failed | skipped}."""
+    import xml.etree.ElementTree as ET
+    out = {}
+    for case in ET.parse(xml).iter("testcase"):
+        cls, name = case.get("classname", ""), case.get("name", "")
+        status = ("failed" if case.find("failure") is not None or case.find("error") is not None
+                  else "skipped" if case.find("skipped") is not None else "passed")
+        parts = cls.split(".")
+        for n in range(len(parts), 0, -1):
+            path = "/".join(parts[:n]) + ".py"
+            if path in test_files:
+                out["::".join([path] + parts[n:] + [name])] = status
+                break
+    return out
+
+
+def junit_failures(xml, test_files):
+    return sorted(k for k, v in junit_results(xml, test_files).items() if v == "failed")
+
+
+# ---- what the harness lost, from kotef's run records ----
+
+FRAME = re.compile(r'File "([^"]+)", line \d+|^([\w./\-]+\.py):\d+: ', re.M)
+MISSING_VAR = re.compile(r"KeyError: '([A-Z][A-Z0-9_]{2,})'|environment variable `?([A-Z][A-Z0-9_]{2,})`? is not set")
+
+
+def repo_frames(text, repo):
+    """The repository's own files a traceback names (not .venv, not site-packages)."""
+    out = []
+    root = str(repo.resolve()) + "/"
+    for m in FRAME.finditer(text):
+        p = m.group(1) or m.group(2)
+        if p.startswith(root):
+            p = p[len(root):]
+        if p.startswith("/") or p.startswith(".venv/") or "site-packages" in p:
+            continue
+        p = p.lstrip("./")
+        if (repo / p).is_file() and p not in out:
+            out.append(p)
+    return out
+
+
+def harness_losses(repo, test_command, stderr=""):
+    """The issue-30 counts of one kotef run, from its records under `repo/.sdd/runs`."""
+    out = {"refused": 0, "refused_project": 0, "missing_vars": 0, "setup_failed": 0,
+           "transcript_in_prompt": 0, "calls_cut": 0, "repair_prompts": 0,
+           "repair_without_frames": 0}
+    if re.search(r"\bsetup\b.*\b(failed|exited)", stderr or "", re.I):
+        out["setup_failed"] = 1
+    runs = sorted((repo / ".sdd" / "runs").glob("*.transcript.jsonl"))
+    if not runs:
+        return out
+    project_exe = test_command.split()[0]
+    last_failure = ""
+    for line in runs[-1].read_text(errors="replace").splitlines():
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue
+        kind = e.get("type")
+        if kind == "tool_call":
+            text = str(e.get("output", ""))
+            if e.get("name") == "run_command":
+                if text.startswith("command denied"):
+                    out["refused"] += 1
+                    cmd = str((e.get("arguments") or {}).get("command", ""))
+                    if cmd.split()[:1] == [project_exe] or cmd.startswith(".venv/") \
+                            or re.match(r"(python3?|pytest)\b", cmd):
+                        out["refused_project"] += 1
+                else:
+                    last_failure = text
+            out["missing_vars"] += len(MISSING_VAR.findall(text))
+        elif kind == "verification":
+            text = str(e.get("output", ""))
+            out["missing_vars"] += len(MISSING_VAR.findall(text))
+            if not e.get("passed"):
+                last_failure = text
+        elif kind == "model_error":
+            if "timed out" in str(e.get("error", "")):
+                out["calls_cut"] += 1
+        elif kind == "model_request":
+            text = "\n".join(str(m.get("content") or "") for m in e.get("messages") or [])
+            if ".sdd/runs/" in text or ".transcript.jsonl" in text:
+                out["transcript_in_prompt"] += 1
+            if e.get("node") == "coder" and "\n# Files\n" in text:
+                out["repair_prompts"] += 1
+                shown, _, failure = text.split("\n# Files\n", 1)[1].partition(
+                    "\n# How the tests fail now")
+                frames = repo_frames(failure + "\n" + last_failure, repo)
+                if frames and not any(f"\n{f}\n" in shown or f"\n{f} (" in shown
+                                      for f in frames):
+                    out["repair_without_frames"] += 1
+    return out
+
+
+LOSS_KEYS = ["refused", "refused_project", "missing_vars", "setup_failed",
+             "transcript_in_prompt", "calls_cut", "repair_prompts", "repair_without_frames"]
+
+
+def print_losses(rows):
+    print("\n## lost to the harness (kotef's records, per run)\n")
+    print("| run | " + " | ".join(k.replace("_", " ") for k in LOSS_KEYS) + " |")
+    print("|---|" + "---|" * len(LOSS_KEYS))
+    for run_no in sorted({r["run"] for r in rows}):
+        rs = [r for r in rows if r["run"] == run_no]
+        sums = [sum((r.get("losses") or {}).get(k, 0) for r in rs) for k in LOSS_KEYS]
+        print(f"| {run_no} | " + " | ".join(str(s) for s in sums) + " |")
+    lost = [r for r in rows if any((r.get("losses") or {}).get(k, 0) for k in LOSS_KEYS
+                                   if k != "repair_prompts")]
+    for r in lost:
+        got = {k: v for k, v in r["losses"].items() if v and k != "repair_prompts"}
+        print(f"- run {r['run']} {r['task']}: {got}")
+
+
+def group(t):
+    return "real, held out" if t.get("held_out") else "real, tuning part"
+
+
+def run_agents(tasks, args):
+    agents = [] if args.no_kotef else [("kotef", ab.run_kotef)]
+    if args.mini_swe_agent:
+        py = ab.mini_python()
+        agents.append(("mini-swe-agent", lambda t, r, a: ab.run_mini(t, r, a, py)))
+    if not agents:
+        die("nothing to run")
+    for t in tasks:
+        rec = build_env(t, log=lambda m: print(m, file=sys.stderr))
+        if not rec.get("ok"):
+            die(f"{t['name']}: the environment could not be built: {rec.get('error')}")
+    results = {name: [] for name, _ in agents}
+    parent = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kotef-real-"))
+    parent.mkdir(parents=True, exist_ok=True)
+    try:
+        for run_no in range(1, args.runs + 1):
+            for t in tasks:
+                for name, runner in agents:
+                    work = parent / f"run{run_no}" / name
+                    work.mkdir(parents=True, exist_ok=True)
+                    repo = fresh_repo(t, work)
+                    row = runner(t, repo, args)
+                    if name == "kotef":
+                        row["losses"] = harness_losses(repo, t["test_command"],
+                                                       row.get("reason") or "")
+                    row.update(task=t["name"], kind="fix", group=group(t), run=run_no,
+                               solved=judge(t, repo))
+                    results[name].append(row)
+                    print(f"real-bench: run {run_no} {name} {t['name']}: solved={row['solved']} "
+                          f"ending={row['ending']} calls={ab.fmt(row['model_calls'])} "
+                          f"wall={row['wall_s']:.0f}s", file=sys.stderr, flush=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(parent, ignore_errors=True)
+    for name, rows in results.items():
+        for run_no in range(1, args.runs + 1):
+            ab.print_table(f"{name}, run {run_no}" if args.runs > 1 else name,
+                           [r for r in rows if r["run"] == run_no])
+        if name == "kotef":
+            print_losses(rows)
+    print("\n## medians over runs\n")
+    for name, rows in results.items():
+        per_group = {}
+        for r in rows:
+            per_group.setdefault(r["group"], {}).setdefault(r["run"], 0)
+            per_group[r["group"]][r["run"]] += r["solved"]
+        for g, by_run in sorted(per_group.items()):
+            counts = sorted(by_run.values())
+            n = sum(1 for r in rows if r["group"] == g and r["run"] == 1)
+            print(f"{name} {g}: solved per run {counts}, median {ab.median(counts)}/{n}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1, default=str) + "\n")
+
+
+def self_test():
+    """The loss counters over a made-up transcript (one of each), and the sample's choice."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp)
+        (repo / "pkg").mkdir()
+        (repo / "pkg" / "mod.py").write_text("x = 1\n")
+        (repo / "tests").mkdir()
+        (repo / "tests" / "test_mod.py").write_text("")
+        runs = repo / ".sdd" / "runs"
+        runs.mkdir(parents=True)
+        tb = (f'Traceback (most recent call last):\n  File "{repo}/tests/test_mod.py", line 3\n'
+              f'  File "{repo}/pkg/mod.py", line 1, in f\n  File "{repo}/.venv/lib/x.py", '
+              "line 2\nKeyError: 'DATABASE_URL'\n")
+        repair = "# Goal\ng\n\n# Files\n\n{}\n```\nx = 1\n```\n\n# How the tests fail now: `t`\n```\n" + tb + "```"
+        events = [
+            {"type": "tool_call", "node": "coder", "name": "run_command",
+             "arguments": {"command": ".venv/bin/python -m pytest -q tests"},
+             "output": "command denied by the strict profile: x", "is_error": True},
+            {"type": "tool_call", "node": "coder", "name": "run_command",
+             "arguments": {"command": "awk 1 f"}, "output": "command denied by the strict profile",
+             "is_error": True},
+            {"type": "verification", "command": "t", "passed": False, "output": tb},
+            {"type": "model_error", "node": "coder", "error": "model call timed out after 120000 ms"},
+            {"type": "model_request", "node": "researcher",
+             "messages": [{"role": "user", "content": "files: .sdd/runs/a.transcript.jsonl"}]},
+            {"type": "model_request", "node": "coder",
+             "messages": [{"role": "user", "content": repair.format("tests/other.py")}]},
+            {"type": "model_request", "node": "coder",
+             "messages": [{"role": "user", "content": repair.format("pkg/mod.py")}]},
+        ]
+        (runs / "a.transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+        got = harness_losses(repo, ".venv/bin/python -m pytest -q tests/test_mod.py",
+                             "error: setup failed: exit 1")
+        want = {"refused": 2, "refused_project": 1, "missing_vars": 1, "setup_failed": 1,
+                "transcript_in_prompt": 1, "calls_cut": 1, "repair_prompts": 2,
+                "repair_without_frames": 1}
+        if got != want:
+            die(f"self-test: losses {got}, expected {want}")
+        frames = repo_frames(tb, repo)
+        if frames != ["tests/test_mod.py", "pkg/mod.py"]:
+            die(f"self-test: frames {frames}")
+    print("real-bench self-test: ok")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tasks", default="real", choices=["real"], help="the task set (real)")
+    ap.add_argument("--base-url", help="OpenAI-compatible base URL")
+    ap.add_argument("--model", default="local", help="model name sent to the server")
+    ap.add_argument("--time-limit", type=int, default=300, help="seconds per task and agent")
+    ap.add_argument("--call-timeout", type=int, default=600, help="seconds one model call may take")
+    ap.add_argument("--kotef", default=os.environ.get("KOTEF_BIN") or shutil.which("kotef")
+                    or str(ROOT / "target" / "release" / "kotef"), help="the kotef binary")
+    ap.add_argument("--kotef-model", help="kotef's --model (default openai:MODEL); "
+                    "scripted:FILE proves the bench without a server")
+    ap.add_argument("--mini-swe-agent", action="store_true", help="also run mini-swe-agent")
+    ap.add_argument("--no-kotef", action="store_true", help="skip kotef (with --mini-swe-agent)")
+    ap.add_argument("--only", nargs="*", default=[], help="task names to run")
+    ap.add_argument("--held-out", action="store_true", help="only the held-out third")
+    ap.add_argument("--sample", type=int, help="only the N lightest tasks (for CI)")
+    ap.add_argument("--keep", help="keep the task copies under this folder")
+    ap.add_argument("--json", help="write the rows as JSON to this file")
+    ap.add_argument("--edit-format", choices=["auto", "tools", "blocks"], help="kotef's --edit-format")
+    ap.add_argument("--runs", type=int, default=1, help="runs per agent; medians are printed")
+    ap.add_argument("--check-tasks", action="store_true", help="check the set, no model")
+    ap.add_argument("--build-envs", action="store_true", help="build every environment, no model")
+    ap.add_argument("--record-known-failing", action="store_true",
+                    help="record the tests that fail even with the fix (task authors)")
+    ap.add_argument("--self-test", action="store_true", help="check the loss counters")
+    args = ap.parse_args(argv)
+    if args.self_test:
+        return self_test()
+    tasks = load_tasks(args.only, args.held_out)
+    if args.sample:
+        tasks = sample(tasks, args.sample)
+    if args.record_known_failing:
+        return record_known_failing(tasks)
+    if args.build_envs:
+        bad = 0
+        for t in tasks:
+            rec = build_env(t, log=lambda m: print(m, file=sys.stderr))
+            bad += not rec.get("ok")
+            print(f"{'ok ' if rec.get('ok') else 'BAD'} {t['name']}: python "
+                  f"{rec.get('python_exact', t['python'])}, {len(rec['requirements'])} "
+                  f"requirements, {rec.get('build_s')} s" + (f": {rec.get('error')}" if
+                                                             rec.get("error") else ""))
+        sys.exit(1 if bad else 0)
+    if args.check_tasks:
+        sys.exit(0 if check_tasks(tasks) else 1)
+    if not args.base_url and (args.mini_swe_agent or not args.kotef_model):
+        die("--base-url is needed (scripts/local-model.sh prints one)")
+    if not args.no_kotef and not Path(args.kotef).is_file():
+        die(f"kotef binary not found at {args.kotef} (cargo build --release, or --kotef PATH)")
+    args.kotef = str(Path(args.kotef).resolve())
+    run_agents(tasks, args)
+
+
+if __name__ == "__main__":
+    main()
