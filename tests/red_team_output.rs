@@ -208,9 +208,11 @@ async fn model_text_mentions_and_links_are_inert_in_the_pull_request_body() {
 }
 
 /// A run whose tests add `.git/commondir` in the runner's checkout: kotef refuses to commit.
+/// (Through a variable: the command policy refuses a literal write into `.git/` before the
+/// tests run; what it cannot see, the commit stage catches.)
 async fn tampered() -> (Ran, Vec<String>) {
     let (w, n, ran) = labeled_run(
-        "echo /tmp > .git/commondir; grep -q hello hello.txt",
+        "g=.git; echo /tmp > \"$g/commondir\"; grep -q hello hello.txt",
         "ok",
         "wrote hello.txt",
     )
