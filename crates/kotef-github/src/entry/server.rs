@@ -371,6 +371,7 @@ pub async fn start(
             trigger_label: cfg.trigger_label.clone(),
             bot_login,
             assignee: None,
+            trigger_phrase: crate::inbound::sanitize::DEFAULT_TRIGGER_PHRASE.to_string(),
             app_id,
             repository_labels: true,
         },
