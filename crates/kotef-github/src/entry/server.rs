@@ -334,6 +334,7 @@ pub async fn start(
             kotef_core::SandboxMode::Bwrap
         }),
         ceilings: cfg.ceilings,
+        branch_prefix: Some(cfg.branch_prefix.clone()),
         hidden_paths: std::iter::once(
             std::path::absolute(&cfg.data_dir).unwrap_or_else(|_| cfg.data_dir.clone()),
         )
@@ -370,8 +371,8 @@ pub async fn start(
         decision: AdmissionConfig {
             trigger_label: cfg.trigger_label.clone(),
             bot_login,
-            assignee: None,
-            trigger_phrase: crate::inbound::sanitize::DEFAULT_TRIGGER_PHRASE.to_string(),
+            assignee: cfg.assignee_trigger.clone(),
+            trigger_phrase: cfg.trigger_phrase.clone(),
             app_id,
             repository_labels: true,
         },

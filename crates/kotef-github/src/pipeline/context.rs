@@ -57,6 +57,8 @@ pub struct OperatorSettings {
     pub sandbox: Option<SandboxMode>,
     /// The operator's ceilings on the repository's limits.
     pub ceilings: Ceilings,
+    /// The prefix of an issue run's branch when the job names none (`kotef/` when unset).
+    pub branch_prefix: Option<String>,
     /// Paths the agent's commands must not read: the server's data directory (the job store,
     /// other repositories' clones) and its secret files.
     pub hidden_paths: Vec<PathBuf>,

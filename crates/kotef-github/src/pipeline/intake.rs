@@ -316,6 +316,7 @@ pub(super) async fn resolve_branches(
                 work: prefixed_issue_branch(
                     job.branch_prefix
                         .as_deref()
+                        .or(ctx.operator.branch_prefix.as_deref())
                         .unwrap_or(DEFAULT_BRANCH_PREFIX),
                     target.number,
                 ),
