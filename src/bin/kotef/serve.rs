@@ -328,7 +328,7 @@ mod tests {
             (
                 cfg.trigger_phrase.as_str(),
                 cfg.branch_prefix.as_str(),
-                cfg.assignee_trigger
+                cfg.assignee_trigger.as_deref()
             ),
             ("/kotef run", "kotef/", None)
         );
