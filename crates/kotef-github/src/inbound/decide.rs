@@ -251,7 +251,7 @@ fn decide_assigned(
 ) -> Result<Admission, PayloadError> {
     let Some(bot) = cfg.assignee.as_deref().or(cfg.bot_login.as_deref()) else {
         return Ok(Admission::Ignore(
-            "no assignee triggers a run (set the action's `assignee-trigger` input), so an assignment cannot be matched".into(),
+            "no assignee triggers a run (set the action's `assignee-trigger` input, or `kotef serve --assignee-trigger`), so an assignment cannot be matched".into(),
         ));
     };
     let assignee = e.assignee.as_ref().map(|a| a.login.as_str()).unwrap_or("");
