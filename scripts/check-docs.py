@@ -7,9 +7,14 @@
 - TOML blocks parse (tomllib) and use only the fields `kotef.toml` knows;
 - every `kotef SUBCOMMAND --flag` (in code blocks and inline code) names a subcommand and
   flags that `kotef SUBCOMMAND --help` lists;
-- every relative Markdown link points at a file that exists.
+- every relative Markdown link points at a file that exists;
+- a block after `<!-- copy of PATH ... -->` is PATH byte for byte, and the README's quick start
+  (examples/workflow.yml, at most 30 lines) and docs/action.md's full workflow
+  (.github/workflows/kotef.yml) are such copies, so the workflow a reader copies is the one CI
+  lints and the quick-start test runs.
 
     scripts/check-docs.py [--kotef target/debug/kotef]    # exit 1 and list every problem
+    scripts/check-docs.py --self-test                     # a deliberate mismatch must fail
 """
 import re
 import shutil
@@ -29,6 +34,88 @@ TOML_FIELDS = {
     "setup", "setup_timeout_s", "limits", "model", "edit_format", "env", "allow", "test",
     "report",
 }
+
+
+COPY = re.compile(r"^<!-- copy of (\S+)[^\n]*-->\n```\w*\n(.*?)^```", re.M | re.S)
+# (document, the file it must show, the most lines that file may have)
+REQUIRED_COPIES = [
+    ("README.md", "examples/workflow.yml", 30),
+    ("docs/action.md", ".github/workflows/kotef.yml", None),
+]
+
+
+def check_copies(root, required=REQUIRED_COPIES):
+    """Every `<!-- copy of PATH -->` block is PATH byte for byte; the required ones exist."""
+    bad = []
+    seen = set()
+    for f in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        if not f.is_file():
+            continue
+        rel = f.relative_to(root).as_posix()
+        text = f.read_text()
+        for m in COPY.finditer(text):
+            line = text[: m.start()].count("\n") + 1
+            source = root / m.group(1)
+            seen.add((rel, m.group(1)))
+            if not source.is_file():
+                bad.append(f"{rel}:{line}: the copy names {m.group(1)}, which does not exist")
+                continue
+            want = source.read_text()
+            if m.group(2) != want:
+                got, exp = m.group(2).splitlines(), want.splitlines()
+                n = next((i for i, (a, b) in enumerate(zip(got, exp)) if a != b), min(len(got), len(exp)))
+                bad.append(
+                    f"{rel}:{line + 2 + n}: differs from {m.group(1)} at its line {n + 1} "
+                    f"(doc: {got[n] if n < len(got) else '<end>'!r}, file: {exp[n] if n < len(exp) else '<end>'!r})"
+                )
+    for doc, source, most in required:
+        if (doc, source) not in seen:
+            bad.append(f"{doc}: no `<!-- copy of {source} -->` block")
+        elif most is not None and (root / source).is_file():
+            n = len((root / source).read_text().splitlines())
+            if n > most:
+                bad.append(f"{source}: {n} lines; the copy in {doc} must fit on a first screen ({most})")
+    return bad
+
+
+def self_test():
+    """A synthetic tree whose README and docs show their files passes; one changed byte in a
+    copy, a missing copy and a too-long quick start are each reported."""
+    import tempfile as tf
+    with tf.TemporaryDirectory() as t:
+        root = Path(t)
+        (root / "docs").mkdir()
+        (root / "examples").mkdir()
+        (root / ".github" / "workflows").mkdir(parents=True)
+        short = "name: kotef\non: issues\n"
+        full = "name: kotef\non: [issues, workflow_dispatch]\n"
+        (root / "examples" / "workflow.yml").write_text(short)
+        (root / ".github" / "workflows" / "kotef.yml").write_text(full)
+        block = lambda path, body: f"<!-- copy of {path} -->\n```yaml\n{body}```\n"
+        (root / "README.md").write_text("# x\n\n" + block("examples/workflow.yml", short))
+        (root / "docs" / "action.md").write_text(block(".github/workflows/kotef.yml", full))
+        if check_copies(root):
+            print("self-test: matching copies were refused:", check_copies(root))
+            return 1
+        (root / "README.md").write_text("# x\n\n" + block("examples/workflow.yml", short.replace("issues", "issue")))
+        bad = check_copies(root)
+        if len(bad) != 1 or "differs from examples/workflow.yml" not in bad[0]:
+            print(f"self-test: a one-byte mismatch was not reported: {bad}")
+            return 1
+        (root / "README.md").write_text("# x\n")
+        bad = check_copies(root)
+        if len(bad) != 1 or "no `<!-- copy of examples/workflow.yml -->`" not in bad[0]:
+            print(f"self-test: a missing copy was not reported: {bad}")
+            return 1
+        long = "".join(f"# {i}\n" for i in range(31))
+        (root / "examples" / "workflow.yml").write_text(long)
+        (root / "README.md").write_text(block("examples/workflow.yml", long))
+        bad = check_copies(root)
+        if len(bad) != 1 or "31 lines" not in bad[0]:
+            print(f"self-test: a 31-line quick start was not reported: {bad}")
+            return 1
+    print("check-docs self-test: a mismatched, missing or too long workflow copy is reported")
+    return 0
 
 
 def docs():
@@ -77,11 +164,13 @@ def check_command(kotef, line, where, bad):
 
 
 def main():
+    if "--self-test" in sys.argv:
+        return self_test()
     kotef = None
     if "--kotef" in sys.argv:
         kotef = sys.argv[sys.argv.index("--kotef") + 1]
     actionlint = shutil.which("actionlint")
-    bad = []
+    bad = check_copies(ROOT)
     workflows = []
     for f in docs():
         rel = f.relative_to(ROOT)

@@ -1,4 +1,4 @@
-//! Offline scenarios (the public contract in `shared/scenario-format.md`): a starting
+//! Offline scenarios (the public contract in `docs/scenario-format.md`): a starting
 //! repository, a goal and a scripted model, run through the real graph in a fresh git
 //! repository, then checked against `expect`.
 

@@ -239,9 +239,50 @@ fn malformed_scenario_exits_2_naming_the_field() {
 }
 
 #[test]
+fn the_examples_report_path_is_there_after_it_ends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = kotef()
+        .arg("example")
+        .env("TMPDIR", tmp.path())
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("report: "))
+        .unwrap_or_else(|| panic!("no report line:\n{stdout}"));
+    assert!(
+        std::path::Path::new(report).is_file() && stdout.contains("workspace kept in "),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_scenario_whose_workspace_is_removed_prints_no_report_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = kotef()
+        .arg("scenario")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/hello-fix.json"
+        ))
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !stdout.contains("report: ") && stdout.contains("pass --keep DIR"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn bundled_example_runs_offline() {
+    let tmp = tempfile::tempdir().unwrap();
     let out = kotef()
         .args(["example", "--json"])
+        .env("TMPDIR", tmp.path())
         .env_remove("OPENAI_API_KEY")
         .output()
         .unwrap();

@@ -27,13 +27,44 @@ pub fn still_failing(state: &RunState) -> String {
         .as_ref()
         .filter(|t| !t.passed)
         .map(|t| {
+            if t.command == NO_TEST_COMMAND {
+                return " No test command was configured (`test_command` in kotef.toml) or detected, so nothing could check the change.".to_string();
+            }
             format!(
-                " `{}` still fails with: {} (see whether it can be fixed inside the repository at all).",
-                t.command,
-                clip(&t.report.key_line, 200)
+                " {} (see whether it can be fixed inside the repository at all).",
+                failure_sentence(&t.command, &t.report.key_line)
             )
         })
         .unwrap_or_default()
+}
+
+/// The command the verifier names when a repository has no test command.
+pub const NO_TEST_COMMAND: &str = "(no test command)";
+
+/// A failing command and its key line as a reader's sentence: "`pytest -q` still fails with:
+/// AssertionError: 1 != 2", or "`make test` still fails: exit code 127" for a key line that is
+/// the classifier's headline; the classifier's kind (`tooling_error: ...`) is left out.
+pub fn failure_sentence(command: &str, key_line: &str) -> String {
+    let line = clip(strip_failure_kind(key_line), 200);
+    let quoted = format!("`{command}` ");
+    match line.strip_prefix(&quoted) {
+        Some(rest) => format!("`{command}` still fails: {rest}"),
+        None => format!("`{command}` still fails with: {line}"),
+    }
+}
+
+/// `line` without a leading failure kind of the classifier (`tooling_error: `).
+pub fn strip_failure_kind(line: &str) -> &str {
+    [
+        "test_failure",
+        "lint_failure",
+        "runtime_error",
+        "tooling_error",
+        "unknown",
+    ]
+    .iter()
+    .find_map(|k| line.strip_prefix(k).and_then(|r| r.strip_prefix(": ")))
+    .unwrap_or(line)
 }
 
 /// Cuts `text` to `max` characters, keeping head and tail.

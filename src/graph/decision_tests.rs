@@ -105,6 +105,37 @@ fn a_budget_stop_names_the_failure_the_tests_still_show() {
 }
 
 #[test]
+fn a_stop_reason_names_a_command_that_cannot_run_without_the_classifiers_kind() {
+    let mut s = opened_with(test(false, "e"));
+    let summary = "tooling_error: `cargo test` exited with 127 (command not found)";
+    if let Some(t) = s.test.as_mut() {
+        t.report = FailureReport::read(summary, "");
+    }
+    s.stop(StopRule::Budget, "The time budget ran out.");
+    assert_eq!(
+        reason_with_failure(&s).unwrap_or_default(),
+        "The time budget ran out. `cargo test` still fails: exited with 127 (command not found) (see whether it can be fixed inside the repository at all)."
+    );
+}
+
+#[test]
+fn a_stop_reason_says_there_is_no_test_command_in_words() {
+    let mut s = opened_with(test(false, "e"));
+    if let Some(t) = s.test.as_mut() {
+        t.command = crate::graph::context::NO_TEST_COMMAND.into();
+        t.report = FailureReport::read(
+            "tooling_error: `(no test command)` could not start: no test command configured or detected",
+            "",
+        );
+    }
+    s.stop(StopRule::Budget, "The time budget ran out.");
+    assert_eq!(
+        reason_with_failure(&s).unwrap_or_default(),
+        "The time budget ran out. No test command was configured (`test_command` in kotef.toml) or detected, so nothing could check the change."
+    );
+}
+
+#[test]
 fn a_passing_opening_verification_leaves_the_choice_to_the_planner() {
     assert_eq!(opening_task(&opened_with(test(true, ""))), None);
 }

@@ -17,7 +17,7 @@ pub fn reason_with_failure(state: &RunState) -> Option<String> {
         e.status,
         TerminalStatus::AbortedStuck | TerminalStatus::DonePartial
     );
-    let add = unfinished && !hint.is_empty() && !e.reason.contains("still fails with");
+    let add = unfinished && !hint.is_empty() && !e.reason.contains("` still fails");
     add.then(|| format!("{}{hint}", e.reason))
 }
 

@@ -81,7 +81,7 @@ pub fn record_result(state: &mut RunState, r: &CommandResult, step: u32) -> bool
 /// A result for a run that has no test command: a tooling failure, honestly reported.
 fn missing_command() -> CommandResult {
     CommandResult {
-        command: "(no test command)".into(),
+        command: crate::graph::context::NO_TEST_COMMAND.into(),
         exit_code: None,
         stdout: String::new(),
         stderr: "no test command configured (test_command) or detected in the repository".into(),

@@ -49,6 +49,13 @@ pub struct ServeConfig {
     pub data_dir: PathBuf,
     pub model: Option<String>,
     pub trigger_label: String,
+    /// The account whose assignment of an issue starts a run (a machine user); kotef's own
+    /// login when unset.
+    pub assignee_trigger: Option<String>,
+    /// The phrase at the start of a comment's line that starts a run (`/kotef run`).
+    pub trigger_phrase: String,
+    /// The prefix of the branch an issue's run creates (`kotef/`).
+    pub branch_prefix: String,
     pub workers: usize,
     pub bot_login: Option<String>,
     /// Retries of GitHub API calls.
@@ -128,6 +135,9 @@ impl ServeConfig {
             data_dir: data_dir.into(),
             model: None,
             trigger_label: crate::DEFAULT_TRIGGER_LABEL.into(),
+            assignee_trigger: None,
+            trigger_phrase: crate::inbound::sanitize::DEFAULT_TRIGGER_PHRASE.into(),
+            branch_prefix: crate::outbound::workspace::DEFAULT_BRANCH_PREFIX.into(),
             workers: 2,
             bot_login: None,
             retry: crate::outbound::retry::github_default(),
@@ -197,6 +207,19 @@ impl ServeConfig {
         }
         if self.trigger_label.trim().is_empty() {
             bail!("the trigger label cannot be empty");
+        }
+        if self.trigger_phrase.trim().is_empty() || self.trigger_phrase.contains('\n') {
+            bail!("--trigger-phrase must be one line of words, e.g. `/kotef run`");
+        }
+        let example = crate::outbound::workspace::prefixed_issue_branch(
+            &self.branch_prefix,
+            kotef_core::IssueNumber(1),
+        );
+        if !crate::outbound::workspace::valid_branch_name(&example) {
+            bail!(
+                "--branch-prefix `{}` does not make a branch name kotef can use (`{example}`)",
+                self.branch_prefix
+            );
         }
         for (name, v) in [
             ("--max-token-budget", self.ceilings.token_budget),

@@ -17,9 +17,7 @@ fn cfg(label: &str) -> AdmissionConfig {
     AdmissionConfig {
         trigger_label: label.into(),
         bot_login: Some("kotef-bot".into()),
-        assignee: None,
-        app_id: None,
-        repository_labels: false,
+        ..AdmissionConfig::default()
     }
 }
 
@@ -114,7 +112,7 @@ fn issues_labeled_runs_only_with_the_trigger_label() {
         Admission::Ignore(why) => assert!(why.contains("bug"), "{why}"),
         other => panic!("{other:?}"),
     }
-    let Admission::Run(Trigger::IssueLabeled { target, label }) =
+    let Admission::Run(Trigger::IssueLabeled { target, label, .. }) =
         decide("issues", &body, &cfg("bug")).unwrap()
     else {
         panic!("expected a run")

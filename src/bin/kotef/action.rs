@@ -26,6 +26,15 @@ pub struct ActionArgs {
     /// The account whose assignment of an issue starts a run (`@` optional).
     #[arg(long, env = "KOTEF_ASSIGNEE_TRIGGER")]
     pub assignee_trigger: Option<String>,
+    /// The phrase at the start of a comment's line that starts a run (default `/kotef run`).
+    #[arg(long, env = "KOTEF_TRIGGER_PHRASE")]
+    pub trigger_phrase: Option<String>,
+    /// The prefix of the branch an issue's run creates (default `kotef/`).
+    #[arg(long, env = "KOTEF_BRANCH_PREFIX")]
+    pub branch_prefix: Option<String>,
+    /// The branch an issue's run starts from and targets (default: the repository's default).
+    #[arg(long, env = "KOTEF_BASE_BRANCH")]
+    pub base_branch: Option<String>,
     /// A goal replacing the issue's title and body.
     #[arg(long, env = "KOTEF_GOAL")]
     pub goal: Option<String>,
@@ -94,7 +103,13 @@ impl ActionArgs {
             None => FailOn::default(),
             Some(t) => FailOn::parse(&t)?,
         };
+        let branches = action::Branching::parse(
+            set(&self.trigger_phrase),
+            set(&self.branch_prefix),
+            set(&self.base_branch),
+        )?;
         Ok(ActionInputs {
+            branches,
             model: set(&self.model),
             profile,
             trigger_label: set(&self.trigger_label)
@@ -175,5 +190,10 @@ mod tests {
             ..ActionArgs::default()
         };
         assert!(bad.to_inputs().unwrap_err().contains("strict or yolo"));
+        let bad = ActionArgs {
+            branch_prefix: Some("-x".into()),
+            ..ActionArgs::default()
+        };
+        assert!(bad.to_inputs().unwrap_err().contains("branch-prefix"));
     }
 }

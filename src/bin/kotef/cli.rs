@@ -187,7 +187,10 @@ pub async fn main_with(cli: Cli) -> i32 {
                 1
             }
         },
-        Command::Scenario(args) => cmd_scenario(&args.file, None, args.json, args.keep).await,
+        Command::Scenario(args) => {
+            let keep = args.keep.map(Workspace::Keep).unwrap_or(Workspace::Remove);
+            cmd_scenario(&args.file, None, args.json, keep).await
+        }
         Command::Serve(args) => match cmd_serve(args).await {
             Ok(()) => 0,
             Err(e) => {
@@ -209,11 +212,16 @@ pub async fn main_with(cli: Cli) -> i32 {
             }
         },
         Command::Example(args) => {
+            // The example's report is what a newcomer reads next: its workspace stays.
+            let keep = args
+                .keep
+                .map(Workspace::Keep)
+                .unwrap_or(Workspace::KeepTemporary);
             cmd_scenario(
                 Path::new("examples/hello-fix.json"),
                 Some(EXAMPLE_SCENARIO),
                 args.json,
-                args.keep,
+                keep,
             )
             .await
         }
@@ -420,12 +428,17 @@ pub fn summary_text(s: &kotef_core::RunSummary, files_changed: &[String]) -> Str
     out
 }
 
-async fn cmd_scenario(
-    file: &Path,
-    embedded: Option<&str>,
-    json: bool,
-    keep: Option<PathBuf>,
-) -> i32 {
+/// Where a scenario's workspace goes after the run.
+enum Workspace {
+    /// Made in DIR (absent or empty) and left there (`--keep DIR`).
+    Keep(PathBuf),
+    /// A fresh temporary directory, left there and named (`kotef example`).
+    KeepTemporary,
+    /// A fresh temporary directory, removed at the end.
+    Remove,
+}
+
+async fn cmd_scenario(file: &Path, embedded: Option<&str>, json: bool, keep: Workspace) -> i32 {
     let parsed = match embedded {
         Some(text) => scenario::parse(text, file),
         None => scenario::load(file),
@@ -439,9 +452,9 @@ async fn cmd_scenario(
     };
     let name = s.name.clone().unwrap_or_else(|| file.display().to_string());
     let scenario_dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
-    let kept = keep.clone();
+    let removed = matches!(keep, Workspace::Remove);
     let (workdir, _guard) = match keep {
-        Some(dir) => {
+        Workspace::Keep(dir) => {
             if dir.exists()
                 && std::fs::read_dir(&dir)
                     .map(|mut d| d.next().is_some())
@@ -456,13 +469,16 @@ async fn cmd_scenario(
             }
             (std::fs::canonicalize(&dir).unwrap_or(dir), None)
         }
-        None => match tempfile::Builder::new().prefix("kotef-scenario-").tempdir() {
-            Ok(t) => (t.path().to_path_buf(), Some(t)),
-            Err(e) => {
-                eprintln!("kotef: cannot make a workspace: {e}");
-                return 1;
+        Workspace::KeepTemporary | Workspace::Remove => {
+            match tempfile::Builder::new().prefix("kotef-scenario-").tempdir() {
+                Ok(t) if removed => (t.path().to_path_buf(), Some(t)),
+                Ok(t) => (t.keep(), None),
+                Err(e) => {
+                    eprintln!("kotef: cannot make a workspace: {e}");
+                    return 1;
+                }
             }
-        },
+        }
     };
     let result = match scenario::run_in(&s, &scenario_dir, &workdir, progress_printer()).await {
         Ok(r) => r,
@@ -478,7 +494,15 @@ async fn cmd_scenario(
         println!("{}", scenario::summary_json(&result));
     } else {
         println!("scenario {name}");
-        print!("{}", summary_text(&result.summary, &result.files_changed));
+        let text = summary_text(&result.summary, &result.files_changed);
+        match removed {
+            // No path to a file that is gone by the time the reader looks.
+            true => print!(
+                "{}",
+                text.replace(&format!("report: {}\n", result.summary.report_path), "")
+            ),
+            false => print!("{text}"),
+        }
         println!(
             "expectations: {}",
             if result.failed_expectations.is_empty() {
@@ -487,8 +511,13 @@ async fn cmd_scenario(
                 "FAILED"
             }
         );
-        if kept.is_none() {
+        if removed {
             println!("(the workspace was removed; pass --keep DIR to keep it and read the report)");
+        } else {
+            println!(
+                "workspace kept in {} (remove it when done)",
+                workdir.display()
+            );
         }
     }
     i32::from(!result.failed_expectations.is_empty())

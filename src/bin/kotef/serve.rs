@@ -82,6 +82,16 @@ pub struct ServeArgs {
     /// The issue/PR label that triggers a run.
     #[arg(long, env = "KOTEF_TRIGGER_LABEL", default_value = kotef_github::DEFAULT_TRIGGER_LABEL)]
     pub trigger_label: String,
+    /// The account whose assignment of an issue starts a run (a machine user: GitHub does not
+    /// assign issues to App bots); default: kotef's own login.
+    #[arg(long, env = "KOTEF_ASSIGNEE_TRIGGER")]
+    pub assignee_trigger: Option<String>,
+    /// The phrase at the start of a comment's line that starts a run.
+    #[arg(long, env = "KOTEF_TRIGGER_PHRASE", default_value = kotef_github::inbound::sanitize::DEFAULT_TRIGGER_PHRASE)]
+    pub trigger_phrase: String,
+    /// The prefix of the branch an issue's run creates (`kotef/` makes `kotef/issue-7`).
+    #[arg(long, env = "KOTEF_BRANCH_PREFIX", default_value = kotef_github::outbound::workspace::DEFAULT_BRANCH_PREFIX)]
+    pub branch_prefix: String,
     /// The path webhooks are posted to.
     #[arg(long, env = "KOTEF_WEBHOOK_PATH", default_value = "/webhook")]
     pub webhook_path: String,
@@ -220,6 +230,16 @@ impl ServeArgs {
         cfg.webhook_path = self.webhook_path;
         cfg.model = self.model;
         cfg.trigger_label = self.trigger_label;
+        cfg.assignee_trigger = self
+            .assignee_trigger
+            .map(|a| a.trim().trim_start_matches('@').to_string())
+            .filter(|a| !a.is_empty());
+        cfg.trigger_phrase = self
+            .trigger_phrase
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        cfg.branch_prefix = self.branch_prefix;
         cfg.workers = self.workers;
         cfg.max_jobs_per_installation = self.max_jobs_per_installation;
         cfg.max_queued_per_installation = self.max_queued_per_installation;
@@ -318,6 +338,14 @@ mod tests {
         assert!(matches!(&cfg.auth, GitHubAuth::Token(t) if t.expose_secret() == "ghp_fallback"));
         assert_eq!(cfg.listen.to_string(), "127.0.0.1:8080");
         assert_eq!(cfg.trigger_label, "kotef");
+        assert_eq!(
+            (
+                cfg.trigger_phrase.as_str(),
+                cfg.branch_prefix.as_str(),
+                cfg.assignee_trigger.as_deref()
+            ),
+            ("/kotef run", "kotef/", None)
+        );
         let shown = format!("{cfg:?}");
         assert!(
             !shown.contains("ghp_fallback") && !shown.contains("old-secret"),

@@ -29,7 +29,7 @@ impl Guard for FixAttempts {
         Verdict::Stop(Fired {
             rule: StopRule::FixAttempts,
             reason: format!(
-                "bounded_attempts_exceeded: verification still fails (`{}`) after {} fix attempts, the {} profile's limit.",
+                "The tests still fail (`{}`) after {} fix attempts, the {} profile's limit.",
                 t.command,
                 state.failures.attempts,
                 state.profile.as_str()
@@ -64,7 +64,7 @@ mod tests {
         };
         assert_eq!(
             f.reason,
-            "bounded_attempts_exceeded: verification still fails (`cargo test`) after 3 fix attempts, the yolo profile's limit."
+            "The tests still fail (`cargo test`) after 3 fix attempts, the yolo profile's limit."
         );
     }
 

@@ -4,7 +4,6 @@
 //! stops saying what a maintainer has to provide.
 
 use super::{Facts, Fires, Guard, Row, Verdict, BEFORE_PLANNER_CHECKED};
-use crate::graph::context::clip;
 use crate::graph::state::Fired;
 use kotef_core::StopRule;
 
@@ -39,9 +38,8 @@ impl Guard for OutsideRepository {
         Verdict::Stop(Fired {
             rule: StopRule::NoProgress,
             reason: format!(
-                "The tests need something outside the repository: {cause}. {coder_steps} coder steps could not change that, and no change to the code can. `{}` still fails with: {}. Provide it where the tests run, or change the test.",
-                t.command,
-                clip(&t.report.key_line, 200)
+                "The tests need something outside the repository: {cause}. {coder_steps} coder steps could not change that, and no change to the code can. {}. Provide it where the tests run, or change the test.",
+                crate::graph::context::failure_sentence(&t.command, &t.report.key_line)
             ),
         })
     }

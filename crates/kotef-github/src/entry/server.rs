@@ -335,6 +335,7 @@ pub async fn start(
         }),
         ceilings: cfg.ceilings,
         loopback_ports: cfg.loopback_ports.clone(),
+        branch_prefix: Some(cfg.branch_prefix.clone()),
         hidden_paths: std::iter::once(
             std::path::absolute(&cfg.data_dir).unwrap_or_else(|_| cfg.data_dir.clone()),
         )
@@ -372,7 +373,8 @@ pub async fn start(
         decision: AdmissionConfig {
             trigger_label: cfg.trigger_label.clone(),
             bot_login,
-            assignee: None,
+            assignee: cfg.assignee_trigger.clone(),
+            trigger_phrase: cfg.trigger_phrase.clone(),
             app_id,
             repository_labels: true,
         },

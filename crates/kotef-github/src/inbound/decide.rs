@@ -7,7 +7,7 @@ use super::payload::{
     LabelPayload, PullPayload, PullRequestEvent, RepoPayload, ReviewCommentEvent, ReviewEvent,
     User,
 };
-use super::sanitize::{find_command, plain_text, visible_text, Command};
+use super::sanitize::{find_phrase, plain_text, visible_text, Command};
 use super::trigger::{
     Actor, Admission, AdmissionConfig, Author, CodeComment, PayloadError, Rejection, Target,
     Trigger,
@@ -106,7 +106,7 @@ pub fn decide(event: &str, body: &[u8], cfg: &AdmissionConfig) -> Result<Admissi
         ("pull_request_review_comment", _) => {
             decide_review_comment(event, parse(event, body)?, cfg)
         }
-        ("pull_request_review", _) => decide_review(event, parse(event, body)?),
+        ("pull_request_review", _) => decide_review(event, parse(event, body)?, cfg),
         _ => decide_comment(event, parse(event, body)?, cfg),
     }
 }
@@ -153,15 +153,20 @@ fn pull_target(
     }))
 }
 
-/// The `/kotef run` command of a comment body, or why there is none.
-fn run_command(raw: &str) -> Result<String, String> {
+/// The trigger phrase's command (`/kotef run`) of a comment body: the extra goal text, or why
+/// there is none.
+fn run_command(raw: &str, cfg: &AdmissionConfig) -> Result<String, String> {
     if raw.contains(MARKER_PREFIX) {
         return Err("kotef's own comment".into());
     }
-    match find_command(&visible_text(raw)) {
+    let phrase = cfg.trigger_phrase.trim();
+    match find_phrase(&visible_text(raw), phrase) {
         Some(Command::Run { extra }) => Ok(extra),
-        Some(Command::Unknown(word)) => Err(format!("unknown command `/kotef {word}`")),
-        None => Err("no `/kotef run` command".into()),
+        Some(Command::Unknown(word)) => {
+            let first = phrase.split_whitespace().next().unwrap_or_default();
+            Err(format!("unknown command `{first} {word}`"))
+        }
+        None => Err(format!("no `{phrase}` command")),
     }
 }
 
@@ -179,7 +184,7 @@ fn decide_review_comment(
             return Ok(Admission::Ignore("kotef's own comment".into()));
         }
     }
-    let extra = match run_command(c.body.as_deref().unwrap_or_default()) {
+    let extra = match run_command(c.body.as_deref().unwrap_or_default(), cfg) {
         Ok(x) => x,
         Err(why) => return Ok(Admission::Ignore(why)),
     };
@@ -215,9 +220,13 @@ fn decide_review_comment(
     }))
 }
 
-fn decide_review(event: &str, e: ReviewEvent) -> Result<Admission, PayloadError> {
+fn decide_review(
+    event: &str,
+    e: ReviewEvent,
+    cfg: &AdmissionConfig,
+) -> Result<Admission, PayloadError> {
     let raw = e.review.body.as_deref().unwrap_or_default();
-    let extra = match run_command(raw) {
+    let extra = match run_command(raw, cfg) {
         Ok(x) => x,
         Err(why) => return Ok(Admission::Ignore(why)),
     };
@@ -242,7 +251,7 @@ fn decide_assigned(
 ) -> Result<Admission, PayloadError> {
     let Some(bot) = cfg.assignee.as_deref().or(cfg.bot_login.as_deref()) else {
         return Ok(Admission::Ignore(
-            "no assignee triggers a run (set the action's `assignee-trigger` input), so an assignment cannot be matched".into(),
+            "no assignee triggers a run (set the action's `assignee-trigger` input, or `kotef serve --assignee-trigger`), so an assignment cannot be matched".into(),
         ));
     };
     let assignee = e.assignee.as_ref().map(|a| a.login.as_str()).unwrap_or("");
@@ -285,16 +294,17 @@ fn decide_issue(
         Ok(l) => l,
         Err(why) => return Ok(Admission::Ignore(why)),
     };
-    if e.issue.pull_request.is_some() {
-        return Ok(Admission::Ignore(
-            "issue event for a pull request (handled as pull_request)".into(),
-        ));
-    }
     if e.issue.state.as_deref() == Some("closed") {
         return Ok(Admission::Ignore("the issue is closed".into()));
     }
+    // A pull request labelled through the issues API: its branches (and whether it comes from
+    // a fork) are looked up when the run starts.
     let target = issue_target(event, &e.repository, &e.issue, &e.sender)?;
-    Ok(Admission::Run(Trigger::IssueLabeled { target, label }))
+    Ok(Admission::Run(Trigger::IssueLabeled {
+        target,
+        label,
+        pull_request: e.issue.pull_request.is_some(),
+    }))
 }
 
 fn decide_pull(
@@ -340,7 +350,7 @@ fn decide_comment(
             return Ok(Admission::Ignore("kotef's own comment".into()));
         }
     }
-    let extra = match run_command(raw) {
+    let extra = match run_command(raw, cfg) {
         Ok(x) => x,
         Err(why) => return Ok(Admission::Ignore(why)),
     };
@@ -367,9 +377,8 @@ pub(crate) mod tests {
         AdmissionConfig {
             trigger_label: "kotef".into(),
             bot_login: Some("kotef-bot".into()),
-            assignee: None,
             app_id: Some(42),
-            repository_labels: false,
+            ..AdmissionConfig::default()
         }
     }
 
@@ -419,7 +428,7 @@ pub(crate) mod tests {
     #[test]
     fn labeled_issue_with_trigger_label_runs_with_clean_text() {
         let d = decide("issues", &issues_labeled("kotef", user("alice")), &cfg()).unwrap();
-        let Admission::Run(Trigger::IssueLabeled { target, label }) = d else {
+        let Admission::Run(Trigger::IssueLabeled { target, label, .. }) = d else {
             panic!("{d:?}")
         };
         assert_eq!(label, "kotef");

@@ -35,18 +35,31 @@ pub fn visible_text(markdown: &str) -> String {
     crate::inbound::visible::render(&plain_text(markdown))
 }
 
-/// A `/kotef` command found in a comment.
+/// The phrase that starts a run when no other is configured.
+pub const DEFAULT_TRIGGER_PHRASE: &str = "/kotef run";
+
+/// A trigger phrase's command found in a comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
-    /// `/kotef run [more goal text]`.
+    /// The phrase (`/kotef run`), then more goal text.
     Run { extra: String },
-    /// `/kotef <something else>`.
+    /// The phrase's first word followed by something else (`/kotef help`).
     Unknown(String),
 }
 
-/// Finds the first `/kotef` command line in a comment's visible text, ignoring fenced
-/// code blocks (```` ``` ```` or `~~~`), indented code (4 spaces or a tab) and `>` quotes.
+/// Finds the first `/kotef run` line in a comment's visible text (see [`find_phrase`]).
 pub fn find_command(body: &str) -> Option<Command> {
+    find_phrase(body, DEFAULT_TRIGGER_PHRASE)
+}
+
+/// Finds the first line of a comment's visible text that starts with `phrase` (its words, as
+/// words: `/kotef run` does not match `/kotefrun`), ignoring fenced code blocks (```` ``` ````
+/// or `~~~`), indented code (4 spaces or a tab) and `>` quotes. A line that starts with the
+/// phrase's first word but goes on differently is an [`Command::Unknown`] command. A blank
+/// phrase matches nothing.
+pub fn find_phrase(body: &str, phrase: &str) -> Option<Command> {
+    let words: Vec<&str> = phrase.split_whitespace().collect();
+    let (first, more) = words.split_first()?;
     let mut fence: Option<(char, usize)> = None;
     for line in body.lines() {
         let indent = line.len() - line.trim_start_matches(' ').len();
@@ -70,26 +83,31 @@ pub fn find_command(body: &str) -> Option<Command> {
         if fence.is_some() || trimmed.starts_with('>') {
             continue;
         }
-        let Some(rest) = trimmed.strip_prefix("/kotef") else {
+        let Some(mut rest) = strip_word(trimmed, first) else {
             continue;
         };
-        if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
-            continue;
-        }
-        let rest = rest.trim();
-        let (word, extra) = rest
-            .split_once(char::is_whitespace)
-            .map(|(w, e)| (w, e.trim()))
-            .unwrap_or((rest, ""));
-        return Some(if word == "run" {
-            Command::Run {
-                extra: extra.to_string(),
+        let mut unknown = None;
+        for word in more {
+            match strip_word(rest.trim_start(), word) {
+                Some(r) => rest = r,
+                None => {
+                    let next = rest.split_whitespace().next().unwrap_or_default();
+                    unknown = Some(Command::Unknown(next.to_string()));
+                    break;
+                }
             }
-        } else {
-            Command::Unknown(word.to_string())
-        });
+        }
+        return Some(unknown.unwrap_or_else(|| Command::Run {
+            extra: rest.trim().to_string(),
+        }));
     }
     None
+}
+
+/// `text` after its leading `word`, when the word ends there (at whitespace or the end).
+fn strip_word<'t>(text: &'t str, word: &str) -> Option<&'t str> {
+    let rest = text.strip_prefix(word)?;
+    (rest.is_empty() || rest.starts_with(char::is_whitespace)).then_some(rest)
 }
 
 pub use crate::text::truncate_chars;
@@ -152,6 +170,30 @@ mod tests {
             None,
             "code stays code after rendering"
         );
+    }
+
+    #[test]
+    fn a_configured_phrase_starts_a_run_and_the_default_then_does_not() {
+        assert_eq!(
+            find_phrase("hi\n@kotef please fix it", "@kotef"),
+            Some(Command::Run {
+                extra: "please fix it".into()
+            })
+        );
+        assert_eq!(find_phrase("/kotef run", "@kotef"), None);
+        assert_eq!(find_phrase("@kotefbot go", "@kotef"), None);
+        assert_eq!(find_phrase("> @kotef go", "@kotef"), None);
+        assert_eq!(
+            find_phrase("/ai  fix now", "/ai fix"),
+            Some(Command::Run {
+                extra: "now".into()
+            })
+        );
+        assert_eq!(
+            find_phrase("/ai help", "/ai fix"),
+            Some(Command::Unknown("help".into()))
+        );
+        assert_eq!(find_phrase("/kotef run", "  "), None);
     }
 
     #[test]

@@ -55,8 +55,14 @@ impl Author {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Trigger {
-    /// `issues.labeled` with the trigger label.
-    IssueLabeled { target: Target, label: String },
+    /// `issues.labeled` with the trigger label, on an issue or (when `pull_request`) on a pull
+    /// request whose branches are looked up when the run starts.
+    IssueLabeled {
+        target: Target,
+        label: String,
+        #[serde(default)]
+        pull_request: bool,
+    },
     /// `pull_request.labeled` with the trigger label on a same-repository pull request.
     PullRequestLabeled {
         target: Target,
@@ -98,7 +104,7 @@ pub enum Trigger {
         /// The review's visible text.
         body: String,
     },
-    /// `issues.assigned` to kotef's own login.
+    /// `issues.assigned` to the assignee kotef answers to.
     IssueAssigned { target: Target },
 }
 
@@ -141,7 +147,8 @@ impl Trigger {
 
     pub fn is_pull_request(&self) -> bool {
         match self {
-            Self::IssueLabeled { .. } | Self::IssueAssigned { .. } => false,
+            Self::IssueLabeled { pull_request, .. } => *pull_request,
+            Self::IssueAssigned { .. } => false,
             Self::PullRequestLabeled { .. } | Self::ReviewComment { .. } | Self::Review { .. } => {
                 true
             }
@@ -225,6 +232,8 @@ pub struct AdmissionConfig {
     /// The login whose assignment starts a run (the Action's `assignee-trigger`); kotef's own
     /// login when unset.
     pub assignee: Option<String>,
+    /// The phrase at the start of a comment's line that starts a run (default `/kotef run`).
+    pub trigger_phrase: String,
     /// kotef's GitHub App id (comments made through it are ignored), when running as an App.
     pub app_id: Option<u64>,
     /// Other labels become runs too, for the admission step to check against the
@@ -238,6 +247,7 @@ impl Default for AdmissionConfig {
             trigger_label: crate::DEFAULT_TRIGGER_LABEL.to_string(),
             bot_login: None,
             assignee: None,
+            trigger_phrase: crate::inbound::sanitize::DEFAULT_TRIGGER_PHRASE.to_string(),
             app_id: None,
             repository_labels: false,
         }

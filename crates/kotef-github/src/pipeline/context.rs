@@ -62,6 +62,8 @@ pub struct OperatorSettings {
     pub ceilings: Ceilings,
     /// The loopback ports a repository's tests may reach on a server (`[test] network`).
     pub loopback_ports: Vec<u16>,
+    /// The prefix of an issue run's branch when the job names none (`kotef/` when unset).
+    pub branch_prefix: Option<String>,
     /// Paths the agent's commands must not read: the server's data directory (the job store,
     /// other repositories' clones) and its secret files.
     pub hidden_paths: Vec<PathBuf>,

@@ -9,7 +9,7 @@ use crate::inbound::goal::{build_goal, PullContext, ThreadComment};
 use crate::inbound::trigger::Trigger;
 use crate::outbound::client::Reaction;
 use crate::outbound::render;
-use crate::outbound::workspace::issue_branch;
+use crate::outbound::workspace::{prefixed_issue_branch, DEFAULT_BRANCH_PREFIX};
 use crate::queue::job::{Job, Work};
 use kotef_core::{IssueNumber, RepoName};
 
@@ -253,13 +253,15 @@ pub(super) enum Resolved {
 }
 
 /// Which branch to clone, which to work on and which to trust: the PR's own head for PR runs
-/// (closed PRs are ignored, fork PRs rejected) with its base trusted, else the base branch and
-/// kotef's issue branch.
+/// (closed PRs are ignored, fork PRs rejected) with its base trusted, else the base branch (the
+/// job's `base_branch`, else the repository's default) and kotef's issue branch (under the
+/// job's `branch_prefix`).
 pub(super) async fn resolve_branches(
     ctx: &JobContext,
-    repo: &RepoName,
+    job: &Job,
     trigger: &Trigger,
 ) -> Result<Resolved, String> {
+    let repo = job.repo();
     let target = trigger.target();
     if let Some((head, base)) = trigger.pull_branches() {
         return Ok(Resolved::Branches(Branches {
@@ -276,6 +278,9 @@ pub(super) async fn resolve_branches(
         | Trigger::Dispatch {
             is_pull_request: true,
             ..
+        }
+        | Trigger::IssueLabeled {
+            pull_request: true, ..
         } => {
             let pr = ctx
                 .github
@@ -296,7 +301,7 @@ pub(super) async fn resolve_branches(
             }))
         }
         _ => {
-            let base = match &target.default_branch {
+            let base = match job.base_branch.as_ref().or(target.default_branch.as_ref()) {
                 Some(b) => b.clone(),
                 None => {
                     ctx.github
@@ -308,7 +313,13 @@ pub(super) async fn resolve_branches(
             };
             Ok(Resolved::Branches(Branches {
                 clone: base.clone(),
-                work: issue_branch(target.number),
+                work: prefixed_issue_branch(
+                    job.branch_prefix
+                        .as_deref()
+                        .or(ctx.operator.branch_prefix.as_deref())
+                        .unwrap_or(DEFAULT_BRANCH_PREFIX),
+                    target.number,
+                ),
                 trusted: base,
             }))
         }

@@ -163,7 +163,7 @@ impl<'a> JobRun<'a> {
             clone: clone_branch,
             work: work_branch,
             trusted: trusted_branch,
-        } = match resolve_branches(ctx, &repo, self.trigger)
+        } = match resolve_branches(ctx, job, self.trigger)
             .await
             .at("looking up the branch")?
         {

@@ -46,6 +46,13 @@ pub struct Job {
     /// The status comment this run continues (one a dispatching server already posted).
     #[serde(default)]
     pub status_comment: Option<u64>,
+    /// The prefix of the branch an issue's run creates (`kotef/` when unset).
+    #[serde(default)]
+    pub branch_prefix: Option<String>,
+    /// The branch an issue's run starts from and targets (the repository's default when
+    /// unset).
+    #[serde(default)]
+    pub base_branch: Option<String>,
 }
 
 /// What an event asks of kotef outside a server.
@@ -81,6 +88,8 @@ impl Job {
             goal: None,
             test_command: None,
             status_comment: None,
+            branch_prefix: None,
+            base_branch: None,
         }
     }
 
@@ -146,6 +155,7 @@ pub(crate) fn test_job(delivery: &str, number: u64) -> Job {
             trigger: Trigger::IssueLabeled {
                 target,
                 label: "kotef".into(),
+                pull_request: false,
             },
         },
         "kotef",

@@ -87,8 +87,11 @@ pub async fn prepare_job(
                 .assignee_trigger
                 .as_deref()
                 .map(|a| a.trim_start_matches('@').to_string()),
+            trigger_phrase: inputs.branches.trigger_phrase.clone(),
             app_id: None,
-            repository_labels: false,
+            // Another label becomes a job whose admission checks it against the repository's
+            // own `trigger_label` (its kotef.toml on the default branch), as on a server.
+            repository_labels: true,
         };
         match Job::from_event(&env.event_name, payload, &cfg, delivery)? {
             Asked::Job(job) => *job,
@@ -106,6 +109,8 @@ pub async fn prepare_job(
     job.profile = inputs.profile;
     job.limits = inputs.limits;
     job.test_command = inputs.test_command.clone();
+    job.branch_prefix = Some(inputs.branches.branch_prefix.clone());
+    job.base_branch = inputs.branches.base_branch.clone();
     if let Some(g) = &inputs.goal {
         job.goal = Some(g.clone());
     }

@@ -1,5 +1,6 @@
-//! The action's inputs, already parsed: [`ActionInputs`], the `fail-on` list ([`FailOn`]) and
-//! the `issue-number` input ([`parse_issue_number`]).
+//! The action's inputs, already parsed: [`ActionInputs`], the `fail-on` list ([`FailOn`]), the
+//! trigger phrase and branches ([`Branching`]) and the `issue-number` input
+//! ([`parse_issue_number`]).
 
 use kotef_core::{LimitsOverride, Profile, TerminalStatus};
 use std::path::PathBuf;
@@ -55,6 +56,64 @@ impl FailOn {
     }
 }
 
+/// What starts a run and where it works: `trigger-phrase`, `branch-prefix`, `base-branch`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Branching {
+    /// The phrase at the start of a comment's line that starts a run.
+    pub trigger_phrase: String,
+    /// The prefix of the branch an issue's run creates.
+    pub branch_prefix: String,
+    /// The branch an issue's run starts from and targets; the repository's default when
+    /// `None`.
+    pub base_branch: Option<String>,
+}
+
+impl Default for Branching {
+    fn default() -> Self {
+        Self {
+            trigger_phrase: crate::inbound::sanitize::DEFAULT_TRIGGER_PHRASE.into(),
+            branch_prefix: crate::outbound::workspace::DEFAULT_BRANCH_PREFIX.into(),
+            base_branch: None,
+        }
+    }
+}
+
+impl Branching {
+    /// The inputs as given (`None`: left blank); the error names the input and why.
+    pub fn parse(
+        phrase: Option<String>,
+        prefix: Option<String>,
+        base: Option<String>,
+    ) -> Result<Self, String> {
+        use crate::outbound::workspace::{prefixed_issue_branch, valid_branch_name};
+        let d = Self::default();
+        let trigger_phrase = match phrase {
+            None => d.trigger_phrase,
+            Some(p) if p.chars().count() > 100 || p.contains(['\n', '\r']) => {
+                return Err("trigger-phrase: one line of at most 100 characters".into())
+            }
+            Some(p) => p.split_whitespace().collect::<Vec<_>>().join(" "),
+        };
+        let branch_prefix = prefix.unwrap_or(d.branch_prefix);
+        let example = prefixed_issue_branch(&branch_prefix, kotef_core::IssueNumber(1));
+        if !valid_branch_name(&example) {
+            return Err(format!(
+                "branch-prefix `{branch_prefix}` does not make a branch name kotef can use (`{example}`): letters, digits, `/`, `-`, `_` and `.`"
+            ));
+        }
+        if let Some(b) = base.as_deref().filter(|b| !valid_branch_name(b)) {
+            return Err(format!(
+                "base-branch `{b}` is not a branch name kotef can use"
+            ));
+        }
+        Ok(Self {
+            trigger_phrase,
+            branch_prefix,
+            base_branch: base,
+        })
+    }
+}
+
 /// The action's inputs, already parsed.
 #[derive(Debug, Clone)]
 pub struct ActionInputs {
@@ -73,6 +132,8 @@ pub struct ActionInputs {
     /// Used instead of the repository's config file (relative: inside the work tree).
     pub config_path: Option<PathBuf>,
     pub fail_on: FailOn,
+    /// The trigger phrase, the branch prefix and the base branch.
+    pub branches: Branching,
     /// The workflow's ceilings (`max-token-budget`, `max-time-budget-s`, `max-cost-usd`); in
     /// the Action the repository is the operator, so only these bound its config's limits.
     pub ceilings: kotef_core::Ceilings,
@@ -92,6 +153,7 @@ impl Default for ActionInputs {
             config_path: None,
             fail_on: FailOn::default(),
             ceilings: kotef_core::Ceilings::default(),
+            branches: Branching::default(),
         }
     }
 }
@@ -111,6 +173,24 @@ pub fn parse_issue_number(text: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn branching_defaults_and_refuses_names_git_would_misread() {
+        assert_eq!(Branching::parse(None, None, None), Ok(Branching::default()));
+        let b = Branching::parse(
+            Some(" @kotef   go ".into()),
+            Some("bots/".into()),
+            Some("develop".into()),
+        )
+        .unwrap();
+        assert_eq!(
+            (b.trigger_phrase.as_str(), b.branch_prefix.as_str()),
+            ("@kotef go", "bots/")
+        );
+        assert!(Branching::parse(None, Some("-f ".into()), None).is_err());
+        assert!(Branching::parse(None, None, Some("a..b".into())).is_err());
+        assert!(Branching::parse(Some("a\nb".into()), None, None).is_err());
+    }
 
     #[test]
     fn fail_on_parses_names_and_rejects_typos() {

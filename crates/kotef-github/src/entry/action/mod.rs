@@ -21,7 +21,7 @@ mod outputs;
 pub use annotations::{annotations, escape_data, escape_property, fence, fresh_token};
 pub use env::ActionEnv;
 pub use event::{prepare_job, ActionError, Prepared};
-pub use inputs::{parse_issue_number, ActionInputs, FailOn};
+pub use inputs::{parse_issue_number, ActionInputs, Branching, FailOn};
 pub use outputs::{exit_code, github_output, outputs, step_summary};
 
 use crate::outbound::client::{GitHub, GitHubAuth};

@@ -13,9 +13,17 @@ pub fn clone_url(base_url: &str, repo: &RepoName) -> String {
     )
 }
 
+/// The prefix of kotef's issue branches when none is configured.
+pub const DEFAULT_BRANCH_PREFIX: &str = "kotef/";
+
 /// The branch kotef works on for an issue.
 pub fn issue_branch(number: kotef_core::IssueNumber) -> String {
-    format!("kotef/issue-{number}")
+    prefixed_issue_branch(DEFAULT_BRANCH_PREFIX, number)
+}
+
+/// The branch kotef works on for an issue under `prefix` (`ai/` makes `ai/issue-7`).
+pub fn prefixed_issue_branch(prefix: &str, number: kotef_core::IssueNumber) -> String {
+    format!("{prefix}issue-{number}")
 }
 
 /// The `Co-authored-by` trailer crediting the person who asked for the run.
