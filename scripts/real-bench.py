@@ -8,6 +8,7 @@ medians are scripts/agent-bench.py's; `scripts/agent-bench.py --tasks real ...` 
     scripts/real-bench.py --check-tasks --sample 3        # the lightest three (CI)
     scripts/real-bench.py --build-envs                    # build (or reuse) every environment
     scripts/real-bench.py --base-url URL --runs 2 --mini-swe-agent [--held-out]
+    scripts/real-bench.py --openings [--base-url URL]      # no model: each first repair prompt
 
 A task's environment lives in ~/.cache/kotef/bench/real/<task>/ (KOTEF_BENCH_CACHE moves it):
 `tree/` (the project at the buggy commit with the fixed commit's test files, from the
@@ -413,6 +414,14 @@ def repo_frames(text, repo):
     return out
 
 
+def shows_file(files_section, path):
+    """Whether a repair prompt's "# Files" section shows `path`: whole (its path on a line of
+    its own, or with a role in brackets) or in part (its outline: "<path> has N lines", an
+    excerpt: "<path> lines A-B")."""
+    return re.search(r"(^|\n)" + re.escape(path) + r"(\n| \(| has \d+ lines| lines \d+)",
+                     files_section) is not None
+
+
 def harness_losses(repo, test_command, stderr=""):
     """The issue-30 counts of one kotef run, from its records under `repo/.sdd/runs`."""
     out = {"refused": 0, "refused_project": 0, "missing_vars": 0, "setup_failed": 0,
@@ -460,8 +469,7 @@ def harness_losses(repo, test_command, stderr=""):
                 shown, _, failure = text.split("\n# Files\n", 1)[1].partition(
                     "\n# How the tests fail now")
                 frames = repo_frames(failure + "\n" + last_failure, repo)
-                if frames and not any(f"\n{f}\n" in shown or f"\n{f} (" in shown
-                                      for f in frames):
+                if frames and not any(shows_file(shown, f) for f in frames):
                     out["repair_without_frames"] += 1
     return out
 
@@ -543,6 +551,27 @@ def run_agents(tasks, args):
         Path(args.json).write_text(json.dumps(results, indent=1, default=str) + "\n")
 
 
+def openings(tasks, args):
+    """`--openings`: scripts/real_openings.py's audit of every task's first repair prompt."""
+    spec = importlib.util.spec_from_file_location("real_openings",
+                                                  ROOT / "scripts" / "real_openings.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    if not Path(args.kotef).is_file():
+        die(f"kotef binary not found at {args.kotef} (cargo build, or --kotef PATH)")
+    args.kotef = str(Path(args.kotef).resolve())
+    for t in tasks:
+        rec = build_env(t, log=lambda m: print(m, file=sys.stderr))
+        if not rec.get("ok"):
+            die(f"{t['name']}: the environment could not be built: {rec.get('error')}")
+    parent = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kotef-open-"))
+    try:
+        mod.run_audit(tasks, args, fresh_repo, ab.run_bounded, parent)
+    finally:
+        if not args.keep:
+            shutil.rmtree(parent, ignore_errors=True)
+
+
 def self_test():
     """The loss counters over a made-up transcript (one of each), and the sample's choice."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -572,12 +601,18 @@ def self_test():
              "messages": [{"role": "user", "content": repair.format("tests/other.py")}]},
             {"type": "model_request", "node": "coder",
              "messages": [{"role": "user", "content": repair.format("pkg/mod.py")}]},
+            {"type": "model_request", "node": "coder",
+             "messages": [{"role": "user", "content": repair.format(
+                 "pkg/mod.py has 900 lines, too many to show whole.")}]},
+            {"type": "model_request", "node": "coder",
+             "messages": [{"role": "user", "content": repair.format(
+                 "pkg/mod.py lines 1-1, `x` (to change it, ...)")}]},
         ]
         (runs / "a.transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
         got = harness_losses(repo, ".venv/bin/python -m pytest -q tests/test_mod.py",
                              "error: setup failed: exit 1")
         want = {"refused": 2, "refused_project": 1, "missing_vars": 1, "setup_failed": 1,
-                "transcript_in_prompt": 1, "calls_cut": 1, "repair_prompts": 2,
+                "transcript_in_prompt": 1, "calls_cut": 1, "repair_prompts": 4,
                 "repair_without_frames": 1}
         if got != want:
             die(f"self-test: losses {got}, expected {want}")
@@ -612,6 +647,9 @@ def main(argv=None):
     ap.add_argument("--record-known-failing", action="store_true",
                     help="record the tests that fail even with the fix (task authors)")
     ap.add_argument("--self-test", action="store_true", help="check the loss counters")
+    ap.add_argument("--openings", action="store_true",
+                    help="no model: each task's first repair prompt against a stub server "
+                         "(size, files shown, whether the real fix's file and lines are in it)")
     args = ap.parse_args(argv)
     if args.self_test:
         return self_test()
@@ -632,6 +670,8 @@ def main(argv=None):
         sys.exit(1 if bad else 0)
     if args.check_tasks:
         sys.exit(0 if check_tasks(tasks) else 1)
+    if args.openings:
+        return openings(tasks, args)
     if not args.base_url and (args.mini_swe_agent or not args.kotef_model):
         die("--base-url is needed (scripts/local-model.sh prints one)")
     if not args.no_kotef and not Path(args.kotef).is_file():

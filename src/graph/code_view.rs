@@ -224,9 +224,31 @@ pub fn clip_keeping(out: &str, max: usize, keep: &[String]) -> String {
     format!("{}\n{heading}\n{kept}", clip(out, room.max(max / 3)))
 }
 
+/// The words of `text` (runs of letters, digits and `_`) with their byte offsets.
+fn words_at(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut start = None;
+    text.char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+        .filter_map(move |(i, c)| {
+            let inside = c.is_alphanumeric() || c == '_';
+            match (inside, start) {
+                (true, None) => {
+                    start = Some(i);
+                    None
+                }
+                (false, Some(s)) => {
+                    start = None;
+                    Some((s, &text[s..i]))
+                }
+                _ => None,
+            }
+        })
+}
+
 /// Identifiers of a text that name code: `snake_case`, `CamelCase`, `UPPER_CASE`, dotted
 /// attributes (`ExitStatus.ERROR_TOO_MANY_REDIRECTS` gives both parts), quoted names
-/// (`name 'output_path' is not defined`); not keywords, test helpers or exception classes.
+/// (`name 'output_path' is not defined`), called names (`urljoin(None, url)`); not keywords,
+/// builtins, test helpers or exception classes.
 pub fn code_names(text: &str) -> Vec<String> {
     const COMMON: &[&str] = &[
         "self",
@@ -258,10 +280,40 @@ pub fn code_names(text: &str) -> Vec<String> {
         "args",
         "kwargs",
         "object",
+        // Builtins and methods a test calls everywhere.
+        "range",
+        "open",
+        "getattr",
+        "setattr",
+        "hasattr",
+        "float",
+        "repr",
+        "sorted",
+        "type",
+        "super",
+        "format",
+        "join",
+        "split",
+        "strip",
+        "encode",
+        "decode",
+        "append",
+        "items",
+        "keys",
+        "values",
+        "bytes",
+        "next",
+        "iter",
+        "filter",
+        "enumerate",
+        "round",
     ];
     let mut out: Vec<String> = Vec::new();
-    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+    for (at, word) in words_at(text) {
+        // A plain lower-case word is code when it is called: `urljoin(None, url)`.
+        let called = text[at + word.len()..].starts_with('(');
         let codey = word.contains('_')
+            || called
             || (word.chars().skip(1).any(char::is_uppercase)
                 && word.chars().any(char::is_lowercase));
         let keep = word.len() >= 4
@@ -286,18 +338,60 @@ pub fn code_names(text: &str) -> Vec<String> {
 /// traceback's frames) and those named in `names`, each with its line range; the file's head
 /// when nothing points into it.
 pub fn long_file(path: &str, text: &str, lines: &[usize], names: &[String]) -> String {
+    long_file_at(path, text, lines, names, Detail::Full)
+}
+
+/// How much of a file a repair prompt shows, from most to least: the rungs the opening
+/// walks down when its files would not fit the room it has (`repair::room`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Detail {
+    /// A short file whole; a long one as its outline and excerpts, with their docstrings.
+    Full,
+    /// A long file's outline cut to the [`BRIEF_OUTLINE`] entries nearest its excerpts and
+    /// its docstrings to [`BRIEF_DOC_CHARS`].
+    Brief,
+    /// The excerpts alone: no outline, no docstrings.
+    Excerpts,
+}
+
+/// Outline entries a [`Detail::Brief`] file keeps.
+pub const BRIEF_OUTLINE: usize = 8;
+
+/// Lines of an excerpt above which it is changed by a search/replace block, not rewritten.
+pub const LONG_FUNCTION_LINES: usize = 40;
+
+/// Lines of a function that hands its work to another (see `follow_wrappers`).
+pub const WRAPPER_LINES: usize = 10;
+
+/// Characters of a docstring a [`Detail::Brief`] excerpt keeps.
+pub const BRIEF_DOC_CHARS: usize = 300;
+
+/// Whether anything in `text` is pointed at: a frame's line inside it or a definition of
+/// one of `names` (what [`long_file_at`] would excerpt).
+pub fn points_into(text: &str, lines: &[usize], names: &[String]) -> bool {
+    let count = text.lines().count();
+    lines.iter().any(|l| (1..=count).contains(l))
+        || names
+            .iter()
+            .any(|n| defined(text, n).into_iter().any(|d| !d.is_class()))
+}
+
+/// [`long_file`] at a [`Detail`].
+pub fn long_file_at(
+    path: &str,
+    text: &str,
+    lines: &[usize],
+    names: &[String],
+    detail: Detail,
+) -> String {
     let all: Vec<&str> = text.lines().collect();
     let defs = outline(text);
     let mut picked: Vec<(usize, usize, String)> = Vec::new();
-    let mut add = |first: usize, last: usize, name: String| {
-        if picked.len() < EXCERPTS && !picked.iter().any(|(f, l, _)| *f <= first && last <= *l) {
-            picked.push((first, last, name));
-        }
-    };
     for &line in lines {
         match enclosing(text, line) {
-            Some(d) => add(d.first, d.last, d.name),
-            None => add(
+            Some(d) => pick(&mut picked, d.first, d.last, d.name),
+            None => pick(
+                &mut picked,
                 line.saturating_sub(10).max(1),
                 (line + 10).min(all.len()),
                 format!("line {line}"),
@@ -306,17 +400,26 @@ pub fn long_file(path: &str, text: &str, lines: &[usize], names: &[String]) -> S
     }
     for n in names {
         if let Some(d) = defined(text, n).into_iter().find(|d| !d.is_class()) {
-            add(d.first, d.last, d.name);
+            pick(&mut picked, d.first, d.last, d.name);
         }
     }
-    let mut out = format!(
-        "\n{}\n```\n{}```\n",
-        fill(
-            messages::FILE_OUTLINE,
-            &[("path", path), ("lines", &all.len().to_string())]
-        ),
-        outline_text(&defs, &picked)
-    );
+    follow_wrappers(text, &all, &mut picked);
+    let entries = match detail {
+        Detail::Full => OUTLINE_ENTRIES,
+        Detail::Brief => BRIEF_OUTLINE,
+        Detail::Excerpts => 0,
+    };
+    let mut out = String::new();
+    if entries > 0 {
+        out = format!(
+            "\n{}\n```\n{}```\n",
+            fill(
+                messages::FILE_OUTLINE,
+                &[("path", path), ("lines", &all.len().to_string())]
+            ),
+            outline_text(&defs, &picked, entries)
+        );
+    }
     if picked.is_empty() {
         let head: String = all.iter().take(60).map(|l| format!("{l}\n")).collect();
         let last = all.len().min(60).to_string();
@@ -332,15 +435,55 @@ pub fn long_file(path: &str, text: &str, lines: &[usize], names: &[String]) -> S
         );
         out.push_str(&format!("\n{intro}\n```\n{head}```\n"));
     }
+    let doc_chars = match detail {
+        Detail::Full => WHOLE_FILE_CHARS / 4,
+        Detail::Brief => BRIEF_DOC_CHARS,
+        Detail::Excerpts => 0,
+    };
     for (first, last, name) in picked {
-        out.push_str(&excerpt(path, &all, first, last, &name, lines));
+        out.push_str(&excerpt(path, &all, (first, last), &name, lines, doc_chars));
     }
     out
 }
 
-/// The outline's text: every definition when few, else the [`OUTLINE_ENTRIES`] nearest
-/// the excerpts (top-level ones first), in file order.
-fn outline_text(defs: &[Outlined], picked: &[(usize, usize, String)]) -> String {
+/// Adds the excerpt `first..=last` unless [`EXCERPTS`] are picked or one holds it.
+fn pick(picked: &mut Vec<(usize, usize, String)>, first: usize, last: usize, name: String) {
+    if picked.len() < EXCERPTS && !picked.iter().any(|(f, l, _)| *f <= first && last <= *l) {
+        picked.push((first, last, name));
+    }
+}
+
+/// A picked function of at most [`WRAPPER_LINES`] lines hands its work on: the functions of
+/// this file it calls are picked too (`get_element_by_attribute` calls
+/// `get_elements_by_attribute`, where the bug is).
+fn follow_wrappers(text: &str, all: &[&str], picked: &mut Vec<(usize, usize, String)>) {
+    let wrappers: Vec<(usize, usize)> = picked
+        .iter()
+        .filter(|(f, l, _)| l + 1 - f <= WRAPPER_LINES)
+        .map(|(f, l, _)| (*f, *l))
+        .collect();
+    for (first, last) in wrappers {
+        let Some(body) = all.get(first.saturating_sub(1)..last.min(all.len())) else {
+            continue;
+        };
+        let body = body.join("\n");
+        for (at, word) in words_at(&body) {
+            if !body[at + word.len()..].starts_with('(') {
+                continue;
+            }
+            if let Some(d) = defined(text, word)
+                .into_iter()
+                .find(|d| !d.is_class() && d.first != first)
+            {
+                pick(picked, d.first, d.last, d.name);
+            }
+        }
+    }
+}
+
+/// The outline's text: every definition when few, else the `entries` nearest the excerpts
+/// (top-level ones first), in file order.
+fn outline_text(defs: &[Outlined], picked: &[(usize, usize, String)], entries: usize) -> String {
     let near = |d: &Outlined| picked.iter().any(|(f, l, _)| d.first <= *l && *f <= d.last);
     let anchors: Vec<usize> = (0..defs.len()).filter(|&i| near(&defs[i])).collect();
     let mut order: Vec<usize> = (0..defs.len()).collect();
@@ -348,7 +491,7 @@ fn outline_text(defs: &[Outlined], picked: &[(usize, usize, String)]) -> String 
         let distance = anchors.iter().map(|&a| a.abs_diff(i)).min().unwrap_or(i);
         (usize::from(defs[i].indent > 0 && !near(&defs[i])), distance)
     });
-    order.truncate(OUTLINE_ENTRIES);
+    order.truncate(entries);
     order.sort_unstable();
     let mut out = String::new();
     let mut last = None;
@@ -373,14 +516,15 @@ fn outline_text(defs: &[Outlined], picked: &[(usize, usize, String)]) -> String 
 
 /// One excerpt: lines `first..=last` (1-based) of the file under their heading, cut around
 /// the frame's line when the definition is longer than [`EXCERPT_LINES`]; a Python
-/// excerpt's docstrings shown above it by name, as for a whole file.
+/// excerpt's docstrings shown above it by name (clipped to `doc_chars`; none at 0), as for
+/// a whole file.
 fn excerpt(
     path: &str,
     all: &[&str],
-    first: usize,
-    last: usize,
+    (first, last): (usize, usize),
     name: &str,
     lines: &[usize],
+    doc_chars: usize,
 ) -> String {
     let (mut a, mut b) = (first.max(1), last.min(all.len()));
     if b + 1 - a > EXCERPT_LINES {
@@ -399,15 +543,23 @@ fn excerpt(
         (text, Vec::new())
     };
     let mut out = String::new();
-    for (doc_name, doc) in &docs {
+    for (doc_name, doc) in docs.iter().filter(|_| doc_chars > 0) {
         out.push_str(&format!(
             "\n{}\n{}\n",
             fill(messages::DOCSTRING_INTRO, &[("name", doc_name)]),
-            clip(doc.trim_end(), WHOLE_FILE_CHARS / 4)
+            clip(doc.trim_end(), doc_chars)
         ));
     }
+    // Rewriting a long function whole costs minutes of generation on a small machine (and
+    // cannot be done from a cut excerpt): it is changed by a search/replace block instead.
+    let template =
+        if b + 1 - a > LONG_FUNCTION_LINES || (a, b) != (first.max(1), last.min(all.len())) {
+            messages::FILE_EXCERPT_LONG
+        } else {
+            messages::FILE_EXCERPT
+        };
     let intro = fill(
-        messages::FILE_EXCERPT,
+        template,
         &[
             ("path", path),
             ("first", &a.to_string()),
@@ -517,6 +669,41 @@ mod tests {
     }
 
     #[test]
+    fn a_long_function_is_changed_by_a_search_replace_block_not_rewritten() {
+        let mut text = String::from("def long(a):\n");
+        for i in 0..50 {
+            text.push_str(&format!("    a = a + {i}\n"));
+        }
+        text.push_str("    return a\n\n");
+        for i in 0..300 {
+            text.push_str(&format!("def f{i}(a):\n    return a\n\n"));
+        }
+        let shown = long_file("m.py", &text, &[20], &["f7".to_string()]);
+        assert!(
+            shown.contains("m.py lines 1-52, `long` (a long function: to change it, write a search/replace block"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("`f7` (to change it, write the whole corrected `f7`"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn a_short_function_brings_the_function_of_its_file_it_hands_its_work_to() {
+        let mut text = String::from("import re\n\n");
+        for i in 0..300 {
+            text.push_str(&format!("def f{i}(a):\n    b = a + {i}\n    return b\n\n"));
+        }
+        text.push_str("def get_element(attr, html):\n    return get_elements(attr, html)[0]\n\n");
+        text.push_str("def get_elements(attr, html):\n    return re.findall(attr, html)\n");
+        let shown = long_file("utils.py", &text, &[], &["get_element".to_string()]);
+        assert!(shown.contains("`get_element`"), "{shown}");
+        assert!(shown.contains("`get_elements`"), "{shown}");
+        assert!(!shown.contains("`findall`"), "{shown}");
+    }
+
+    #[test]
     fn a_long_file_is_shown_as_its_outline_and_the_function_the_frame_is_in() {
         let mut text = String::from("import os\n\n");
         for i in 0..400 {
@@ -540,5 +727,14 @@ mod tests {
             code_names("assert r.exit_status == ExitStatus.ERROR_TOO_MANY_REDIRECTS in the ERROR case; self.assertEqual(test_x)"),
             ["exit_status", "ExitStatus", "ERROR_TOO_MANY_REDIRECTS"]
         );
+    }
+
+    #[test]
+    fn a_plain_name_is_code_when_it_is_called_and_not_a_builtin() {
+        assert_eq!(
+            code_names("    self.assertEqual(urljoin(None, 'rtmp://foo.de'), sorted(list(x)))"),
+            ["urljoin"]
+        );
+        assert!(code_names("the urljoin case fails").is_empty());
     }
 }

@@ -302,14 +302,33 @@ pub fn test_files<'a>(command: &str, files: impl IntoIterator<Item = &'a String>
     for token in command.split_whitespace() {
         let t = token.trim_matches(|c| c == '"' || c == '\'');
         let t = t.strip_prefix("./").unwrap_or(t);
-        let module = format!("{}.py", t.replace('.', "/"));
+        // A pytest node id names its file before `::` (`tests/test_x.py::T::test_y`).
+        let t = t.split("::").next().unwrap_or(t);
+        let modules = dotted_modules(t);
         for f in &files {
-            if (f.as_str() == t || **f == module) && !out.contains(f) {
+            if (f.as_str() == t || modules.contains(f)) && !out.contains(f) {
                 out.push(f.to_string());
             }
         }
     }
     out
+}
+
+/// The files a dotted unittest id may name: `test.test_utils.TestUtil.test_x` is
+/// `test/test_utils/TestUtil/test_x.py`, `test/test_utils/TestUtil.py` or
+/// `test/test_utils.py` (a module, then its classes and methods).
+fn dotted_modules(id: &str) -> Vec<String> {
+    if !id
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    {
+        return Vec::new();
+    }
+    let parts: Vec<&str> = id.split('.').collect();
+    (1..=parts.len())
+        .rev()
+        .map(|n| format!("{}.py", parts[..n].join("/")))
+        .collect()
 }
 
 /// The tests the run is judged by, which the coder may not change: the files the test command
@@ -598,6 +617,25 @@ mod named_tests {
             ),
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn a_dotted_unittest_id_and_a_pytest_node_id_name_their_test_files() {
+        let files: Vec<String> = ["test/test_utils.py", "tests/test_x.py", "pkg/mod.py"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            test_files(
+                ".venv/bin/python -m unittest -q test.test_utils.TestUtil.test_urljoin",
+                &files
+            ),
+            ["test/test_utils.py"]
+        );
+        assert_eq!(
+            test_files("pytest -q tests/test_x.py::T::test_y", &files),
+            ["tests/test_x.py"]
+        );
+        assert!(test_files("python -m pytest -q pkg", &files).is_empty());
     }
 
     #[test]

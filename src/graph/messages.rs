@@ -65,6 +65,10 @@ pub const TESTS_TIMED_OUT: &str = "tests_timed_out";
 pub const FILE_OUTLINE: &str = "file_outline";
 /// Before one function of a long file: `path`, `first`, `last`, `name`.
 pub const FILE_EXCERPT: &str = "file_excerpt";
+/// Before one long function of a long file: `path`, `first`, `last`, `name`.
+pub const FILE_EXCERPT_LONG: &str = "file_excerpt_long";
+/// A file left out of the repair opening for room: `path`, `lines`.
+pub const FILE_NAMED: &str = "file_named";
 /// The traceback's frames outside the repository: `files`.
 pub const OUTSIDE_FRAMES: &str = "outside_frames";
 /// Before the lines where the failure raised, when the failing output was clipped.
@@ -111,6 +115,8 @@ pub const ALL: &[(&str, &[&str])] = &[
     (PLANNER_REASK, &["problem", "shape"]),
     (FILE_OUTLINE, &["path", "lines"]),
     (FILE_EXCERPT, &["path", "first", "last", "name"]),
+    (FILE_EXCERPT_LONG, &["path", "first", "last", "name"]),
+    (FILE_NAMED, &["path", "lines"]),
     (OUTSIDE_FRAMES, &["files"]),
     (RAISED_AT, &[]),
     (LOOK_ELSEWHERE, &["tried", "names", "files"]),

@@ -3,8 +3,7 @@
 //! attempt shares, the one-line entries of the attempts that did not work, and when the tests
 //! contradict each other.
 
-use super::REPAIR_FILE_CHARS;
-use crate::graph::code_view::{long_file, Traceback, WHOLE_FILE_CHARS};
+use crate::graph::code_view::Traceback;
 use crate::graph::context::clip;
 use crate::graph::messages::{self, fill};
 use crate::lang::unittest;
@@ -121,6 +120,7 @@ pub fn opening_message(
         trace: &Traceback::default(),
         names: &[],
         note: None,
+        allowance: None,
     })
 }
 
@@ -139,6 +139,8 @@ pub struct Opening<'a> {
     pub names: &'a [String],
     /// Why these files are shown, when the loop moved to them.
     pub note: Option<&'a str>,
+    /// Characters the files may take (`repair::room`); `None` shows them all in full.
+    pub allowance: Option<usize>,
 }
 
 /// The opening message of [`Opening`].
@@ -151,37 +153,13 @@ pub fn opening(o: &Opening) -> String {
     if let Some(note) = o.note {
         out.push_str(&format!("{note}\n"));
     }
-    for (path, text) in o.files {
-        let protected = o.protected.contains(path);
-        if !protected && text.chars().count() > WHOLE_FILE_CHARS {
-            out.push_str(&long_file(path, text, &o.trace.lines_in(path), o.names));
-            continue;
-        }
-        let role = if protected {
-            " (a test: do not change it)"
-        } else {
-            ""
-        };
-        // Python code is shown without its docstrings, each given above it by name: the
-        // model copies less when it writes the corrected function, and the docstring is
-        // put back when the function is replaced.
-        let (code, docs) = if path.ends_with(".py") && !protected {
-            kotef_tools::split_docstrings(text)
-        } else {
-            (text.clone(), Vec::new())
-        };
-        for (name, doc) in &docs {
-            out.push_str(&format!(
-                "\n{}\n{}\n",
-                fill(messages::DOCSTRING_INTRO, &[("name", name)]),
-                clip(doc.trim_end(), REPAIR_FILE_CHARS / 2)
-            ));
-        }
-        out.push_str(&format!(
-            "\n{path}{role}\n```\n{}\n```\n",
-            clip(code.trim_end(), REPAIR_FILE_CHARS)
-        ));
-    }
+    out.push_str(&super::room::files_section(&super::room::Files {
+        files: o.files,
+        protected: o.protected,
+        trace: o.trace,
+        names: o.names,
+        allowance: o.allowance,
+    }));
     out.push_str(&format!(
         "\n# How the tests fail now: `{}`\n```\n{}\n```\n{}\n{}",
         o.command,

@@ -36,6 +36,7 @@ use std::collections::BTreeMap;
 mod attempts;
 pub mod feedback;
 pub mod locate;
+pub mod room;
 mod shown;
 use crate::graph::code_view::Traceback;
 use attempts::{Attempts, Seen};
@@ -369,6 +370,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             trace: &shown.trace,
             names: &names,
             note: shown.note.as_deref(),
+            allowance: Some(room::files_allowance(llm::prompt_allowance(ctx))),
         })
     };
     let mut opening = opening_of(&shown);
