@@ -404,6 +404,16 @@ pub fn long_file_at(
         }
     }
     follow_wrappers(text, &all, &mut picked);
+    // An attribute the failure names (`self.last_active + 1` on None) is shown where it is
+    // set: the function that assigns it first.
+    for n in names {
+        let set = format!("self.{n} =");
+        if let Some(at) = all.iter().position(|l| l.trim_start().starts_with(&set)) {
+            if let Some(d) = enclosing(text, at + 1) {
+                pick(&mut picked, d.first, d.last, d.name);
+            }
+        }
+    }
     let entries = match detail {
         Detail::Full => OUTLINE_ENTRIES,
         Detail::Brief => BRIEF_OUTLINE,
@@ -687,6 +697,19 @@ mod tests {
             shown.contains("`f7` (to change it, write the whole corrected `f7`"),
             "{shown}"
         );
+    }
+
+    #[test]
+    fn an_attribute_the_failure_names_is_shown_where_it_is_set() {
+        let mut text = String::from("import time\n\nclass Worker:\n    def __init__(self, worker_id, last_active=None):\n        self.id = worker_id\n        self.last_active = last_active\n\n");
+        for i in 0..300 {
+            text.push_str(&format!("    def f{i}(self):\n        return {i}\n\n"));
+        }
+        text.push_str("    def prune(self, config):\n        if self.last_active + 1 < time.time():\n            return True\n");
+        let at = text.lines().count() - 1;
+        let shown = long_file("s.py", &text, &[at], &["last_active".to_string()]);
+        assert!(shown.contains("`prune`"), "{shown}");
+        assert!(shown.contains("lines 4-6, `__init__`"), "{shown}");
     }
 
     #[test]

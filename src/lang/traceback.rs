@@ -20,11 +20,47 @@ pub struct Frame {
 /// The frames of every traceback in `output`, in the order printed (Python prints the
 /// outermost call first, so within one traceback the last frame is the deepest).
 pub fn frames(output: &str) -> Vec<Frame> {
+    let mut warnings = false;
     output
         .lines()
         .enumerate()
+        .filter(|(_, l)| {
+            if let Some(heading) = pytest_heading(l) {
+                warnings = heading == "warnings summary";
+            }
+            !warnings
+        })
         .filter_map(|(at, l)| python_frame(l, at).or_else(|| short_frame(l, at)))
         .collect()
+}
+
+/// The title of a pytest section heading (`==== warnings summary ====` gives
+/// `warnings summary`).
+fn pytest_heading(line: &str) -> Option<&str> {
+    let t = line.trim();
+    let inner = t.strip_prefix("===")?.strip_suffix("===")?;
+    let title = inner.trim_matches('=').trim();
+    (!title.is_empty()).then_some(title)
+}
+
+/// `output` without pytest's warnings summary (from its `=== warnings summary ===` heading to
+/// the next heading): its `path.py:N: XWarning: …` lines are neither frames nor the failure.
+pub fn without_warnings_summary(output: &str) -> String {
+    let mut warnings = false;
+    let kept: Vec<&str> = output
+        .lines()
+        .filter(|l| {
+            if let Some(heading) = pytest_heading(l) {
+                warnings = heading == "warnings summary";
+            }
+            !warnings
+        })
+        .collect();
+    let mut out = kept.join("\n");
+    if output.ends_with('\n') {
+        out.push('\n');
+    }
+    out
 }
 
 /// `  File "a/b.py", line 72, in run`.
@@ -61,7 +97,9 @@ fn short_frame(line: &str, at: usize) -> Option<Frame> {
         .strip_prefix("in ")
         .map(|f| f.trim().to_string())
         .filter(|f| !f.is_empty());
-    let plausible = function.is_some() || after.is_empty() || exception_line(after).is_some();
+    // A warning printed with its place (`a/b.py:9: DeprecationWarning: …`) is no frame.
+    let raised = exception_line(after).filter(|(class, _)| !class.ends_with("Warning"));
+    let plausible = function.is_some() || after.is_empty() || raised.is_some();
     plausible.then(|| Frame {
         path: format!("{path}.py"),
         line: line_no,
@@ -143,6 +181,29 @@ mod tests {
                 ),
                 ("/w/pysnooper/tracer.py", 173, Some("__call__")),
             ]
+        );
+    }
+
+    const WITH_WARNINGS: &str = "    def prune(self, config):\n>       if self.last_active + 1 < time.time():\nE       TypeError: unsupported operand\n\nluigi/scheduler.py:245: TypeError\n=============================== warnings summary ===============================\nluigi/parameter.py:533\n  luigi/parameter.py:533: DeprecationWarning: invalid escape sequence \\d\n    return 1\n\n-- Docs: https://docs.pytest.org\n=========================== short test summary info ============================\nFAILED test/scheduler_test.py::T::test_prune - TypeError\n";
+
+    #[test]
+    fn a_warning_in_pytests_summary_is_no_frame() {
+        let found: Vec<(String, usize)> = frames(WITH_WARNINGS)
+            .into_iter()
+            .map(|f| (f.path, f.line))
+            .collect();
+        assert_eq!(found, [("luigi/scheduler.py".to_string(), 245)]);
+        assert!(short_frame("  a/b.py:9: DeprecationWarning: old", 0).is_none());
+    }
+
+    #[test]
+    fn the_warnings_summary_is_left_out_of_the_failure() {
+        let out = without_warnings_summary(WITH_WARNINGS);
+        assert!(!out.contains("DeprecationWarning"), "{out}");
+        assert!(out.contains("luigi/scheduler.py:245: TypeError"), "{out}");
+        assert!(
+            out.contains("FAILED test/scheduler_test.py::T::test_prune"),
+            "{out}"
         );
     }
 

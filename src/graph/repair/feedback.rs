@@ -44,7 +44,9 @@ pub fn badness(r: &CommandResult) -> u32 {
 /// ([`crate::lang::unittest::trim_failure_blocks`]); the line that raised and the deepest
 /// frame in the repository (`files`) are never cut ([`crate::graph::code_view::raise_site`]).
 pub fn failure_text(r: &CommandResult, root: &Path, files: &[String]) -> String {
-    let out = compact_output(&format!("{}{}", r.stdout, r.stderr), root);
+    let out =
+        crate::lang::traceback::without_warnings_summary(&format!("{}{}", r.stdout, r.stderr));
+    let out = compact_output(&out, root);
     let keep = crate::graph::code_view::raise_site(&out, &root.display().to_string(), files);
     let out = crate::lang::unittest::trim_failure_blocks(&out);
     let out = out.trim();
