@@ -8,7 +8,7 @@
 //! failing output is clipped so the line that raised and the deepest repository frame
 //! survive any clip.
 
-use crate::graph::messages::{self, fill};
+use crate::graph::messages::{DocstringIntro, FileExcerpt, FileOutline, OutsideFrames, RaisedAt};
 use crate::lang::traceback::{exception_line, frames};
 use kotef_tools::outline::{defined, enclosing, outline, Outlined};
 use std::collections::BTreeMap;
@@ -159,7 +159,9 @@ impl Traceback {
             .collect();
         format!(
             "{}\n",
-            fill(messages::OUTSIDE_FRAMES, &[("files", &list.join(", "))])
+            OutsideFrames {
+                files: &list.join(", ")
+            }
         )
     }
 }
@@ -219,7 +221,7 @@ pub fn clip_keeping(out: &str, max: usize, keep: &[String]) -> String {
         return whole;
     }
     let kept = keep.join("\n");
-    let heading = messages::text(messages::RAISED_AT);
+    let heading = RaisedAt.to_string();
     let room = max.saturating_sub(kept.chars().count() + heading.chars().count() + 2);
     format!("{}\n{heading}\n{kept}", clip(out, room.max(max / 3)))
 }
@@ -311,25 +313,22 @@ pub fn long_file(path: &str, text: &str, lines: &[usize], names: &[String]) -> S
     }
     let mut out = format!(
         "\n{}\n```\n{}```\n",
-        fill(
-            messages::FILE_OUTLINE,
-            &[("path", path), ("lines", &all.len().to_string())]
-        ),
+        FileOutline {
+            path,
+            lines: &all.len().to_string()
+        },
         outline_text(&defs, &picked)
     );
     if picked.is_empty() {
         let head: String = all.iter().take(60).map(|l| format!("{l}\n")).collect();
         let last = all.len().min(60).to_string();
         let name = "the start of the file";
-        let intro = fill(
-            messages::FILE_EXCERPT,
-            &[
-                ("path", path),
-                ("first", "1"),
-                ("last", &last),
-                ("name", name),
-            ],
-        );
+        let intro = FileExcerpt {
+            path,
+            first: "1",
+            last: &last,
+            name,
+        };
         out.push_str(&format!("\n{intro}\n```\n{head}```\n"));
     }
     for (first, last, name) in picked {
@@ -402,19 +401,16 @@ fn excerpt(
     for (doc_name, doc) in &docs {
         out.push_str(&format!(
             "\n{}\n{}\n",
-            fill(messages::DOCSTRING_INTRO, &[("name", doc_name)]),
+            DocstringIntro { name: doc_name },
             clip(doc.trim_end(), WHOLE_FILE_CHARS / 4)
         ));
     }
-    let intro = fill(
-        messages::FILE_EXCERPT,
-        &[
-            ("path", path),
-            ("first", &a.to_string()),
-            ("last", &b.to_string()),
-            ("name", name),
-        ],
-    );
+    let intro = FileExcerpt {
+        path,
+        first: &a.to_string(),
+        last: &b.to_string(),
+        name,
+    };
     out.push_str(&format!("\n{intro}\n```\n{}\n```\n", code.trim_end()));
     out
 }

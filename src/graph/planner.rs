@@ -12,9 +12,6 @@ use kotef_core::NodeName;
 use kotef_model::{Message, ModelRequest};
 use serde_json::Value;
 
-/// The shape of a planner reply, quoted when it is asked again.
-const DECISION_SHAPE: &str = r#"{"next": "researcher|coder|verifier|snitch|done", "reason": "...", "plan": ["..."], "query": "...", "task": "..."}"#;
-
 /// Re-asks after a malformed reply, per planner step.
 pub const PLANNER_REASKS: usize = 2;
 
@@ -125,10 +122,11 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
                 Err(problem) => {
                     last_problem = format!("malformed planner reply: {problem}");
                     messages.push(Message::assistant(context::clip(&reply.content, 2000)));
-                    messages.push(Message::user(super::messages::fill(
-                        super::messages::PLANNER_REASK,
-                        &[("problem", &problem.to_string()), ("shape", DECISION_SHAPE)],
-                    )));
+                    let reask = super::messages::PlannerReask {
+                        problem: &problem.to_string(),
+                        shape: &super::messages::PlannerDecisionShape.to_string(),
+                    };
+                    messages.push(Message::user(reask.to_string()));
                 }
             },
         }

@@ -5,7 +5,7 @@
 use super::no_tool_call_correction;
 use super::turns::Turns;
 use crate::graph::context;
-use crate::graph::messages::{self, fill};
+use crate::graph::messages::BudgetWarning;
 use crate::graph::state::RunState;
 use crate::graph::GraphContext;
 use kotef_model::ToolSchema;
@@ -62,7 +62,7 @@ pub(super) async fn user_message(
     }
     if t.warn {
         let reviews = t.review_streak.to_string();
-        let warning = fill(messages::BUDGET_WARNING, &[("reviews", &reviews)]);
+        let warning = BudgetWarning { reviews: &reviews };
         user.push_str(&format!("\n{warning}\n"));
     }
     user
