@@ -173,3 +173,39 @@ async fn the_repair_loop_prompt_after_a_failed_attempt() {
     let seen = repair_run().await;
     insta::assert_snapshot!(nth(&seen, "coder", 1));
 }
+
+/// planner → coder (a reply without a tool call, then done) → verifier → planner (snitch).
+#[tokio::test]
+async fn the_coder_prompt_after_a_reply_without_a_tool_call() {
+    let script = json!({
+        "planner": [
+            {"content": json!({"next": "coder", "reason": "fix it", "task": "Fix add in calc.py to return a + b"}).to_string()},
+            {"content": json!({"next": "snitch", "reason": "stop here"}).to_string()}
+        ],
+        "coder": [
+            {"content": "I will change calc.py.", "repeat": 3},
+            {"tool_calls": [{"name": "done", "arguments": {"summary": "fixed"}}]}
+        ]
+    });
+    let seen = requests(script, EditFormat::Tools, false).await;
+    let corrected = seen
+        .iter()
+        .find(|(node, text)| node == "coder" && text.contains("## Your last reply"))
+        .map(|(_, text)| text.clone());
+    insta::assert_snapshot!(corrected.unwrap_or_else(|| panic!("no correction: {seen:#?}")));
+}
+
+/// planner → verifier → planner → coder's repair loop on the planner's task (not the goal).
+#[tokio::test]
+async fn the_repair_loop_opening_prompt_for_a_task_of_the_planner() {
+    let script = json!({
+        "planner": [
+            {"content": json!({"next": "verifier", "reason": "see the failure"}).to_string()},
+            {"content": json!({"next": "coder", "reason": "fix it", "task": "Make add return a + b"}).to_string()},
+            {"content": json!({"next": "snitch", "reason": "stop here"}).to_string()}
+        ],
+        "coder": [{"content": "I am not sure."}]
+    });
+    let seen = requests(script, EditFormat::Blocks, false).await;
+    insta::assert_snapshot!(nth(&seen, "coder", 0));
+}

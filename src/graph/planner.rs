@@ -83,18 +83,17 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
     let note = handoff
         .planner_note
         .take()
-        .map(|n| format!("\n# Your last choice was refused\n{n}\n"))
+        .map(|n| super::messages::PlannerRefusedNote { note: &n }.to_string())
         .unwrap_or_default();
-    let user = format!(
-        "# Goal\n{}\n\n{}\n{}\nTest command: {}\n{note}\nReply with the JSON object only.",
-        state.goal,
-        context::run_state_summary(state),
-        context::repo_state(&snapshot, state),
-        state
-            .test_command
-            .as_deref()
-            .unwrap_or("(none detected: name one with \"verify\")")
-    );
+    let none = super::messages::PlannerNoTestCommand.to_string();
+    let user = super::messages::PlannerUser {
+        goal: &state.goal,
+        run_state: &context::run_state_summary(state),
+        repo_state: &context::repo_state(&snapshot, state),
+        test_command: state.test_command.as_deref().unwrap_or(&none),
+        note: &note,
+    }
+    .to_string();
     let mut messages = vec![Message::system(PLANNER_PROMPT), Message::user(user)];
     let mut decision = None;
     let mut last_problem = String::new();

@@ -146,13 +146,13 @@ pub struct Opening<'a> {
 
 /// The opening message of [`Opening`].
 pub fn opening(o: &Opening) -> String {
-    let mut out = format!("# Goal\n{}\n", o.goal);
+    let mut out = messages::RepairGoal { goal: o.goal }.to_string();
     if let Some(task) = o.task.filter(|t| t.trim() != o.goal.trim()) {
-        out.push_str(&format!("\n# Task\n{task}\n"));
+        out.push_str(&messages::RepairTask { task }.to_string());
     }
-    out.push_str("\n# Files\n");
+    out.push_str(&messages::RepairFilesSection.to_string());
     if let Some(note) = o.note {
-        out.push_str(&format!("{note}\n"));
+        out.push_str(&messages::RepairNote { note }.to_string());
     }
     for (path, text) in o.files {
         let protected = o.protected.contains(path);
@@ -161,9 +161,9 @@ pub fn opening(o: &Opening) -> String {
             continue;
         }
         let role = if protected {
-            " (a test: do not change it)"
+            messages::RepairTestRole.to_string()
         } else {
-            ""
+            String::new()
         };
         // Python code is shown without its docstrings, each given above it by name: the
         // model copies less when it writes the corrected function, and the docstring is
@@ -174,24 +174,26 @@ pub fn opening(o: &Opening) -> String {
             (text.clone(), Vec::new())
         };
         for (name, doc) in &docs {
-            out.push_str(&format!(
-                "\n{}\n{}\n",
-                DocstringIntro { name },
-                clip(doc.trim_end(), REPAIR_FILE_CHARS / 2)
-            ));
+            let docstring = messages::RepairDocstring {
+                intro: &DocstringIntro { name }.to_string(),
+                docstring: &clip(doc.trim_end(), REPAIR_FILE_CHARS / 2),
+            };
+            out.push_str(&docstring.to_string());
         }
-        out.push_str(&format!(
-            "\n{path}{role}\n```\n{}\n```\n",
-            clip(code.trim_end(), REPAIR_FILE_CHARS)
-        ));
+        let file = messages::RepairFile {
+            path,
+            role: &role,
+            code: &clip(code.trim_end(), REPAIR_FILE_CHARS),
+        };
+        out.push_str(&file.to_string());
     }
-    out.push_str(&format!(
-        "\n# How the tests fail now: `{}`\n```\n{}\n```\n{}\n{}",
-        o.command,
-        o.failure,
-        o.trace.outside_note(),
-        messages::RepairAsk
-    ));
+    let failure = messages::RepairFailure {
+        command: o.command,
+        failure: o.failure,
+        outside: &o.trace.outside_note(),
+        ask: &messages::RepairAsk.to_string(),
+    };
+    out.push_str(&failure.to_string());
     out
 }
 
