@@ -44,7 +44,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         && r.last_query.as_deref() == Some(query.as_str())
         && r.fingerprint_at_last_query.as_deref() == Some(fingerprint.as_str())
     {
-        let note = format!("No new information; repeated query \"{query}\"");
+        let note = super::messages::ResearchRepeatedQuery { query: &query }.to_string();
         state.research.reasons.push(note.clone());
         return StepResult::to(NodeName::Planner, Decision::RepeatedQuery, note, false);
     }
