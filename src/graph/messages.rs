@@ -14,6 +14,13 @@
 //! use kotef::graph::messages::FixCode;
 //! let _ = FixCode { wat: "`add`" }.to_string();
 //! ```
+//!
+//! and neither does one left out:
+//!
+//! ```compile_fail,E0063
+//! use kotef::graph::messages::AddMissingFunction;
+//! let _ = AddMissingFunction { name: "add" }.to_string();
+//! ```
 
 /// One template, for the tests: where it is, its text and fields, and a rendering with each
 /// field set by `render`'s argument.
@@ -72,6 +79,11 @@ mod tests {
                 source.contains(&format!("\n## {}\n", t.name)),
                 "prompts/{} has no `## {}`",
                 t.file,
+                t.name
+            );
+            assert!(
+                source.contains(t.text),
+                "`{}` is not the file's text",
                 t.name
             );
             assert_eq!(t.fields, placeholders(t.text), "`{}`", t.name);
