@@ -8,7 +8,9 @@
 //! failing output is clipped so the line that raised and the deepest repository frame
 //! survive any clip.
 
-use crate::graph::messages::{self, fill};
+use crate::graph::messages::{
+    DocstringIntro, FileExcerpt, FileExcerptLong, FileOutline, OutsideFrames, RaisedAt,
+};
 use crate::lang::traceback::{exception_line, frames};
 use kotef_tools::outline::{defined, enclosing, outline, Outlined};
 use std::collections::BTreeMap;
@@ -159,7 +161,9 @@ impl Traceback {
             .collect();
         format!(
             "{}\n",
-            fill(messages::OUTSIDE_FRAMES, &[("files", &list.join(", "))])
+            OutsideFrames {
+                files: &list.join(", ")
+            }
         )
     }
 }
@@ -219,7 +223,7 @@ pub fn clip_keeping(out: &str, max: usize, keep: &[String]) -> String {
         return whole;
     }
     let kept = keep.join("\n");
-    let heading = messages::text(messages::RAISED_AT);
+    let heading = RaisedAt.to_string();
     let room = max.saturating_sub(kept.chars().count() + heading.chars().count() + 2);
     format!("{}\n{heading}\n{kept}", clip(out, room.max(max / 3)))
 }
@@ -423,10 +427,10 @@ pub fn long_file_at(
     if entries > 0 {
         out = format!(
             "\n{}\n```\n{}```\n",
-            fill(
-                messages::FILE_OUTLINE,
-                &[("path", path), ("lines", &all.len().to_string())]
-            ),
+            FileOutline {
+                path,
+                lines: &all.len().to_string()
+            },
             outline_text(&defs, &picked, entries)
         );
     }
@@ -434,15 +438,12 @@ pub fn long_file_at(
         let head: String = all.iter().take(60).map(|l| format!("{l}\n")).collect();
         let last = all.len().min(60).to_string();
         let name = "the start of the file";
-        let intro = fill(
-            messages::FILE_EXCERPT,
-            &[
-                ("path", path),
-                ("first", "1"),
-                ("last", &last),
-                ("name", name),
-            ],
-        );
+        let intro = FileExcerpt {
+            path,
+            first: "1",
+            last: &last,
+            name,
+        };
         out.push_str(&format!("\n{intro}\n```\n{head}```\n"));
     }
     let doc_chars = match detail {
@@ -556,27 +557,31 @@ fn excerpt(
     for (doc_name, doc) in docs.iter().filter(|_| doc_chars > 0) {
         out.push_str(&format!(
             "\n{}\n{}\n",
-            fill(messages::DOCSTRING_INTRO, &[("name", doc_name)]),
+            DocstringIntro { name: doc_name },
             clip(doc.trim_end(), doc_chars)
         ));
     }
+    let (first_s, last_s) = (a.to_string(), b.to_string());
     // Rewriting a long function whole costs minutes of generation on a small machine (and
     // cannot be done from a cut excerpt): it is changed by a search/replace block instead.
-    let template =
-        if b + 1 - a > LONG_FUNCTION_LINES || (a, b) != (first.max(1), last.min(all.len())) {
-            messages::FILE_EXCERPT_LONG
-        } else {
-            messages::FILE_EXCERPT
-        };
-    let intro = fill(
-        template,
-        &[
-            ("path", path),
-            ("first", &a.to_string()),
-            ("last", &b.to_string()),
-            ("name", name),
-        ],
-    );
+    let intro = if b + 1 - a > LONG_FUNCTION_LINES || (a, b) != (first.max(1), last.min(all.len()))
+    {
+        FileExcerptLong {
+            path,
+            first: &first_s,
+            last: &last_s,
+            name,
+        }
+        .to_string()
+    } else {
+        FileExcerpt {
+            path,
+            first: &first_s,
+            last: &last_s,
+            name,
+        }
+        .to_string()
+    };
     out.push_str(&format!("\n{intro}\n```\n{}\n```\n", code.trim_end()));
     out
 }

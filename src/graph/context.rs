@@ -2,6 +2,7 @@
 //! a compact repository state and only the current turn's tool results. Earlier results are
 //! folded into that state, never replayed as a transcript, so turn 40 costs what turn 2 does.
 
+use super::messages as m;
 use super::state::RunState;
 use super::GraphContext;
 use kotef_tools::{file_tools, RepoSnapshot, Tree, TreeError};
@@ -77,12 +78,12 @@ pub fn clip(text: &str, max: usize) -> String {
 pub fn repo_state(snapshot: &RepoSnapshot, state: &RunState) -> String {
     let mut s = super::listing::listing(snapshot, state, &run_files(state));
     let changed = state.files_changed();
-    s.push_str("\n## Files changed in this run\n");
+    let _ = write!(s, "{}", m::FilesChangedSection);
     if changed.is_empty() {
-        s.push_str("- none yet\n");
+        let _ = write!(s, "{}", m::FilesChangedNone);
     }
     for p in changed.iter().take(50) {
-        let _ = writeln!(s, "- {p}");
+        let _ = write!(s, "{}", m::ListItem { item: p });
     }
     s
 }
@@ -114,54 +115,63 @@ pub fn run_files(state: &RunState) -> Vec<String> {
 pub fn run_state_summary(state: &RunState) -> String {
     let mut s = String::new();
     let c = &state.loop_counters;
-    let _ = writeln!(
+    let _ = write!(
         s,
-        "## Run state\n- step {} (last progress at step {})\n- loop counters: planner_to_researcher {}, planner_to_coder {}, planner_to_verifier {}\n- fix attempts used: {}\n- coder steps without change in a row: {}",
-        state.total_steps,
-        state.last_progress_step,
-        c.planner_to_researcher,
-        c.planner_to_coder,
-        c.planner_to_verifier,
-        state.failures.attempts,
-        state.coder_steps_without_progress()
-    );
-    if !state.plan.is_empty() {
-        s.push_str("\n## Plan (open items)\n");
-        for p in state.plan.iter().take(10) {
-            let _ = writeln!(s, "- {p}");
+        "{}",
+        m::RunStateSection {
+            step: &state.total_steps.to_string(),
+            progress_step: &state.last_progress_step.to_string(),
+            to_researcher: &c.planner_to_researcher.to_string(),
+            to_coder: &c.planner_to_coder.to_string(),
+            to_verifier: &c.planner_to_verifier.to_string(),
+            fix_attempts: &state.failures.attempts.to_string(),
+            coder_idle: &state.coder_steps_without_progress().to_string(),
         }
-    }
+    );
+    s.push_str(&plan_section(&state.plan, 10));
     let r = &state.research;
     if let Some(q) = &r.last_query {
-        let _ = writeln!(
-            s,
-            "\n## Research\n- last query: {q}\n- attempts: {}, quality: {:.2}\n- findings: {}",
-            r.attempts,
-            r.quality,
-            clip(&r.findings, 1500)
-        );
+        let research = m::ResearchSection {
+            query: q,
+            attempts: &r.attempts.to_string(),
+            quality: &format!("{:.2}", r.quality),
+            findings: &clip(&r.findings, 1500),
+        };
+        let _ = write!(s, "{research}");
         for reason in r.reasons.iter().rev().take(2) {
-            let _ = writeln!(s, "- note: {reason}");
+            let _ = write!(s, "{}", m::ResearchNote { note: reason });
         }
     }
     s.push_str(&test_summary(state));
     if !state.failures.entries.is_empty() {
-        s.push_str("\n## Failure history (latest last)\n");
+        let _ = write!(s, "{}", m::FailureHistorySection);
         let skip = state.failures.entries.len().saturating_sub(3);
         for e in state.failures.entries.iter().skip(skip) {
-            let _ = writeln!(
-                s,
-                "- step {}: `{}` exit {:?} [{}] {}",
-                e.step,
-                e.command,
-                e.exit_code,
-                e.kind.as_str(),
-                clip(&e.summary, 300)
-            );
+            let entry = m::FailureEntry {
+                step: &e.step.to_string(),
+                command: &e.command,
+                exit: &format!("{:?}", e.exit_code),
+                kind: e.kind.as_str(),
+                summary: &clip(&e.summary, 300),
+            };
+            let _ = write!(s, "{entry}");
         }
     }
     if let Some(summary) = &state.coder_summary {
-        let _ = writeln!(s, "\n## Coder's last summary\n{}", clip(summary, 500));
+        let summary = clip(summary, 500);
+        let _ = write!(s, "{}", m::CoderSummary { summary: &summary });
+    }
+    s
+}
+
+/// The open plan items (at most `max`) under their heading; empty for no plan.
+pub fn plan_section(plan: &[String], max: usize) -> String {
+    if plan.is_empty() {
+        return String::new();
+    }
+    let mut s = m::PlanSection.to_string();
+    for p in plan.iter().take(max) {
+        let _ = write!(s, "{}", m::ListItem { item: p });
     }
     s
 }
@@ -170,25 +180,31 @@ pub use super::failure::key_line;
 
 /// The last test result in a few lines.
 pub fn test_summary(state: &RunState) -> String {
-    match &state.test {
-        None => "\n## Last verification\n- not run yet\n".to_string(),
-        Some(t) => format!(
-            "\n## Last verification (step {})\n- `{}`: {}{}\n{}\n",
-            t.step,
-            t.command,
-            if t.passed { "passed" } else { "FAILED" },
-            if t.passed {
-                String::new()
-            } else {
-                format!(" (same error {} time(s) in a row)", t.same_error_count)
-            },
-            if t.passed {
-                String::new()
-            } else {
-                clip(&t.summary, 800)
-            }
-        ),
+    let Some(t) = &state.test else {
+        return m::VerificationNone.to_string();
+    };
+    let (result, repeats, summary) = if t.passed {
+        (
+            m::VerificationPassed.to_string(),
+            String::new(),
+            String::new(),
+        )
+    } else {
+        let count = t.same_error_count.to_string();
+        (
+            m::VerificationFailed.to_string(),
+            m::VerificationRepeats { count: &count }.to_string(),
+            clip(&t.summary, 800),
+        )
+    };
+    m::Verification {
+        step: &t.step.to_string(),
+        command: &t.command,
+        result: &result,
+        repeats: &repeats,
+        summary: &summary,
     }
+    .to_string()
 }
 
 /// A file the task names, as the coder is shown it: its text (capped), or for a link what it
@@ -198,7 +214,7 @@ fn named_file(tree: &Tree, path: String) -> Option<(String, String)> {
     match tree.read_text(&path, file_tools::READ_CAP_BYTES as u64) {
         Ok(text) => Some((path, text)),
         Err(TreeError::Symlink { target, .. }) => {
-            let note = format!("(a symbolic link to `{target}`; it is shown, not followed)\n");
+            let note = m::SymlinkNote { target: &target }.to_string();
             Some((path, note))
         }
         Err(_) => None,
@@ -502,9 +518,7 @@ pub fn named_files_section(files: &[(String, String)], names: &[String]) -> Stri
     if files.is_empty() {
         return String::new();
     }
-    let mut out = String::from(
-        "\n## Files named in the task or the failure (current text, already read: edit them directly)\n",
-    );
+    let mut out = m::NamedFilesSection.to_string();
     // Plain text, no line numbers: small models copy a listing's numbers into `old`.
     for (path, text) in files {
         // A long file: its outline and the functions `names` names, each with its lines
@@ -513,11 +527,12 @@ pub fn named_files_section(files: &[(String, String)], names: &[String]) -> Stri
             out.push_str(&super::code_view::long_file(path, text, &[], names));
             continue;
         }
-        out.push_str(&format!(
-            "\n### {path} ({} lines)\n```\n{}\n```\n",
-            text.lines().count(),
-            clip(text.trim_end(), NAMED_FILE_CHARS)
-        ));
+        let file = m::NamedFile {
+            path,
+            lines: &text.lines().count().to_string(),
+            text: &clip(text.trim_end(), NAMED_FILE_CHARS),
+        };
+        out.push_str(&file.to_string());
     }
     out
 }

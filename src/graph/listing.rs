@@ -5,6 +5,7 @@
 //! for `list_files` and `search` to open. Plus kotef's backlog (`.sdd/issues.md`), offered as
 //! the backlog it is, never as a project file.
 
+use super::messages as m;
 use super::state::RunState;
 use kotef_tools::RepoSnapshot;
 use std::collections::BTreeMap;
@@ -38,18 +39,21 @@ pub fn listing(snapshot: &RepoSnapshot, state: &RunState, run_files: &[String]) 
         summary(snapshot, &project, run_files)
     };
     if let Some(bytes) = snapshot.backlog_bytes {
-        let _ = writeln!(
-            s,
-            "\n## Backlog\n- `.sdd/issues.md` ({bytes} B): notes earlier kotef runs left for a human; not the project's code, read it only when the goal is about it"
-        );
+        let bytes = bytes.to_string();
+        let _ = write!(s, "{}", m::ListingBacklog { bytes: &bytes });
     }
     s
 }
 
 fn whole(snapshot: &RepoSnapshot) -> String {
-    let mut s = String::from("## Repository files (path, short hash, bytes)\n");
+    let mut s = m::ListingFilesSection.to_string();
     for f in &snapshot.files {
-        let _ = writeln!(s, "- {} ({}, {} B)", f.path, f.short_hash, f.size);
+        let file = m::ListingFile {
+            path: &f.path,
+            hash: &f.short_hash,
+            bytes: &f.size.to_string(),
+        };
+        let _ = write!(s, "{file}");
     }
     s
 }
@@ -57,28 +61,36 @@ fn whole(snapshot: &RepoSnapshot) -> String {
 /// A large repository: the run's files, the root's files, the folders.
 fn summary(snapshot: &RepoSnapshot, project: &[&String], run: &[String]) -> String {
     let total = project.len().max(snapshot.total_files);
-    let mut s = format!(
-        "## Repository ({total} files; too many to list: the files this run is about, the files at the root, and the folders; open a folder with list_files, find code with search)\n"
-    );
+    let total = total.to_string();
+    let mut s = m::ListingSummarySection { total: &total }.to_string();
     if !run.is_empty() {
-        s.push_str("### Files this run is about\n");
+        let _ = write!(s, "{}", m::ListingRunFiles);
         for p in run.iter().take(RUN_FILES) {
-            let _ = writeln!(s, "- {p}");
+            let _ = write!(s, "{}", m::ListItem { item: p });
         }
     }
     let root: Vec<&&String> = project.iter().filter(|p| !p.contains('/')).collect();
     if !root.is_empty() {
-        s.push_str("### Files at the root\n");
+        let _ = write!(s, "{}", m::ListingRootFiles);
         for p in root.iter().take(ROOT_FILES) {
-            let _ = writeln!(s, "- {p}");
+            let _ = write!(s, "{}", m::ListItem { item: p });
         }
         if root.len() > ROOT_FILES {
-            let _ = writeln!(s, "- … {} more", root.len() - ROOT_FILES);
+            let count = (root.len() - ROOT_FILES).to_string();
+            let _ = write!(s, "{}", m::ListingMore { count: &count });
         }
     }
-    s.push_str("### Folders (files under each)\n");
+    let _ = write!(s, "{}", m::ListingFolders);
     for (dir, n) in folders(project) {
-        let _ = writeln!(s, "- {dir}/ ({n})");
+        let count = n.to_string();
+        let _ = write!(
+            s,
+            "{}",
+            m::ListingFolder {
+                dir: &dir,
+                count: &count
+            }
+        );
     }
     s
 }

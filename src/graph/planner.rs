@@ -12,9 +12,6 @@ use kotef_core::NodeName;
 use kotef_model::{Message, ModelRequest};
 use serde_json::Value;
 
-/// The shape of a planner reply, quoted when it is asked again.
-const DECISION_SHAPE: &str = r#"{"next": "researcher|coder|verifier|snitch|done", "reason": "...", "plan": ["..."], "query": "...", "task": "..."}"#;
-
 /// Re-asks after a malformed reply, per planner step.
 pub const PLANNER_REASKS: usize = 2;
 
@@ -86,18 +83,17 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
     let note = handoff
         .planner_note
         .take()
-        .map(|n| format!("\n# Your last choice was refused\n{n}\n"))
+        .map(|n| super::messages::PlannerRefusedNote { note: &n }.to_string())
         .unwrap_or_default();
-    let user = format!(
-        "# Goal\n{}\n\n{}\n{}\nTest command: {}\n{note}\nReply with the JSON object only.",
-        state.goal,
-        context::run_state_summary(state),
-        context::repo_state(&snapshot, state),
-        state
-            .test_command
-            .as_deref()
-            .unwrap_or("(none detected: name one with \"verify\")")
-    );
+    let none = super::messages::PlannerNoTestCommand.to_string();
+    let user = super::messages::PlannerUser {
+        goal: &state.goal,
+        run_state: &context::run_state_summary(state),
+        repo_state: &context::repo_state(&snapshot, state),
+        test_command: state.test_command.as_deref().unwrap_or(&none),
+        note: &note,
+    }
+    .to_string();
     let mut messages = vec![Message::system(PLANNER_PROMPT), Message::user(user)];
     let mut decision = None;
     let mut last_problem = String::new();
@@ -125,10 +121,11 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
                 Err(problem) => {
                     last_problem = format!("malformed planner reply: {problem}");
                     messages.push(Message::assistant(context::clip(&reply.content, 2000)));
-                    messages.push(Message::user(super::messages::fill(
-                        super::messages::PLANNER_REASK,
-                        &[("problem", &problem.to_string()), ("shape", DECISION_SHAPE)],
-                    )));
+                    let reask = super::messages::PlannerReask {
+                        problem: &problem.to_string(),
+                        shape: &super::messages::PlannerDecisionShape.to_string(),
+                    };
+                    messages.push(Message::user(reask.to_string()));
                 }
             },
         }

@@ -44,7 +44,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         && r.last_query.as_deref() == Some(query.as_str())
         && r.fingerprint_at_last_query.as_deref() == Some(fingerprint.as_str())
     {
-        let note = format!("No new information; repeated query \"{query}\"");
+        let note = super::messages::ResearchRepeatedQuery { query: &query }.to_string();
         state.research.reasons.push(note.clone());
         return StepResult::to(NodeName::Planner, Decision::RepeatedQuery, note, false);
     }
@@ -57,15 +57,16 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
     let mut answer: Option<(String, f64)> = None;
     for _turn in 0..RESEARCH_TURNS {
         let snapshot = ctx.snapshot().await;
-        let mut user = format!(
-            "# Goal\n{}\n\n# Query\n{query}\n\n{}",
-            state.goal,
-            context::repo_state(&snapshot, state)
-        );
+        let mut user = super::messages::ResearcherUser {
+            goal: &state.goal,
+            query: &query,
+            repo_state: &context::repo_state(&snapshot, state),
+        }
+        .to_string();
         if !notes.is_empty() {
-            user.push_str("\n## What you looked at so far\n");
+            user.push_str(&super::messages::ResearcherNotesSection.to_string());
             for n in &notes {
-                user.push_str(&format!("- {n}\n"));
+                user.push_str(&super::messages::ListItem { item: n }.to_string());
             }
         }
         let mut messages = vec![Message::system(RESEARCHER_PROMPT), Message::user(user)];
@@ -98,9 +99,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
                 break;
             }
             current.push(Message::assistant(context::clip(&reply.content, 1000)));
-            current.push(Message::user(
-                "Reply with one JSON object {\"findings\": \"...\", \"quality\": 0.0-1.0}, or call a read-only tool.",
-            ));
+            current.push(Message::user(super::messages::ResearcherReask.to_string()));
             continue;
         }
         let mut assistant = Message::assistant(reply.content.clone());

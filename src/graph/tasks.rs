@@ -4,7 +4,10 @@
 //! refusal of an empty `done`. Their words are templates in `prompts/messages.md`.
 
 use super::context::{clip, coder_files, protected_tests};
-use super::messages::{self, fill};
+use super::messages::{
+    AddMissingFunction, AdviceInside, AdviceOutside, EmptyDoneRefused, FixCode, FixUnnamedCode,
+    UndoneTask,
+};
 use super::state::RunState;
 use kotef_core::NodeName;
 use kotef_tools::FailureKind;
@@ -13,15 +16,15 @@ use kotef_tools::FailureKind;
 /// where to look. `None` when the last verification passed or none ran.
 pub fn task_from_failure(state: &RunState) -> Option<String> {
     let t = fix_task(state)?;
-    Some(fill(
-        messages::FIX_TASK,
-        &[
-            ("fix", &t.fix),
-            ("command", &t.command),
-            ("failure", &t.failure),
-            ("advice", &t.advice),
-        ],
-    ))
+    Some(
+        super::messages::FixTask {
+            fix: &t.fix,
+            command: &t.command,
+            failure: &t.failure,
+            advice: &t.advice,
+        }
+        .to_string(),
+    )
 }
 
 /// The part of `task` a prompt that already shows the test command and its failing output
@@ -62,22 +65,19 @@ fn fix_task(state: &RunState) -> Option<FixTask> {
         .map(|f| format!("`{f}`"))
         .collect();
     let what = if code.is_empty() {
-        messages::text(messages::FIX_UNNAMED_CODE)
+        FixUnnamedCode.to_string()
     } else {
         code.join(" and ")
     };
     let key = &t.report.key_line;
     let missing = t.report.missing_name.clone();
     let fix = match &missing {
-        Some((name, module)) => fill(
-            messages::ADD_MISSING_FUNCTION,
-            &[("name", name), ("module", module)],
-        ),
-        None => fill(messages::FIX_CODE, &[("what", &what)]),
+        Some((name, module)) => AddMissingFunction { name, module }.to_string(),
+        None => FixCode { what: &what }.to_string(),
     };
     let advice = match &t.outside_cause {
-        Some(cause) => fill(messages::ADVICE_OUTSIDE, &[("cause", cause)]),
-        None => messages::text(messages::ADVICE_INSIDE),
+        Some(cause) => AdviceOutside { cause }.to_string(),
+        None => AdviceInside.to_string(),
     };
     Some(FixTask {
         fix,
@@ -114,14 +114,14 @@ pub fn opening_failure(state: &RunState) -> Option<String> {
 pub fn undone_task(state: &RunState, files: &[String], worse: &str) -> Option<String> {
     let task = task_from_failure(state)?;
     let files: Vec<String> = files.iter().map(|f| format!("`{f}`")).collect();
-    Some(fill(
-        messages::UNDONE_TASK,
-        &[
-            ("files", &files.join(" and ")),
-            ("worse", &clip(worse, 200)),
-            ("task", &task),
-        ],
-    ))
+    Some(
+        UndoneTask {
+            files: &files.join(" and "),
+            worse: &clip(worse, 200),
+            task: &task,
+        }
+        .to_string(),
+    )
 }
 
 /// The coder's next task when its step changed the code (a new world, not a return to an
@@ -151,13 +151,11 @@ pub fn empty_done_refusal(state: &RunState, refused_in_step: bool) -> Option<Str
     let fixable_here = t.kind != Some(FailureKind::ToolingError) && t.outside_cause.is_none();
     let first = state.refused_empty_dones() == 0 && !refused_in_step;
     (fixable_here && first).then(|| {
-        fill(
-            messages::EMPTY_DONE_REFUSED,
-            &[
-                ("command", &t.command),
-                ("failure", &clip(&t.report.key_line, 300)),
-            ],
-        )
+        EmptyDoneRefused {
+            command: &t.command,
+            failure: &clip(&t.report.key_line, 300),
+        }
+        .to_string()
     })
 }
 

@@ -7,7 +7,7 @@ use super::turns::Turns;
 use super::{protected_refusal, repeated_call_note};
 use crate::graph::breakers::RepeatedCall;
 use crate::graph::context;
-use crate::graph::messages::{self, fill};
+use crate::graph::messages::AllowedCommandHint;
 use crate::graph::state::{CoderEnd, RunState};
 use crate::graph::GraphContext;
 use kotef_core::NodeName;
@@ -90,7 +90,7 @@ async fn run_call(
     if let (ToolEffect::PolicyDenied { hard: false, .. }, Some(test)) =
         (&out.effect, state.test_command.as_deref())
     {
-        let hint = fill(messages::ALLOWED_COMMAND_HINT, &[("test", test)]);
+        let hint = AllowedCommandHint { test };
         content.push_str(&format!("\n{hint}"));
     }
     t.current

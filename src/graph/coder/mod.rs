@@ -18,7 +18,7 @@ mod turns;
 use super::context::CODER_PROMPT;
 use super::handoff::Handoff;
 use super::llm::{self, CallFailure};
-use super::messages::{self, fill};
+use super::messages::{NoToolCall, ProtectedTestRefused, RepeatedCall};
 use super::state::{Decision, RunState};
 use super::{GraphContext, StepResult};
 use kotef_core::NodeName;
@@ -30,10 +30,10 @@ use turns::Turns;
 /// of a tool call (a real one, with no placeholder a model could copy back) and every tool's
 /// arguments, since a model that writes prose or JSON in its text is not calling tools.
 pub fn no_tool_call_correction(tools: &[kotef_model::ToolSchema]) -> String {
-    fill(
-        messages::NO_TOOL_CALL,
-        &[("shape", &kotef_model::expected_call_shape(tools))],
-    )
+    NoToolCall {
+        shape: &kotef_model::expected_call_shape(tools),
+    }
+    .to_string()
 }
 
 /// The sampling temperature of the call after a repeated tool call.
@@ -41,15 +41,12 @@ pub const RESAMPLE_TEMPERATURE: f64 = 0.8;
 
 /// What a repeated call's result says before the result itself: it cannot have changed.
 pub fn repeated_call_note(name: &str) -> String {
-    format!("{}\n\n", fill(messages::REPEATED_CALL, &[("name", name)]))
+    format!("{}\n\n", RepeatedCall { name })
 }
 
 /// The tool error for a change to a protected test.
 pub fn protected_refusal(path: &str, command: &str) -> String {
-    fill(
-        messages::PROTECTED_TEST_REFUSED,
-        &[("path", path), ("command", command)],
-    )
+    ProtectedTestRefused { path, command }.to_string()
 }
 
 pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handoff) -> StepResult {

@@ -5,7 +5,7 @@
 use super::no_tool_call_correction;
 use super::turns::Turns;
 use crate::graph::context;
-use crate::graph::messages::{self, fill};
+use crate::graph::messages as m;
 use crate::graph::state::RunState;
 use crate::graph::GraphContext;
 use kotef_model::ToolSchema;
@@ -21,12 +21,13 @@ pub(super) async fn user_message(
     let snapshot = ctx.snapshot().await;
     // Refreshed so "files changed in this run" includes this step's writes.
     state.file_hashes = ctx.hashes_or(&state.file_hashes).await;
-    let mut user = format!(
-        "# Goal\n{}\n\n# Your task\n{task}\n\n{}{}",
-        state.goal,
-        context::repo_state(&snapshot, state),
-        context::test_summary(state)
-    );
+    let mut user = m::CoderUser {
+        goal: &state.goal,
+        task,
+        repo_state: &context::repo_state(&snapshot, state),
+        test_summary: &context::test_summary(state),
+    }
+    .to_string();
     // The files the task names, as they are now: the coder edits real text, and they count as
     // read for the read-before-write rule.
     let named = context::task_files(ctx, state, task, context::NAMED_FILES + 1);
@@ -39,31 +40,30 @@ pub(super) async fn user_message(
         .map_or("", |t| t.report.key_line.as_str());
     let names = crate::graph::code_view::code_names(&format!("{task}\n{key}"));
     user.push_str(&context::named_files_section(&named, &names));
-    if !state.plan.is_empty() {
-        user.push_str("\n## Plan (open items)\n");
-        for p in state.plan.iter().take(8) {
-            user.push_str(&format!("- {p}\n"));
-        }
-    }
+    user.push_str(&context::plan_section(&state.plan, 8));
     if !t.notes.is_empty() {
-        user.push_str("\n## Done so far in this step\n");
+        user.push_str(&m::CoderNotesSection.to_string());
         for n in &t.notes {
-            user.push_str(&format!("- {n}\n"));
+            user.push_str(&m::ListItem { item: n }.to_string());
         }
     }
     if let Some(c) = t.correction.take() {
-        user.push_str(&format!(
-            "\n## Your last reply\n{c}\n\n{}\n",
-            no_tool_call_correction(tools)
-        ));
+        let correction = no_tool_call_correction(tools);
+        user.push_str(
+            &m::CoderLastReply {
+                reply: &c,
+                correction: &correction,
+            }
+            .to_string(),
+        );
     }
     if let Some(review) = t.pending_review.take() {
-        user.push_str(&format!("\n## Budget review\n{review}\n"));
+        user.push_str(&m::CoderBudgetReview { review }.to_string());
     }
     if t.warn {
         let reviews = t.review_streak.to_string();
-        let warning = fill(messages::BUDGET_WARNING, &[("reviews", &reviews)]);
-        user.push_str(&format!("\n{warning}\n"));
+        let warning = m::BudgetWarning { reviews: &reviews }.to_string();
+        user.push_str(&m::CoderWarning { warning: &warning }.to_string());
     }
     user
 }

@@ -4,7 +4,7 @@
 //! (`done_partial`).
 
 use super::{Facts, Guard, Row, Verdict, ON_PROPOSAL_CHECKED};
-use crate::graph::messages;
+use crate::graph::messages::DoneRefused;
 use kotef_core::NodeName;
 
 pub struct PrematureDone;
@@ -26,7 +26,7 @@ impl Guard for PrematureDone {
         if !done || !nothing_done || state.refused_dones() > 0 {
             return Verdict::Continue;
         }
-        Verdict::Refuse(messages::text(messages::DONE_REFUSED))
+        Verdict::Refuse(DoneRefused.to_string())
     }
 }
 

@@ -12,7 +12,7 @@ use super::{
     attempt_request, change_key, Best, REPAIR_PROMPT, SAME_CHANGE_LIMIT, UNREADABLE_LIMIT,
 };
 use crate::graph::context;
-use crate::graph::messages;
+use crate::graph::messages::SameCode;
 use crate::graph::state::CoderEnd;
 use kotef_model::{Message, ModelRequest};
 use kotef_tools::EditBlock;
@@ -128,7 +128,7 @@ impl Attempts {
             .push(format!("attempt {}: not applied", self.made));
         self.heat = self.heat.max(3);
         let errors = if errors.is_empty() {
-            vec![messages::text(messages::SAME_CODE)]
+            vec![SameCode.to_string()]
         } else {
             errors
         };

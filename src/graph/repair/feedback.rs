@@ -5,7 +5,10 @@
 
 use crate::graph::code_view::Traceback;
 use crate::graph::context::clip;
-use crate::graph::messages::{self, fill};
+use crate::graph::messages::{
+    self, AttemptNotApplied, AttemptTested, AttemptUnreadable, BlocksSkipped, TestsTimedOut,
+    TriedList,
+};
 use crate::lang::unittest;
 use kotef_tools::CommandResult;
 use std::collections::{BTreeMap, BTreeSet};
@@ -53,7 +56,7 @@ pub fn failure_text(r: &CommandResult, root: &Path, files: &[String]) -> String 
     if r.timed_out {
         return format!(
             "{}\n{}",
-            messages::text(messages::TESTS_TIMED_OUT),
+            TestsTimedOut,
             crate::graph::code_view::clip_keeping(out, FAILURE_CHARS.saturating_sub(80), &keep)
         );
     }
@@ -147,13 +150,13 @@ pub struct Opening<'a> {
 
 /// The opening message of [`Opening`].
 pub fn opening(o: &Opening) -> String {
-    let mut out = format!("# Goal\n{}\n", o.goal);
+    let mut out = messages::RepairGoal { goal: o.goal }.to_string();
     if let Some(task) = o.task.filter(|t| t.trim() != o.goal.trim()) {
-        out.push_str(&format!("\n# Task\n{task}\n"));
+        out.push_str(&messages::RepairTask { task }.to_string());
     }
-    out.push_str("\n# Files\n");
+    out.push_str(&messages::RepairFilesSection.to_string());
     if let Some(note) = o.note {
-        out.push_str(&format!("{note}\n"));
+        out.push_str(&messages::RepairNote { note }.to_string());
     }
     out.push_str(&super::room::files_section(&super::room::Files {
         files: o.files,
@@ -162,13 +165,13 @@ pub fn opening(o: &Opening) -> String {
         names: o.names,
         allowance: o.allowance,
     }));
-    out.push_str(&format!(
-        "\n# How the tests fail now: `{}`\n```\n{}\n```\n{}\n{}",
-        o.command,
-        o.failure,
-        o.trace.outside_note(),
-        messages::text(messages::REPAIR_ASK)
-    ));
+    let failure = messages::RepairFailure {
+        command: o.command,
+        failure: o.failure,
+        outside: &o.trace.outside_note(),
+        ask: &messages::RepairAsk.to_string(),
+    };
+    out.push_str(&failure.to_string());
     out
 }
 
@@ -191,13 +194,14 @@ pub enum Outcome {
 /// The entry that tells the model how its attempt `n` (1-based) went.
 pub fn feedback(n: u32, outcome: &Outcome, baseline: u32) -> String {
     match outcome {
-        Outcome::Unreadable => fill(messages::ATTEMPT_UNREADABLE, &[("n", &n.to_string())]),
+        Outcome::Unreadable => AttemptUnreadable { n: &n.to_string() }.to_string(),
         Outcome::NotApplied(errors) => {
             let list: Vec<String> = errors.iter().map(|e| format!("- {e}")).collect();
-            fill(
-                messages::ATTEMPT_NOT_APPLIED,
-                &[("n", &n.to_string()), ("errors", &list.join("\n"))],
-            )
+            AttemptNotApplied {
+                n: &n.to_string(),
+                errors: &list.join("\n"),
+            }
+            .to_string()
         }
         Outcome::Tested {
             diff,
@@ -206,29 +210,26 @@ pub fn feedback(n: u32, outcome: &Outcome, baseline: u32) -> String {
             errors,
         } => {
             let verdict = match (*badness, baseline) {
-                (b, base) if b < base && b != u32::MAX - 1 => messages::VERDICT_PARTLY_FIXED,
-                (b, base) if b > base => messages::VERDICT_WORSE,
-                _ => messages::VERDICT_NOT_FIXED,
+                (b, base) if b < base && b != u32::MAX - 1 => {
+                    messages::VerdictPartlyFixed.to_string()
+                }
+                (b, base) if b > base => messages::VerdictWorse.to_string(),
+                _ => messages::VerdictNotFixed.to_string(),
             };
             let skipped = if errors.is_empty() {
                 String::new()
             } else {
                 let errors = clip(&errors.join("; "), 300);
-                format!(
-                    " {}",
-                    fill(messages::BLOCKS_SKIPPED, &[("errors", &errors)])
-                )
+                format!(" {}", BlocksSkipped { errors: &errors })
             };
-            fill(
-                messages::ATTEMPT_TESTED,
-                &[
-                    ("n", &n.to_string()),
-                    ("verdict", &messages::text(verdict)),
-                    ("change", &change_summary(diff)),
-                    ("skipped", &skipped),
-                    ("failure", &first_failure(failure)),
-                ],
-            )
+            AttemptTested {
+                n: &n.to_string(),
+                verdict: &verdict,
+                change: &change_summary(diff),
+                skipped: &skipped,
+                failure: &first_failure(failure),
+            }
+            .to_string()
         }
     }
 }
@@ -263,9 +264,13 @@ pub fn change_summary(diff: &str) -> String {
     };
     let (old, new) = (side('-'), side('+'));
     match (old.is_empty(), new.is_empty()) {
-        (true, _) => fill(messages::CHANGE_ADDED, &[("new", &new)]),
-        (_, true) => fill(messages::CHANGE_REMOVED, &[("old", &old)]),
-        _ => fill(messages::CHANGE_CHANGED, &[("old", &old), ("new", &new)]),
+        (true, _) => messages::ChangeAdded { new: &new }.to_string(),
+        (_, true) => messages::ChangeRemoved { old: &old }.to_string(),
+        _ => messages::ChangeChanged {
+            old: &old,
+            new: &new,
+        }
+        .to_string(),
     }
 }
 
@@ -314,7 +319,10 @@ pub fn tried_message(entries: &[String]) -> String {
     }
     kept.reverse();
     let list: Vec<&str> = kept.iter().map(|e| e.as_str()).collect();
-    fill(messages::TRIED_LIST, &[("list", &list.join("\n\n"))])
+    TriedList {
+        list: &list.join("\n\n"),
+    }
+    .to_string()
 }
 
 /// Attempts that fix every test failing at the start but break another, needed before the

@@ -7,7 +7,7 @@
 
 use crate::graph::code_view::{long_file_at, points_into, Detail, Traceback, WHOLE_FILE_CHARS};
 use crate::graph::context::clip;
-use crate::graph::messages::{self, fill};
+use crate::graph::messages::{self, DocstringIntro, FileNamed};
 
 /// Characters per token of code and prose, to turn a token allowance into characters.
 const CHARS_PER_TOKEN: u64 = 3;
@@ -101,9 +101,9 @@ fn file_text(o: &Files, path: &str, text: &str, rung: Rung) -> String {
         return long_file_at(path, text, &lines, o.names, detail);
     }
     let role = if protected {
-        " (a test: do not change it)"
+        messages::RepairTestRole.to_string()
     } else {
-        ""
+        String::new()
     };
     // Python code is shown without its docstrings, each given above it by name: the model
     // copies less when it writes the corrected function, and the docstring is put back when
@@ -119,16 +119,18 @@ fn file_text(o: &Files, path: &str, text: &str, rung: Rung) -> String {
     };
     let mut out = String::new();
     for (name, doc) in &docs {
-        out.push_str(&format!(
-            "\n{}\n{}\n",
-            fill(messages::DOCSTRING_INTRO, &[("name", name)]),
-            clip(doc.trim_end(), doc_chars)
-        ));
+        let docstring = messages::RepairDocstring {
+            intro: &DocstringIntro { name }.to_string(),
+            docstring: &clip(doc.trim_end(), doc_chars),
+        };
+        out.push_str(&docstring.to_string());
     }
-    out.push_str(&format!(
-        "\n{path}{role}\n```\n{}\n```\n",
-        clip(code.trim_end(), super::REPAIR_FILE_CHARS)
-    ));
+    let file = messages::RepairFile {
+        path,
+        role: &role,
+        code: &clip(code.trim_end(), super::REPAIR_FILE_CHARS),
+    };
+    out.push_str(&file.to_string());
     out
 }
 
@@ -142,7 +144,10 @@ fn named(path: &str, lines: &[usize]) -> String {
     };
     format!(
         "\n{}\n",
-        fill(messages::FILE_NAMED, &[("path", path), ("lines", &lines)])
+        FileNamed {
+            path,
+            lines: &lines
+        }
     )
 }
 

@@ -6,7 +6,7 @@
 use super::REPAIR_FILES;
 use crate::graph::code_view::Traceback;
 use crate::graph::context;
-use crate::graph::messages::{self, fill};
+use crate::graph::messages::LookElsewhere;
 use crate::graph::state::RunState;
 use crate::graph::GraphContext;
 use kotef_core::NodeName;
@@ -106,14 +106,12 @@ pub(super) fn look_elsewhere(
             quote(names)
         )
     } else {
-        fill(
-            messages::LOOK_ELSEWHERE,
-            &[
-                ("tried", &quote(spent)),
-                ("names", &quote(names)),
-                ("files", &quote(&paths)),
-            ],
-        )
+        LookElsewhere {
+            tried: &quote(spent),
+            names: &quote(names),
+            files: &quote(&paths),
+        }
+        .to_string()
     };
     ctx.record(crate::graph::events::RunEvent::ToolCall {
         step: state.total_steps + 1,
