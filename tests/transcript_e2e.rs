@@ -146,17 +146,6 @@ fn the_transcript_ends_with_how_the_run_ended() {
     assert_eq!(t.last().map(String::as_str), Some("ending"), "{t:?}");
 }
 
-fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| {
-            Command::new(b)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-}
-
 fn headless(browser: &str, args: &[&str], page: &Path) -> std::process::Output {
     let home = tempfile::tempdir().unwrap();
     Command::new(browser)
@@ -175,12 +164,11 @@ fn headless(browser: &str, args: &[&str], page: &Path) -> std::process::Output {
 
 #[test]
 fn headless_chromium_renders_the_page_with_no_script_from_the_transcript() {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: no chromium on PATH (CI installs it)");
+    let Some(browser) = kotef_testkit::tools::chromium() else {
         return;
     };
     let m = made();
-    let out = headless(browser, &["--dump-dom"], &m.html);
+    let out = headless(&browser, &["--dump-dom"], &m.html);
     let dom = String::from_utf8_lossy(&out.stdout);
     assert!(
         dom.contains("verification") && dom.contains("calc.py"),
@@ -194,14 +182,13 @@ fn headless_chromium_renders_the_page_with_no_script_from_the_transcript() {
 
 #[test]
 fn headless_chromium_takes_a_screenshot_of_the_page() {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: no chromium on PATH (CI installs it)");
+    let Some(browser) = kotef_testkit::tools::chromium() else {
         return;
     };
     let m = made();
     let shot = m.html.with_extension("png");
     let arg = format!("--screenshot={}", shot.display());
-    let _ = headless(browser, &[&arg, "--window-size=1200,1600"], &m.html);
+    let _ = headless(&browser, &[&arg, "--window-size=1200,1600"], &m.html);
     let png = std::fs::read(&shot).unwrap_or_default();
     assert!(png.starts_with(b"\x89PNG"), "no PNG written");
     if let Ok(dest) = std::env::var("KOTEF_TRANSCRIPT_SCREENSHOT") {

@@ -29,13 +29,7 @@ pub struct Ran {
 }
 
 /// A planner decision.
-pub fn planner(next: &str, reason: &str, extra: serde_json::Value) -> serde_json::Value {
-    let mut d = json!({"next": next, "reason": reason});
-    if let (Some(d), Some(e)) = (d.as_object_mut(), extra.as_object()) {
-        d.extend(e.clone());
-    }
-    json!({"content": d.to_string()})
-}
+pub use kotef_testkit::script::planner;
 
 /// A model that writes `hello.txt` and ends, giving `reason` for every planner decision and
 /// `summary` as the coder's summary.
