@@ -113,6 +113,14 @@ impl KotefRun {
         self
     }
 
+    /// Variables kept out of kotef's environment.
+    pub fn env_remove(mut self, keys: &[&str]) -> Self {
+        for key in keys {
+            self.cmd.env_remove(key);
+        }
+        self
+    }
+
     /// The longest the run may take before the test fails.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
