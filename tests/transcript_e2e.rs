@@ -208,28 +208,17 @@ async fn a_secret_in_a_tool_output_or_a_message_is_redacted_in_the_transcript() 
         vec![read],
     )
     .await;
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
-        .args([
-            "run",
-            "--json",
-            "--model",
-            "openai:fake",
-            "--test-command",
-            "false",
-            "--repo",
-        ])
-        .arg(dir.path())
-        .args(["--goal", &format!("Fix leak.env (the key is {KEY})")])
+    let summary = support::kotef_run(dir.path())
+        .model("openai:fake")
+        .test_command("false")
+        .goal(&format!("Fix leak.env (the key is {KEY})"))
         .env("OPENAI_BASE_URL", model.base_url())
         .env("OPENAI_API_KEY", KEY)
-        .env_remove("KOTEF_MODEL")
-        .output()
+        .run()
         .await
-        .unwrap();
-    let summary: serde_json::Value =
-        serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
-    let path = summary["transcript_path"]
-        .as_str()
+        .summary();
+    let path = summary
+        .transcript_path
         .expect("a transcript path in the summary");
     let t = std::fs::read_to_string(path).unwrap();
     assert!(t.contains("leak.env") && t.contains("[REDACTED]"), "{t}");
