@@ -10,11 +10,12 @@
 
 mod support;
 
+use kotef_testkit::script::planner;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use support::action_runner::{hello_model, planner, run_labeled, world, Launch, Ran};
+use support::action_runner::{hello_model, run_labeled, world, Launch, Ran};
 
 /// The window a reader opens the page in.
 const WINDOW: (u32, u32) = (1280, 800);
