@@ -4,7 +4,8 @@ them to a ratchet: a file or function already over its limit may shrink but not 
 size recorded in `scripts/code-size.baseline`, and nothing new may cross a limit.
 
 Production means `src/` of every crate (not `tests/`, `benches/` or `examples/`), and in a file
-only the lines before its `#[cfg(test)]` module; a file that opens (after its doc comment) with
+every line outside its `#[cfg(test)]` modules (`mod tests {…}`, `pub(crate) mod tests {…}`, with
+other attributes between, and production code after them counted too); a file that opens (after its doc comment) with
 `#![cfg(test)]` is a test module of its own and has none. A function is counted from its `fn` line to
 its closing brace, comments and blank lines included.
 
@@ -24,7 +25,9 @@ FN_RE = re.compile(
     r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+\"[^\"]*\"\s+)?"
     r"fn\s+([A-Za-z_][A-Za-z0-9_]*)"
 )
-TEST_MOD_RE = re.compile(r"^#\[cfg\(test\)\]\s*$")
+TEST_ATTR_RE = re.compile(r"^\s*#\[cfg\(test\)\]\s*")
+ATTR_RE = re.compile(r"^\s*#\[.*\]\s*$")
+MOD_RE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+[A-Za-z_][A-Za-z0-9_]*\s*([{;])")
 
 
 def production_files():
@@ -77,13 +80,51 @@ def blank_literals(text):
 
 
 def production_lines(lines):
+    """The lines of a file that are not test code: everything but its `#[cfg(test)]` modules
+    (`mod tests {…}` in any visibility, `pub(crate) mod tests` included, wherever they stand,
+    with production code after them still counted); none for a `#![cfg(test)]` file."""
     head = [l for l in lines if l.strip() and not l.lstrip().startswith("//")]
     if head and head[0].strip() == "#![cfg(test)]":
         return []
-    for k, line in enumerate(lines):
-        if TEST_MOD_RE.match(line) and k + 1 < len(lines) and re.match(r"^mod\s+\w+\s*\{", lines[k + 1]):
-            return lines[:k]
-    return lines
+    code = blank_literals("\n".join(lines)).split("\n")
+    out, k = [], 0
+    while k < len(lines):
+        end = test_module_end(code, k)
+        if end is None:
+            out.append(lines[k])
+            k += 1
+        else:
+            k = end + 1
+    return out
+
+
+def test_module_end(code, k):
+    """When a `#[cfg(test)]` module starts at line `k` of `code` (literals blanked), the index of
+    its last line (its closing brace, or its `;` for `mod x;`); otherwise None."""
+    m = TEST_ATTR_RE.match(code[k])
+    if not m:
+        return None
+    j, rest = k, code[k][m.end():]
+    while not rest.strip() or ATTR_RE.match(rest):  # more attributes or blank lines before `mod`
+        j += 1
+        if j >= len(code):
+            return None
+        rest = code[j]
+    mod = MOD_RE.match(rest)
+    if not mod:
+        return None
+    if mod.group(1) == ";":
+        return j
+    depth = 0
+    for e in range(j, len(code)):
+        for ch in rest[mod.start(1):] if e == j else code[e]:
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    return e
+    return len(code) - 1
 
 
 def functions(text):
@@ -172,6 +213,21 @@ mod tests {
     test_file = "//! Tests.\n\n#![cfg(test)]\n\nfn helper() {\n}\n"
     if production_lines(test_file.split("\n")):
         sys.exit("code-size self-test: a `#![cfg(test)]` file counted as production")
+    # Production code after a test module counts; `pub(crate) mod tests`, an attribute between
+    # `#[cfg(test)]` and `mod`, a one-line `#[cfg(test)] mod x;` and a `"}"` inside are all test code.
+    cases = [
+        ("after a test module", "fn a() {}\n#[cfg(test)]\nmod tests {\n    fn t() {}\n}\nfn b() {\n    1;\n}\n",
+         ["fn a() {}", "fn b() {", "    1;", "}", ""]),
+        ("pub(crate) mod tests", "fn a() {}\n#[cfg(test)]\npub(crate) mod tests {\n    fn t() { let s = \"}\"; }\n}\nfn b() {}\n",
+         ["fn a() {}", "fn b() {}", ""]),
+        ("attributes between", "fn a() {}\n#[cfg(test)]\n#[allow(dead_code)]\nmod tests {\n}\n", ["fn a() {}", ""]),
+        ("one-line declaration", "#[cfg(test)] mod helpers;\nfn a() {}\n", ["fn a() {}", ""]),
+        ("cfg(test) on something else", "#[cfg(test)]\nfn only_in_tests() {}\n", ["#[cfg(test)]", "fn only_in_tests() {}", ""]),
+    ]
+    for what, text, want in cases:
+        got = production_lines(text.split("\n"))
+        if got != want:
+            sys.exit(f"code-size self-test ({what}): got {got}, want {want}")
     print("code-size self-test: ok")
 
 

@@ -6,31 +6,36 @@
 
 mod support;
 
-use kotef_testkit::{git, FAKE_TOKEN};
+use kotef_testkit::{git, Script, FAKE_TOKEN};
 use serde_json::json;
 use support::action_runner::{
-    checkout, labeled, planner, run_action, run_labeled, world_with_config, Launch, Ran, World,
-    REPO, RUN_ID, SERVER,
+    checkout, labeled, run_action, run_labeled, world_with_config, Launch, Ran, World, REPO,
+    RUN_ID, SERVER,
 };
 
 fn success_model() -> serde_json::Value {
-    json!({
-        "planner": [
-            planner("coder", "go to coder", json!({"task": "Create hello.txt containing hello", "plan": ["write hello.txt"]})),
-            planner("done", "go to done", json!({}))
-        ],
-        "coder": [
-            {"tool_calls": [{"name": "write_file", "arguments": {"path": "hello.txt", "content": "hello\n"}}]},
-            {"tool_calls": [{"name": "done", "arguments": {"summary": "wrote hello.txt"}}]}
-        ]
-    })
+    Script::new()
+        .planner_to(
+            "coder",
+            json!({"task": "Create hello.txt containing hello", "plan": ["write hello.txt"]}),
+        )
+        .planner_to("done", json!({}))
+        .coder_call(
+            "write_file",
+            json!({"path": "hello.txt", "content": "hello\n"}),
+        )
+        .coder_done("wrote hello.txt")
+        .build()
 }
 
 fn loop_model() -> serde_json::Value {
-    json!({
-        "planner": [planner("researcher", "go to researcher", json!({"query": "How is the greeting configured?"}))],
-        "researcher": [{"content": "{\"findings\": \"README.md only\", \"quality\": 0.9}"}]
-    })
+    Script::new()
+        .planner_to(
+            "researcher",
+            json!({"query": "How is the greeting configured?"}),
+        )
+        .researcher("README.md only", 0.9)
+        .build()
 }
 
 /// The repository whose tests pass once the agent wrote hello.txt.

@@ -5,35 +5,29 @@
 
 mod support;
 
-use serde_json::{json, Value};
+use kotef_core::RunSummary;
+use serde_json::json;
 use support::recording_model::RecordingModel;
 
 /// `kotef run` on a repository whose `setup` and test command write what they see.
-async fn run_with(config_env: &str, kotef_env: &[(&str, &str)]) -> (Value, String, String) {
+async fn run_with(
+    config_env: &str,
+    kotef_env: &[(&str, &str)],
+) -> (Option<RunSummary>, String, String) {
     let model = RecordingModel::start(json!({"next": "done", "reason": "stop"})).await;
     let config = format!(
         "setup = \"echo \\\"$GREETING\\\" > setup.seen\"\ntest_command = \"env > test.seen\"\n{config_env}"
     );
     let dir =
         kotef_testkit::committed_repo(&[("kotef.toml", &config), (".gitignore", "*.seen\n")], &[]);
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
-        .args(["run", "--json", "--model", "openai:fake-model", "--repo"])
-        .arg(dir.path())
-        .args(["--goal", "Make the check pass"])
-        .env("OPENAI_BASE_URL", model.base_url())
-        .env("OPENAI_API_KEY", "sk-command-env-0123456789")
-        .env_remove("KOTEF_MODEL")
-        .envs(kotef_env.iter().copied())
-        .kill_on_drop(true)
-        .output()
-        .await
-        .unwrap();
+    let ran = model
+        .kotef_run(dir.path(), "sk-command-env-0123456789")
+        .goal("Make the check pass")
+        .envs(kotef_env)
+        .run()
+        .await;
     let read = |f: &str| std::fs::read_to_string(dir.path().join(f)).unwrap_or_default();
-    (
-        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
-        read("setup.seen"),
-        read("test.seen"),
-    )
+    (ran.try_summary(), read("setup.seen"), read("test.seen"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

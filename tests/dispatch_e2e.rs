@@ -6,6 +6,7 @@
 
 mod support;
 
+use kotef_testkit::script::planner_to;
 use kotef_testkit::{FakeGitHub, FAKE_TOKEN};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -64,14 +65,6 @@ fn labeled(gh: &FakeGitHub, title: &str) -> (u64, Vec<u8>) {
     (n, body)
 }
 
-fn planner(next: &str, extra: serde_json::Value) -> serde_json::Value {
-    let mut d = json!({"next": next, "reason": format!("go to {next}")});
-    d.as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    json!({"content": d.to_string()})
-}
-
 /// `kotef action` for a `workflow_dispatch` event, as the kotef workflow's runner runs it.
 async fn run_action(
     gh: &FakeGitHub,
@@ -84,8 +77,8 @@ async fn run_action(
     let model = dir.join("model.json");
     let script = json!({"model": {
         "planner": [
-            planner("coder", json!({"task": "Create hello.txt containing hello"})),
-            planner("done", json!({}))
+            planner_to("coder", json!({"task": "Create hello.txt containing hello"})),
+            planner_to("done", json!({}))
         ],
         "coder": [
             {"tool_calls": [{"name": "write_file", "arguments": {"path": "hello.txt", "content": "hello\n"}}]},

@@ -2,12 +2,17 @@
 //! hanging and flooding test commands, the snapshot + delta prompt size, and the run summary
 //! and report on every ending.
 
+mod support;
+
+use kotef::graph::state::{CoderEnd, Decision};
 use kotef::run::{self, RunSetup};
+use kotef::sdd::report::ReportJson;
 use kotef_core::{
-    KotefConfig, LimitsOverride, Profile, Redactor, RunOutcome, StopRule, TerminalStatus,
+    KotefConfig, LimitsOverride, NodeName, Profile, Redactor, RunOutcome, StopRule, TerminalStatus,
 };
 use kotef_model::{Model, ModelError, ModelReply, ModelRequest, ScriptedModel};
 use kotef_testkit::git::uncommitted_repo as git_repo;
+use kotef_tools::FailureKind;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -44,9 +49,9 @@ async fn run_with(
         .unwrap()
 }
 
-fn report_json(repo: &Path, out: &RunOutcome) -> Value {
-    let path = repo.join(&out.report_rel_path).with_extension("json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+/// The run's report twin, typed.
+fn twin(repo: &Path, out: &RunOutcome) -> ReportJson<'static> {
+    support::report::twin(&repo.join(&out.report_rel_path))
 }
 
 /// A provider that never answers.
@@ -199,16 +204,15 @@ async fn a_coder_step_stops_at_its_call_cap() {
         ..Default::default()
     };
     let out = run_with(repo.path(), model, "true", limits, Profile::Strict).await;
-    let twin = report_json(repo.path(), &out);
-    let coder_calls = twin["calls"]
-        .as_array()
-        .unwrap()
+    let twin = twin(repo.path(), &out);
+    let coder_calls = twin
+        .calls
         .iter()
-        .filter(|c| c["node"] == "coder")
+        .filter(|c| c.node == NodeName::Coder)
         .count();
     assert_eq!(coder_calls, 7);
-    let step = &twin["timeline"][1];
-    assert_eq!(step["decision"], json!({"code": "call_cap"}), "{step}");
+    let step = &twin.timeline[1];
+    assert_eq!(step.decision, Decision::Code(CoderEnd::CallCap), "{step:?}");
 }
 
 #[tokio::test]
@@ -224,18 +228,16 @@ async fn a_coder_rereading_an_unchanged_file_ends_its_step_on_the_third_read() {
         Profile::Strict,
     )
     .await;
-    let twin = report_json(repo.path(), &out);
+    let twin = twin(repo.path(), &out);
     assert_eq!(
-        (
-            twin["tools_run"]["read_file"].clone(),
-            twin["timeline"][1]["decision"].clone()
-        ),
-        (json!(3), json!({"code": "repeated_call"}))
+        (twin.tools_run.get("read_file"), twin.timeline[1].decision),
+        (Some(&3), Decision::Code(CoderEnd::RepeatedCall))
     );
 }
 
+/// A planner decision with a query and a task, whatever the node.
 fn planner(next: &str) -> Value {
-    json!({"content": json!({"next": next, "reason": "because", "query": "q", "task": "t"}).to_string()})
+    kotef_testkit::script::planner(next, "because", json!({"query": "q", "task": "t"}))
 }
 
 #[tokio::test]
@@ -249,17 +251,9 @@ async fn hanging_test_command_times_out_as_tooling_error() {
     let started = std::time::Instant::now();
     let out = run_with(repo.path(), model, "sleep 30", limits, Profile::Strict).await;
     assert!(started.elapsed().as_secs() < 20, "the timeout did not fire");
-    let twin: Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            repo.path()
-                .join(&out.report_rel_path)
-                .with_extension("json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let entry = &twin["failure_history"]["entries"][0];
-    assert_eq!(entry["kind"], "tooling_error", "{twin:#}");
+    let twin = twin(repo.path(), &out);
+    let entry = &twin.failure_history.entries[0];
+    assert_eq!(entry.kind, FailureKind::ToolingError, "{twin:#?}");
     assert_eq!(out.summary.terminal_status, TerminalStatus::AbortedStuck);
 }
 
@@ -307,21 +301,11 @@ async fn prompt_stays_small_over_a_40_turn_coder_session() {
         "{}",
         out.summary.stop_reason
     );
-    let twin: Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            repo.path()
-                .join(&out.report_rel_path)
-                .with_extension("json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let coder_prompts: Vec<u64> = twin["calls"]
-        .as_array()
-        .unwrap()
+    let coder_prompts: Vec<u64> = twin(repo.path(), &out)
+        .calls
         .iter()
-        .filter(|c| c["node"] == "coder")
-        .map(|c| c["prompt_tokens"].as_u64().unwrap())
+        .filter(|c| c.node == NodeName::Coder)
+        .map(|c| c.prompt_tokens)
         .collect();
     assert!(coder_prompts.len() >= 40, "{coder_prompts:?}");
     let second = coder_prompts[1] as f64;
@@ -386,10 +370,10 @@ proptest! {
         let out = rt.block_on(run_with(repo.path(), Value::Object(model), if pass { "true" } else { "false" }, limits, profile));
         prop_assert!(out.summary.total_steps <= 30);
         prop_assert!(out.summary.model_calls <= 60);
-        let twin = report_json(repo.path(), &out);
-        let mut per_step: std::collections::BTreeMap<u64, u32> = Default::default();
-        for c in twin["calls"].as_array().unwrap().iter().filter(|c| c["node"] == "coder") {
-            *per_step.entry(c["step"].as_u64().unwrap()).or_default() += 1;
+        let twin = twin(repo.path(), &out);
+        let mut per_step: std::collections::BTreeMap<u32, u32> = Default::default();
+        for c in twin.calls.iter().filter(|c| c.node == NodeName::Coder) {
+            *per_step.entry(c.step).or_default() += 1;
         }
         prop_assert!(per_step.values().all(|&n| n <= 9), "{per_step:?}");
         prop_assert!(TerminalStatus::ALL.contains(&out.summary.terminal_status));

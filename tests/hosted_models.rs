@@ -5,11 +5,15 @@
 //! room for a whole file, also after eight 500s in a row; a server that writes its tool calls
 //! as text moves the coder to edit blocks.
 
+mod support;
+
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
+use kotef::sdd::report::ReportJson;
+use kotef_core::{RunSummary, TerminalStatus};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 
@@ -180,49 +184,38 @@ async fn serve(fake: Fake) -> (String, Arc<Mutex<Fake>>) {
 }
 
 struct Ran {
-    summary: Value,
-    report: Value,
+    summary: RunSummary,
+    report: ReportJson<'static>,
     stderr: String,
 }
 
 /// `kotef run` of "add hello.txt" with `model`, `env` and `flags`, as a user runs it.
 async fn kotef_run(model: &str, env: &[(&str, String)], flags: &[&str]) -> Ran {
     let repo = kotef_testkit::git::uncommitted_repo(&[("README.md", "# x\n")]);
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"));
-    cmd.args(["run", "--json", "--model", model])
-        .args(["--test-command", "grep -q hello hello.txt"])
+    let mut run = support::kotef_run(repo.path())
+        .model(model)
+        .test_command("grep -q hello hello.txt")
         .args(flags)
-        .arg("--repo")
-        .arg(repo.path())
-        .args(["--goal", "Add hello.txt"]);
-    for var in [
-        "KOTEF_MODEL",
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-        "KOTEF_LOCAL_MODEL_URL",
-        "KOTEF_PRICE_PER_MTOK",
-    ] {
-        cmd.env_remove(var);
+        .goal("Add hello.txt")
+        .env_remove(&[
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_BASE_URL",
+            "KOTEF_LOCAL_MODEL_URL",
+            "KOTEF_PRICE_PER_MTOK",
+        ])
+        .timeout(std::time::Duration::from_secs(120));
+    for (key, value) in env {
+        run = run.env(key, value);
     }
-    cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str())));
-    let out = tokio::time::timeout(std::time::Duration::from_secs(120), cmd.output())
-        .await
-        .expect("the run ends within two minutes")
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let summary: Value = serde_json::from_str(stdout.trim())
-        .unwrap_or_else(|e| panic!("a JSON summary for {model} ({e}): {stdout}\n{stderr}"));
-    let report_md = repo.path().join(summary["report_path"].as_str().unwrap());
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(report_md.with_extension("json")).unwrap())
-            .unwrap();
+    let ran = run.run().await;
+    let summary = ran.summary();
+    let report = support::report::twin(&repo.path().join(&summary.report_path));
     Ran {
         summary,
         report,
-        stderr,
+        stderr: ran.stderr,
     }
 }
 
@@ -272,14 +265,15 @@ async fn every_model_the_readme_names_starts_with_its_budget_and_is_priced() {
             ran.stderr
         );
         assert_eq!(
-            ran.summary["terminal_status"], "done_success",
-            "{model}: {}",
+            ran.summary.terminal_status,
+            TerminalStatus::DoneSuccess,
+            "{model}: {:?}",
             ran.summary
         );
         assert!(
-            ran.report["cost_usd"].as_f64().is_some_and(|c| c > 0.0),
-            "{model} is priced: {}",
-            ran.report["cost_usd"]
+            ran.report.cost_usd.is_some_and(|c| c > 0.0),
+            "{model} is priced: {:?}",
+            ran.report.cost_usd
         );
     }
 }
@@ -296,15 +290,15 @@ async fn the_readme_local_model_costs_nothing_under_the_readme_budget() {
         "{}",
         ran.stderr
     );
-    assert_eq!(ran.report["cost_usd"], 0.0);
-    let limits = &ran.report["limits"];
+    assert_eq!(ran.report.cost_usd, Some(0.0));
+    let limits = &ran.report.limits;
     assert_eq!(
         (
-            &limits["max_model_calls"],
-            &limits["coder_step_calls"],
-            &limits["token_budget"]
+            limits.max_model_calls,
+            limits.coder_step_calls,
+            limits.token_budget
         ),
-        (&json!(40), &json!(12), &json!(600_000)),
+        (40, 12, 600_000),
         "budgets sized for a CPU"
     );
     assert!(
@@ -348,7 +342,8 @@ async fn openrouter_run(fail_first: u32) -> (Ran, Arc<Mutex<Fake>>) {
 async fn an_openrouter_style_server_with_native_tool_calls_gets_the_tool_loop_with_auto() {
     let (ran, fake) = openrouter_run(0).await;
     assert_eq!(
-        ran.summary["terminal_status"], "done_success",
+        ran.summary.terminal_status,
+        TerminalStatus::DoneSuccess,
         "{}",
         ran.stderr
     );
@@ -363,7 +358,8 @@ async fn an_openrouter_style_server_with_native_tool_calls_gets_the_tool_loop_wi
 async fn the_tool_loop_survives_eight_server_errors_in_a_row() {
     let (ran, fake) = openrouter_run(8).await;
     assert_eq!(
-        ran.summary["terminal_status"], "done_success",
+        ran.summary.terminal_status,
+        TerminalStatus::DoneSuccess,
         "{}",
         ran.stderr
     );
@@ -397,10 +393,10 @@ async fn the_operator_price_prices_a_model_the_table_lacks() {
     ];
     let ran = kotef_run("openai:mystery-model", &env, &["--cost-budget-usd", "0.5"]).await;
     let (p, c) = (
-        ran.summary["prompt_tokens"].as_f64().unwrap(),
-        ran.summary["completion_tokens"].as_f64().unwrap(),
+        ran.summary.prompt_tokens as f64,
+        ran.summary.completion_tokens as f64,
     );
-    let cost = ran.report["cost_usd"].as_f64().unwrap();
+    let cost = ran.report.cost_usd.unwrap_or_default();
     assert!(
         p > 0.0 && (cost - (p + 2.0 * c) / 1e6).abs() < 1e-9,
         "priced at $1 in, $2 out: {cost} for {p} + {c}"

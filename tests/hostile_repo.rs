@@ -22,6 +22,8 @@
 
 mod support;
 
+use kotef_core::TerminalStatus;
+use kotef_testkit::Ran;
 use serde_json::{json, Value};
 use std::path::Path;
 use support::recording_model::RecordingModel;
@@ -30,28 +32,16 @@ const KEY: &str = "sk-hostile-0123456789abcdef";
 /// Data segment a run may use (`RLIMIT_DATA`): reading `/dev/zero` whole would pass it.
 const MEMORY_CAP: u64 = 1024 * 1024 * 1024;
 
-/// A committed repository with `files` and `links` (name → target).
-fn repo(files: &[(&str, &str)], links: &[(&str, &str)]) -> tempfile::TempDir {
-    kotef_testkit::committed_repo(files, links)
-}
-
-struct Ran {
-    code: i32,
-    summary: Value,
-    stdout: String,
-    stderr: String,
-}
-
-impl Ran {
-    /// The stop reason of a run that must have ended `aborted_constraint`.
-    fn constraint_reason(&self) -> &str {
-        assert_eq!(
-            self.summary["terminal_status"], "aborted_constraint",
-            "{}",
-            self.stdout
-        );
-        self.summary["stop_reason"].as_str().unwrap_or_default()
-    }
+/// The stop reason of a run that must have ended `aborted_constraint`.
+fn constraint_reason(ran: &Ran) -> String {
+    let summary = ran.summary();
+    assert_eq!(
+        summary.terminal_status,
+        TerminalStatus::AbortedConstraint,
+        "{}",
+        ran.stdout
+    );
+    summary.stop_reason
 }
 
 /// `kotef run` against `model` with the operator's key in its environment, under a data-size
@@ -79,54 +69,32 @@ async fn kotef_run_with(
     test_command: &str,
     env: &[(&str, &str)],
 ) -> Ran {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"));
-    cmd.args([
-        "run",
-        "--json",
-        "--model",
-        "openai:fake-model",
-        "--time-budget-s",
-        "60",
+    model
+        .kotef_run(repo, KEY)
         // The scripted coder answers with tool calls: the tool loop's file display and undo
         // are what these rows attack (a self-hosted URL would otherwise pick edit blocks).
-        "--edit-format",
-        "tools",
-    ])
-    .args(["--test-command", test_command, "--repo"])
-    .arg(repo)
-    .args(["--goal", goal])
-    .env("OPENAI_BASE_URL", model.base_url())
-    .env("OPENAI_API_KEY", KEY)
-    .env_remove("KOTEF_MODEL")
-    .envs(env.iter().copied())
-    .kill_on_drop(true);
-    // SAFETY: setrlimit is async-signal-safe and only touches the child being started.
-    unsafe {
-        cmd.pre_exec(|| {
-            let lim = libc::rlimit {
-                rlim_cur: MEMORY_CAP,
-                rlim_max: MEMORY_CAP,
-            };
-            if libc::setrlimit(libc::RLIMIT_DATA, &lim) != 0 {
-                return Err(std::io::Error::last_os_error());
+        .args(["--time-budget-s", "60", "--edit-format", "tools"])
+        .test_command(test_command)
+        .goal(goal)
+        .envs(env)
+        .timeout(std::time::Duration::from_secs(120))
+        .configure(|cmd| {
+            // SAFETY: setrlimit is async-signal-safe and only touches the child being started.
+            unsafe {
+                cmd.pre_exec(|| {
+                    let lim = libc::rlimit {
+                        rlim_cur: MEMORY_CAP,
+                        rlim_max: MEMORY_CAP,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_DATA, &lim) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
             }
-            Ok(())
-        });
-    }
-    let guard = std::time::Duration::from_secs(120);
-    let out = tokio::time::timeout(guard, cmd.output())
+        })
+        .run()
         .await
-        .expect("the run hung: it did not end within its own budget")
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let summary = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
-    Ran {
-        code: out.status.code().unwrap_or(-1),
-        summary,
-        stdout,
-        stderr,
-    }
 }
 
 /// Every regular file under `dir` (links not followed), with its text.
@@ -161,7 +129,7 @@ fn give_up() -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_named_link_to_proc_environ_puts_no_secret_in_any_prompt() {
     let model = RecordingModel::scripted(give_up(), vec![coder_reads("notes.txt")]).await;
-    let dir = repo(
+    let dir = kotef_testkit::committed_repo(
         &[("README.md", "# notes\n")],
         &[("notes.txt", "/proc/self/environ")],
     );
@@ -196,7 +164,8 @@ async fn a_named_link_to_proc_environ_puts_no_secret_in_any_prompt() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_named_link_to_dev_zero_keeps_memory_under_the_cap() {
     let model = RecordingModel::scripted(give_up(), vec![coder_reads("data.bin")]).await;
-    let dir = repo(&[("README.md", "# data\n")], &[("data.bin", "/dev/zero")]);
+    let dir =
+        kotef_testkit::committed_repo(&[("README.md", "# data\n")], &[("data.bin", "/dev/zero")]);
     let ran = kotef_run(
         &model,
         dir.path(),
@@ -208,7 +177,7 @@ async fn a_named_link_to_dev_zero_keeps_memory_under_the_cap() {
     let coder = coder.unwrap_or_else(|| panic!("no coder call: {}", ran.stderr));
     assert!(coder.text().contains("a symbolic link to `/dev/zero`"));
     assert!(
-        ran.summary["terminal_status"].is_string(),
+        ran.try_summary().is_some(),
         "the run ended with a named status under a {MEMORY_CAP}-byte data cap (exit {}): {}",
         ran.code,
         ran.stderr
@@ -218,7 +187,7 @@ async fn a_named_link_to_dev_zero_keeps_memory_under_the_cap() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fifo_in_the_work_tree_does_not_hang_the_run() {
     let model = RecordingModel::scripted(give_up(), vec![coder_reads("pipe")]).await;
-    let dir = repo(&[("README.md", "# pipe\n")], &[]);
+    let dir = kotef_testkit::committed_repo(&[("README.md", "# pipe\n")], &[]);
     let ran = kotef_run(
         &model,
         dir.path(),
@@ -227,7 +196,7 @@ async fn a_fifo_in_the_work_tree_does_not_hang_the_run() {
     )
     .await;
     assert!(
-        ran.summary["terminal_status"].is_string(),
+        ran.try_summary().is_some(),
         "the run ended with a named status: {}",
         ran.stderr
     );
@@ -241,7 +210,7 @@ async fn report_and_issues_entry_stay_in_the_workspace_when_sdd_paths_are_links(
     let model = RecordingModel::scripted(give_up(), Vec::new()).await;
     let runs_target = outside.path().to_string_lossy().into_owned();
     let issues_target = victim.to_string_lossy().into_owned();
-    let dir = repo(
+    let dir = kotef_testkit::committed_repo(
         &[("README.md", "# x\n")],
         &[
             (".sdd/runs", &runs_target),
@@ -250,7 +219,8 @@ async fn report_and_issues_entry_stay_in_the_workspace_when_sdd_paths_are_links(
     );
     let ran = kotef_run(&model, dir.path(), "Make the check pass", "false").await;
     assert_ne!(
-        ran.summary["terminal_status"], "done_success",
+        ran.summary().terminal_status,
+        TerminalStatus::DoneSuccess,
         "{}",
         ran.stdout
     );
@@ -264,9 +234,9 @@ async fn report_and_issues_entry_stay_in_the_workspace_when_sdd_paths_are_links(
         1,
         "only the victim file is outside: {written:?}"
     );
-    let report = ran.summary["report_path"].as_str().unwrap_or_default();
+    let report = ran.summary().report_path;
     assert!(
-        Path::new(report).is_file() && !Path::new(report).is_symlink(),
+        Path::new(&report).is_file() && !Path::new(&report).is_symlink(),
         "{report}"
     );
     let issues = dir.path().join(".sdd/issues.md");
@@ -286,7 +256,7 @@ async fn an_undo_replaces_a_swapped_in_link_instead_of_writing_through_it() {
             "path": "calc.py", "content": "def add(a, b):\n    return (a +\n"}}),
     ];
     let model = RecordingModel::scripted(give_up(), coder).await;
-    let dir = repo(
+    let dir = kotef_testkit::committed_repo(
         &[
             ("calc.py", "def add(a, b):\n    return a - b\n"),
             (
@@ -301,13 +271,13 @@ async fn an_undo_replaces_a_swapped_in_link_instead_of_writing_through_it() {
         victim.display()
     );
     let ran = kotef_run(&model, dir.path(), "Fix add() in calc.py", &swap).await;
-    assert!(ran.summary["terminal_status"].is_string(), "{}", ran.stderr);
+    assert!(ran.try_summary().is_some(), "{}", ran.stderr);
     assert!(
         model.requests().iter().filter(|r| r.is_coder()).count() >= 2,
         "the coder wrote its change: {}",
         ran.stderr
     );
-    let report = ran.summary["report_path"].as_str().unwrap_or_default();
+    let report = ran.summary().report_path;
     let report = std::fs::read_to_string(report).unwrap_or_default();
     assert!(report.contains("undone"), "the undo ran: {report}");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched\n");
@@ -330,9 +300,9 @@ async fn a_fork_bomb_in_the_tests_ends_the_run_naming_the_process_limit() {
     let model = RecordingModel::scripted(give_up(), Vec::new()).await;
     // In a script: the policy refuses a literal fork bomb as the test command before it runs.
     let bomb = "bomb_w9r(){ bomb_w9r | bomb_w9r; }; bomb_w9r\n";
-    let dir = repo(&[("README.md", "# x\n"), ("bomb_w9r.sh", bomb)], &[]);
+    let dir = kotef_testkit::committed_repo(&[("README.md", "# x\n"), ("bomb_w9r.sh", bomb)], &[]);
     let ran = kotef_run(&model, dir.path(), "Make the check pass", "sh bomb_w9r.sh").await;
-    let reason = ran.constraint_reason();
+    let reason = constraint_reason(&ran);
     assert!(reason.contains("processes"), "{reason}");
     assert_eq!(running("bomb_w9r"), 0, "the bomb outlived its run");
 }
@@ -340,7 +310,8 @@ async fn a_fork_bomb_in_the_tests_ends_the_run_naming_the_process_limit() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_10_gb_write_in_the_tests_ends_the_run_naming_the_file_size_limit() {
     let model = RecordingModel::scripted(give_up(), Vec::new()).await;
-    let dir = repo(&[("README.md", "# x\n"), (".gitignore", "big\n")], &[]);
+    let dir =
+        kotef_testkit::committed_repo(&[("README.md", "# x\n"), (".gitignore", "big\n")], &[]);
     let ran = kotef_run(
         &model,
         dir.path(),
@@ -348,7 +319,7 @@ async fn a_10_gb_write_in_the_tests_ends_the_run_naming_the_file_size_limit() {
         "head -c 10G /dev/zero > big",
     )
     .await;
-    let reason = ran.constraint_reason();
+    let reason = constraint_reason(&ran);
     assert!(reason.contains("file larger than"), "{reason}");
     let size = std::fs::metadata(dir.path().join("big"))
         .map(|m| m.len())
@@ -362,7 +333,7 @@ async fn a_10_gb_write_in_the_tests_ends_the_run_naming_the_file_size_limit() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn old_mtimes_do_not_hide_writes_from_the_disk_cap() {
     let model = RecordingModel::scripted(give_up(), Vec::new()).await;
-    let dir = repo(&[("README.md", "# x\n"), (".gitignore", "f*\n")], &[]);
+    let dir = kotef_testkit::committed_repo(&[("README.md", "# x\n"), (".gitignore", "f*\n")], &[]);
     let fill = "for i in 1 2 3; do fallocate -l 32M f$i && touch -d 2001-01-01 f$i; done; false";
     let ran = kotef_run_env(
         &model,
@@ -371,7 +342,7 @@ async fn old_mtimes_do_not_hide_writes_from_the_disk_cap() {
         &[("KOTEF_DISK_BYTES", "67108864")],
     )
     .await;
-    let reason = ran.constraint_reason();
+    let reason = constraint_reason(&ran);
     assert!(reason.contains("wrote more than"), "{reason}");
 }
 
@@ -382,7 +353,7 @@ async fn old_mtimes_do_not_hide_writes_from_the_disk_cap() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sparse_files_do_not_stall_the_snapshot() {
     let model = RecordingModel::scripted(give_up(), Vec::new()).await;
-    let dir = repo(&[("README.md", "# x\n")], &[]);
+    let dir = kotef_testkit::committed_repo(&[("README.md", "# x\n")], &[]);
     for i in 0..256 {
         std::fs::File::create(dir.path().join(format!("sparse{i}.bin")))
             .unwrap()
@@ -392,7 +363,7 @@ async fn sparse_files_do_not_stall_the_snapshot() {
     let started = std::time::Instant::now();
     let ran = kotef_run(&model, dir.path(), "Make the check pass", "false").await;
     let took = started.elapsed();
-    assert!(ran.summary["terminal_status"].is_string(), "{}", ran.stderr);
+    assert!(ran.try_summary().is_some(), "{}", ran.stderr);
     assert!(
         took < std::time::Duration::from_secs(20),
         "the run took {took:?} over 16 GiB of holes"

@@ -4,7 +4,7 @@
 
 mod support;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use support::recording_model::RecordingModel;
 
 struct Ran {
@@ -26,29 +26,15 @@ async fn run() -> Ran {
     let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
     let dir = kotef_testkit::committed_repo(&files, &[]);
     let model = RecordingModel::start(json!({"next": "done", "reason": "nothing to do"})).await;
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
-        .args([
-            "run",
-            "--json",
-            "--model",
-            "openai:fake-model",
-            "--test-command",
-            "true",
-        ])
-        .arg("--repo")
-        .arg(dir.path())
-        .args(["--goal", "Check the rules"])
-        .env("OPENAI_BASE_URL", model.base_url())
-        .env("OPENAI_API_KEY", "sk-instructions-0123456789")
-        .env_remove("KOTEF_MODEL")
-        .output()
-        .await
-        .unwrap();
-    let summary: Value =
-        serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap_or(Value::Null);
-    let report = summary["report_path"]
-        .as_str()
-        .and_then(|p| std::fs::read_to_string(p).ok())
+    let ran = model
+        .kotef_run(dir.path(), "sk-instructions-0123456789")
+        .test_command("true")
+        .goal("Check the rules")
+        .run()
+        .await;
+    let report = ran
+        .try_summary()
+        .and_then(|s| std::fs::read_to_string(s.report_path).ok())
         .unwrap_or_default();
     Ran { model, report }
 }

@@ -5,7 +5,8 @@
 
 mod support;
 
-use serde_json::{json, Value};
+use kotef_core::{RunSummary, TerminalStatus};
+use serde_json::json;
 use support::recording_model::RecordingModel;
 
 /// A service on the host's loopback that answers `pong` to every connection; its port.
@@ -29,26 +30,20 @@ fn ping(port: u16) -> String {
     )
 }
 
-async fn kotef_run(config: &str) -> Value {
+/// `kotef run` in bubblewrap on a repository whose `kotef.toml` is `config`; its summary.
+async fn kotef_run(config: &str) -> RunSummary {
     assert!(
         kotef_tools::bwrap_status().is_ok(),
         "bubblewrap must work here (.ci/run installs it)"
     );
     let model = RecordingModel::start(json!({"next": "done", "reason": "stop"})).await;
     let dir = kotef_testkit::committed_repo(&[("kotef.toml", config)], &[]);
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
-        .args(["run", "--json", "--model", "openai:fake-model", "--repo"])
-        .arg(dir.path())
-        .args(["--goal", "Make the check pass"])
-        .env("OPENAI_BASE_URL", model.base_url())
-        .env("OPENAI_API_KEY", "sk-loopback-test-0123456789")
-        .env_remove("KOTEF_MODEL")
-        .kill_on_drop(true)
-        .output()
+    model
+        .kotef_run(dir.path(), "sk-loopback-test-0123456789")
+        .goal("Make the check pass")
+        .run()
         .await
-        .unwrap();
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|_| json!({"stderr": String::from_utf8_lossy(&out.stderr)}))
+        .summary()
 }
 
 fn config(test: &str, extra: &str) -> String {
@@ -60,7 +55,11 @@ async fn the_tests_reach_a_listed_loopback_port() {
     let port = service().await;
     let extra = format!("[test]\nnetwork = \"loopback\"\nports = [{port}]\n");
     let summary = kotef_run(&config(&ping(port), &extra)).await;
-    assert_eq!(summary["terminal_status"], "done_success", "{summary}");
+    assert_eq!(
+        summary.terminal_status,
+        TerminalStatus::DoneSuccess,
+        "{summary:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -70,7 +69,11 @@ async fn a_loopback_url_in_the_variables_names_its_port() {
         "[env]\nSERVICE_URL = \"tcp://localhost:{port}/x\"\n[test]\nnetwork = \"loopback\"\n"
     );
     let summary = kotef_run(&config(&ping(port), &extra)).await;
-    assert_eq!(summary["terminal_status"], "done_success", "{summary}");
+    assert_eq!(
+        summary.terminal_status,
+        TerminalStatus::DoneSuccess,
+        "{summary:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -78,12 +81,20 @@ async fn a_loopback_port_not_listed_is_not_there() {
     let (listed, other) = (service().await, service().await);
     let extra = format!("[test]\nnetwork = \"loopback\"\nports = [{listed}]\n");
     let summary = kotef_run(&config(&ping(other), &extra)).await;
-    assert_ne!(summary["terminal_status"], "done_success", "{summary}");
+    assert_ne!(
+        summary.terminal_status,
+        TerminalStatus::DoneSuccess,
+        "{summary:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_the_setting_no_loopback_port_is_there() {
     let port = service().await;
     let summary = kotef_run(&config(&ping(port), "")).await;
-    assert_ne!(summary["terminal_status"], "done_success", "{summary}");
+    assert_ne!(
+        summary.terminal_status,
+        TerminalStatus::DoneSuccess,
+        "{summary:?}"
+    );
 }

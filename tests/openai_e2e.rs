@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
+use kotef_core::{RunSummary, StopRule, TerminalStatus};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 
@@ -93,30 +94,17 @@ fn repo() -> tempfile::TempDir {
     )])
 }
 
-async fn kotef_run(base_url: &str, repo: &std::path::Path) -> (i32, Value) {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"));
-    cmd.args([
-        "run",
-        "--json",
-        "--model",
-        "openai:fake-model",
-        "--test-command",
-        "grep -q hello hello.txt",
+/// `kotef run` against the fake at `base_url`: its exit code and summary.
+async fn kotef_run(base_url: &str, repo: &std::path::Path) -> (i32, RunSummary) {
+    let ran = kotef_testkit::KotefRun::new(env!("CARGO_BIN_EXE_kotef"), repo)
+        .openai(base_url, KEY)
+        .test_command("grep -q hello hello.txt")
         // The fake answers with native tool calls whatever it is offered: the tool loop.
-        "--edit-format",
-        "tools",
-        "--repo",
-    ])
-    .arg(repo)
-    .args(["--goal", "Add hello.txt"])
-    .env("OPENAI_BASE_URL", base_url)
-    .env("OPENAI_API_KEY", KEY)
-    .env_remove("KOTEF_MODEL");
-    let out = cmd.output().await.unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let summary: Value = serde_json::from_str(stdout.trim())
-        .unwrap_or_else(|e| panic!("{e}: {stdout} / {}", String::from_utf8_lossy(&out.stderr)));
-    (out.status.code().unwrap_or(-1), summary)
+        .args(["--edit-format", "tools"])
+        .goal("Add hello.txt")
+        .run()
+        .await;
+    (ran.code, ran.summary())
 }
 
 fn assert_no_key_in(dir: &std::path::Path) {
@@ -131,11 +119,11 @@ async fn run_against_fake_openai_server_succeeds() {
     let (url, fake) = serve(Fake::default()).await;
     let dir = repo();
     let (code, s) = kotef_run(&url, dir.path()).await;
-    assert_eq!(code, 0, "{s}");
-    assert_eq!(s["terminal_status"], "done_success");
+    assert_eq!(code, 0, "{s:?}");
+    assert_eq!(s.terminal_status, TerminalStatus::DoneSuccess);
     assert_eq!(
-        s["prompt_tokens"], 200,
-        "provider-reported usage is used (the opening verification sends the failure straight to the coder: 2 calls): {s}"
+        s.prompt_tokens, 200,
+        "provider-reported usage is used (the opening verification sends the failure straight to the coder: 2 calls): {s:?}"
     );
     assert_eq!(
         std::fs::read_to_string(dir.path().join("hello.txt")).unwrap(),
@@ -154,12 +142,12 @@ async fn flaky_provider_is_retried_and_counted() {
     .await;
     let dir = repo();
     let (code, s) = kotef_run(&url, dir.path()).await;
-    assert_eq!(code, 0, "{s}");
+    assert_eq!(code, 0, "{s:?}");
     assert_eq!(fake.lock().unwrap().requests, 3);
-    assert_eq!(s["model_calls"], 2, "a retried call is one call: {s}");
+    assert_eq!(s.model_calls, 2, "a retried call is one call: {s:?}");
     assert!(
-        s["prompt_tokens"].as_u64().unwrap() > 200,
-        "the failed attempt's tokens are charged: {s}"
+        s.prompt_tokens > 200,
+        "the failed attempt's tokens are charged: {s:?}"
     );
 }
 
@@ -173,9 +161,9 @@ async fn failing_provider_ends_with_model_error() {
     let dir = repo();
     std::fs::write(dir.path().join("kotef.toml"), "[model]\nmax_retries = 1\n").unwrap();
     let (code, s) = kotef_run(&url, dir.path()).await;
-    assert_eq!(code, 3, "{s}");
-    assert_eq!(s["terminal_status"], "aborted_stuck");
-    assert_eq!(s["stop_rule"], "model_error");
+    assert_eq!(code, 3, "{s:?}");
+    assert_eq!(s.terminal_status, TerminalStatus::AbortedStuck);
+    assert_eq!(s.stop_rule, Some(StopRule::ModelError));
     assert!(dir.path().join(".sdd/issues.md").exists());
     assert_no_key_in(dir.path());
 }

@@ -4,6 +4,8 @@
 //! `finish_reason` with no usage, Anthropic tool use and overload, an outage shorter than the
 //! retry window. Each ends in a named status with a report.
 
+mod support;
+
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -314,11 +316,6 @@ async fn server_error_then_success() {
     assert_eq!(out.summary.model_calls, 4);
 }
 
-fn report_json(out: &RunOutcome, dir: &tempfile::TempDir) -> Value {
-    let path = dir.path().join(&out.report_rel_path).with_extension("json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_outage_shorter_than_the_retry_window_is_survived() {
     let (base, state) = start(fake(vec![Fault::ServerError; 8])).await;
@@ -330,11 +327,16 @@ async fn an_outage_shorter_than_the_retry_window_is_survived() {
     assert_success(&out);
     assert_eq!(state.lock().unwrap().requests, 12);
     assert_eq!(out.summary.model_calls, 4, "the outage is one call");
-    let first = &report_json(&out, &dir)["calls"][0];
-    assert_eq!(first["attempts"], 9, "{first}");
+    let twin = support::report::twin(&dir.path().join(&out.report_rel_path));
+    let first = &twin.calls[0];
+    assert_eq!(first.attempts, 9, "{first:?}");
     assert!(
-        first["last_error"].as_str().unwrap().contains("boom"),
-        "{first}"
+        first
+            .last_error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("boom"),
+        "{first:?}"
     );
     let report = std::fs::read_to_string(dir.path().join(&out.report_rel_path)).unwrap();
     assert!(report.contains("Provider retries: 1 call(s)"), "{report}");

@@ -8,10 +8,13 @@
 //! Ignored by default (they need the server); CI starts it and runs
 //! `cargo test --test real_model -- --ignored --test-threads 1`.
 
+mod support;
+
+use kotef::sdd::report::ReportJson;
+use kotef_core::RunSummary;
 use kotef_testkit::{self as testing, FakeGitHub, FAKE_TOKEN};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 /// Model calls a run may make; the runs are bounded by it and by the time budget.
@@ -62,23 +65,13 @@ fn task_files(t: &Task) -> Vec<(String, String)> {
     out
 }
 
-/// The run's JSON report twin, next to the Markdown report.
-fn report_json(md: &str) -> Value {
-    let path = Path::new(md).with_extension("json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("the report {} exists: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
-
-fn tools_run(report: &Value) -> u64 {
-    report["tools_run"]
-        .as_object()
-        .map(|m| m.values().filter_map(Value::as_u64).sum())
-        .unwrap_or(0)
+/// Tool calls the run executed.
+fn tools_run(report: &ReportJson) -> u32 {
+    report.tools_run.values().sum()
 }
 
 /// `kotef run` on a fresh copy of a public task; returns the `--json` summary and the report.
-fn kotef_run(name: &str) -> (Value, Value) {
+fn kotef_run(name: &str) -> (RunSummary, ReportJson<'static>) {
     let t = task(name);
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join(name);
@@ -93,43 +86,33 @@ fn kotef_run(name: &str) -> (Value, Value) {
     ] {
         testing::git(&repo, args);
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_kotef"))
-        .args(["run", "--repo"])
-        .arg(&repo)
-        .args(["--goal", &t.goal, "--test-command", &t.test_command])
-        .args(["--model", "openai:local", "--json"])
+    let ran = support::kotef_run(&repo)
+        .goal(&t.goal)
+        .test_command(&t.test_command)
+        .model("openai:local")
         .args(["--max-model-calls", &MAX_MODEL_CALLS.to_string()])
         .args(["--time-budget-s", &TIME_BUDGET_S.to_string()])
         .env("OPENAI_BASE_URL", base_url())
         .env("OPENAI_API_KEY", "sk-local")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let summary: Value =
-        serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| {
-            panic!(
-                "a JSON summary ({e}); stderr: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-    let report = report_json(summary["report_path"].as_str().unwrap());
+        .timeout(Duration::from_secs(TIME_BUDGET_S + 120))
+        .run_blocking();
+    let summary = ran.summary();
+    let report = support::report::twin(Path::new(&summary.report_path));
     eprintln!(
-        "{name}: {} ({}) in {} calls, tools {}",
-        summary["terminal_status"],
-        summary["stop_reason"],
-        summary["model_calls"],
-        report["tools_run"]
+        "{name}: {} ({}) in {} calls, tools {:?}",
+        summary.terminal_status, summary.stop_reason, summary.model_calls, report.tools_run
     );
     (summary, report)
 }
 
-fn assert_bounded_and_named(summary: &Value, report: &Value) {
-    let status = summary["terminal_status"].as_str().unwrap_or("");
-    let calls = summary["model_calls"].as_u64().unwrap_or(u64::MAX);
+/// The run ended with a named status, made at most [`MAX_MODEL_CALLS`] model calls and
+/// executed at least one tool call.
+fn assert_bounded_and_named(status: &str, report: &ReportJson) {
+    let calls = u64::from(report.summary.model_calls);
     assert!(
         ENDINGS.contains(&status) && calls <= MAX_MODEL_CALLS && tools_run(report) >= 1,
-        "a named ending, at most {MAX_MODEL_CALLS} calls and at least one tool call: {summary}\ntools: {}",
-        report["tools_run"]
+        "a named ending, at most {MAX_MODEL_CALLS} calls and at least one tool call: {status} in {calls} calls\ntools: {:?}",
+        report.tools_run
     );
 }
 
@@ -137,14 +120,14 @@ fn assert_bounded_and_named(summary: &Value, report: &Value) {
 #[ignore = "needs a local model: scripts/local-model.sh, then KOTEF_LOCAL_MODEL_URL"]
 fn a_bug_fix_task_ends_named_and_bounded() {
     let (summary, report) = kotef_run("py-wrong-operator");
-    assert_bounded_and_named(&summary, &report);
+    assert_bounded_and_named(summary.terminal_status.as_str(), &report);
 }
 
 #[test]
 #[ignore = "needs a local model: scripts/local-model.sh, then KOTEF_LOCAL_MODEL_URL"]
 fn a_second_bug_fix_task_ends_named_and_bounded() {
     let (summary, report) = kotef_run("py-leap-year");
-    assert_bounded_and_named(&summary, &report);
+    assert_bounded_and_named(summary.terminal_status.as_str(), &report);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -214,17 +197,13 @@ async fn a_labeled_issue_through_the_action_ends_named_with_one_status_comment()
             .to_string()
     };
     let status = output_of("terminal-status");
-    let report = report_json(&workspace.join(output_of("report-path")).to_string_lossy());
+    let report = support::report::twin(&workspace.join(output_of("report-path")));
     let comments = gh.comments(REPO, n);
     eprintln!(
-        "action: {status} in {} calls, tools {}",
-        report["model_calls"], report["tools_run"]
+        "action: {status} in {} calls, tools {:?}",
+        report.summary.model_calls, report.tools_run
     );
-    let summary = serde_json::json!({
-        "terminal_status": status,
-        "model_calls": report["model_calls"],
-    });
-    assert_bounded_and_named(&summary, &report);
+    assert_bounded_and_named(&status, &report);
     assert_eq!(
         (
             out.status.code(),

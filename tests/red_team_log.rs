@@ -12,9 +12,10 @@
 
 mod support;
 
+use kotef_testkit::script::planner;
 use serde_json::json;
 use std::sync::OnceLock;
-use support::action_runner::{planner, run_labeled, world, Launch, Ran};
+use support::action_runner::{run_labeled, world, Launch, Ran};
 
 const KEY: &str = "sk-redteam-log-0123456789abcdef";
 

@@ -21,7 +21,8 @@
 
 mod support;
 
-use serde_json::Value;
+use kotef_core::TerminalStatus;
+use kotef_testkit::Ran;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use support::recording_model::RecordingModel;
@@ -67,31 +68,16 @@ fn repo(check: &str, setup: Option<&str>) -> tempfile::TempDir {
     )
 }
 
-struct Ran {
-    summary: Value,
-    stderr: String,
-}
-
 /// `kotef run` with a model that gives up at once, so only the verifier (and `setup`) run the
 /// repository's commands; `env` is added to kotef's environment.
 async fn kotef_run(repo: &Path, env: &[(&str, &str)]) -> Ran {
     let model = RecordingModel::start(serde_json::json!({"next": "done", "reason": "stop"})).await;
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
-        .args(["run", "--json", "--model", "openai:fake-model", "--repo"])
-        .arg(repo)
+    model
+        .kotef_run(repo, "sk-red-team-0123456789")
         .args(["--goal", "Make the check pass", "--time-budget-s", "60"])
-        .env("OPENAI_BASE_URL", model.base_url())
-        .env("OPENAI_API_KEY", "sk-red-team-0123456789")
-        .env_remove("KOTEF_MODEL")
-        .envs(env.iter().copied())
-        .kill_on_drop(true)
-        .output()
+        .envs(env)
+        .run()
         .await
-        .unwrap();
-    Ran {
-        summary: serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
 }
 
 /// What the repository's command wrote into `loot.txt`.
@@ -308,7 +294,8 @@ async fn setup_reaches_a_registry_the_operator_names() {
         "package-bytes"
     );
     assert_eq!(
-        ran.summary["terminal_status"], "done_success",
+        ran.summary().terminal_status,
+        TerminalStatus::DoneSuccess,
         "{}",
         ran.stderr
     );
@@ -341,7 +328,8 @@ async fn setup_finds_a_toolchain_under_the_home_directory() {
     let h = home.path().display().to_string();
     let ran = kotef_run(dir.path(), &[("HOME", h.as_str()), ("PATH", path.as_str())]).await;
     assert_eq!(
-        ran.summary["terminal_status"], "done_success",
+        ran.summary().terminal_status,
+        TerminalStatus::DoneSuccess,
         "{}",
         ran.stderr
     );

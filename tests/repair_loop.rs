@@ -6,9 +6,9 @@
 use axum::extract::State;
 use axum::routing::post;
 use axum::{Json, Router};
+use kotef_core::{RunSummary, StopRule, TerminalStatus};
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 struct Fake {
@@ -60,7 +60,7 @@ fn block(search: &str, replace: &str) -> String {
 }
 
 /// Runs `kotef run` on a calc repository against the fake; (summary, repo).
-async fn run(replies: &[&str]) -> (Value, tempfile::TempDir, Arc<Mutex<Fake>>) {
+async fn run(replies: &[&str]) -> (RunSummary, tempfile::TempDir, Arc<Mutex<Fake>>) {
     run_on(
         &[("calc.py", CALC), ("test_calc.py", TESTS)],
         "Fix calc.py so that the tests in test_calc.py pass.",
@@ -76,42 +76,20 @@ async fn run_on(
     goal: &str,
     test_command: &str,
     replies: &[&str],
-) -> (Value, tempfile::TempDir, Arc<Mutex<Fake>>) {
+) -> (RunSummary, tempfile::TempDir, Arc<Mutex<Fake>>) {
     let repo = kotef_testkit::committed_repo(files, &[]);
-    let (goal, test_command) = (goal.to_string(), test_command.to_string());
     let (url, fake) = serve(replies).await;
-    let dir = repo.path().to_path_buf();
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_kotef"))
-            .args(["run", "--repo"])
-            .arg(&dir)
-            .args([
-                "--goal",
-                &goal,
-                "--model",
-                "openai:local",
-                "--test-command",
-                &test_command,
-                "--time-budget-s",
-                "120",
-                "--json",
-            ])
-            .env("OPENAI_BASE_URL", url)
-            .env("OPENAI_API_KEY", "sk-local")
-            .env_remove("KOTEF_MODEL")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or("{}"))
-        .unwrap_or_else(|_| {
-            panic!(
-                "no summary: {stdout}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+    let summary = kotef_testkit::KotefRun::new(env!("CARGO_BIN_EXE_kotef"), repo.path())
+        .goal(goal)
+        .model("openai:local")
+        .test_command(test_command)
+        .args(["--time-budget-s", "120"])
+        .env("OPENAI_BASE_URL", url)
+        .env("OPENAI_API_KEY", "sk-local")
+        .timeout(std::time::Duration::from_secs(240))
+        .run()
+        .await
+        .summary();
     (summary, repo, fake)
 }
 
@@ -133,12 +111,9 @@ fn both_fixed() -> String {
 async fn a_fix_written_as_an_edit_block_ends_the_run_in_success() {
     let (summary, repo, _) = run(&[&both_fixed()]).await;
     assert_eq!(
+        (summary.terminal_status, read(repo.path(), "calc.py")),
         (
-            summary["terminal_status"].as_str(),
-            read(repo.path(), "calc.py")
-        ),
-        (
-            Some("done_success"),
+            TerminalStatus::DoneSuccess,
             "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n".into()
         )
     );
@@ -148,7 +123,7 @@ async fn a_fix_written_as_an_edit_block_ends_the_run_in_success() {
 async fn a_failed_attempt_goes_back_with_its_diff_and_the_failure() {
     let wrong = block("    return a - b", "    return a * b");
     let (summary, _repo, fake) = run(&[&wrong, &both_fixed()]).await;
-    assert_eq!(summary["terminal_status"], "done_success");
+    assert_eq!(summary.terminal_status, TerminalStatus::DoneSuccess);
     let f = fake.lock().unwrap();
     let second = f.repair_requests[1]["messages"].as_array().unwrap();
     let feedback = second.last().unwrap()["content"].as_str().unwrap();
@@ -200,7 +175,7 @@ async fn the_repair_prompt_shows_the_code_and_the_failure_but_not_the_test() {
 async fn the_best_attempt_is_kept_when_none_passes() {
     let half = block(FIX_ADD.0, FIX_ADD.1);
     let (summary, repo, _) = run(&[&half, "I am not sure what to change."]).await;
-    assert_ne!(summary["terminal_status"], "done_success");
+    assert_ne!(summary.terminal_status, TerminalStatus::DoneSuccess);
     assert_eq!(
         read(repo.path(), "calc.py"),
         "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n"
@@ -228,18 +203,16 @@ async fn a_block_that_changes_the_test_is_refused_and_the_test_kept() {
 async fn a_model_that_repeats_one_wrong_change_ends_in_a_named_bounded_state() {
     let wrong = block("    return a - b", "    return a * b");
     let (summary, repo, fake) = run(&[&wrong]).await;
-    let status = summary["terminal_status"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
     assert!(
-        status.starts_with("aborted_") || status == "done_partial",
-        "{summary}"
+        matches!(
+            summary.terminal_status,
+            TerminalStatus::AbortedStuck
+                | TerminalStatus::AbortedConstraint
+                | TerminalStatus::DonePartial
+        ),
+        "{summary:?}"
     );
-    assert!(!summary["stop_reason"]
-        .as_str()
-        .unwrap_or_default()
-        .is_empty());
+    assert!(!summary.stop_reason.is_empty());
     assert!(fake.lock().unwrap().repair_requests.len() <= 30);
     assert_eq!(read(repo.path(), "calc.py"), CALC);
 }
@@ -249,12 +222,9 @@ async fn a_whole_corrected_function_in_a_fence_replaces_the_buggy_one() {
     let reply = "`add` subtracts and `sub` adds.\n\ncalc.py\n```python\ndef add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n```\n";
     let (summary, repo, _) = run(&[reply]).await;
     assert_eq!(
+        (summary.terminal_status, read(repo.path(), "calc.py")),
         (
-            summary["terminal_status"].as_str(),
-            read(repo.path(), "calc.py")
-        ),
-        (
-            Some("done_success"),
+            TerminalStatus::DoneSuccess,
             "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n".into()
         )
     );
@@ -274,15 +244,15 @@ async fn tests_that_check_one_call_for_two_values_end_the_run_after_one_trade_of
         &[two],
     )
     .await;
-    let reason = summary["stop_reason"].as_str().unwrap_or_default();
+    let reason = &summary.stop_reason;
     assert_eq!(
         (
-            summary["terminal_status"].as_str(),
-            summary["stop_rule"].as_str(),
+            summary.terminal_status,
+            summary.stop_rule,
             fake.lock().unwrap().repair_requests.len()
         ),
-        (Some("aborted_stuck"), Some("no_progress"), 1),
-        "{summary}"
+        (TerminalStatus::AbortedStuck, Some(StopRule::NoProgress), 1),
+        "{summary:?}"
     );
     assert!(
         reason.starts_with(

@@ -7,9 +7,9 @@
 use axum::extract::State;
 use axum::routing::post;
 use axum::{Json, Router};
+use kotef_core::{RunSummary, TerminalStatus};
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 struct Fake {
@@ -76,7 +76,7 @@ fn filler(n: usize) -> Vec<(String, String)> {
 }
 
 struct Run {
-    summary: Value,
+    summary: RunSummary,
     repo: tempfile::TempDir,
     fake: Arc<Mutex<Fake>>,
 }
@@ -88,38 +88,18 @@ async fn run(files: Vec<(String, String)>, goal: &str, test: &str, replies: &[St
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
     let repo = kotef_testkit::committed_repo(&refs, &[]);
-    let (goal, test) = (goal.to_string(), test.to_string());
     let (url, fake) = serve(replies).await;
-    let dir = repo.path().to_path_buf();
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_kotef"))
-            .args(["run", "--repo"])
-            .arg(&dir)
-            .args([
-                "--goal",
-                &goal,
-                "--model",
-                "openai:local",
-                "--test-command",
-                &test,
-            ])
-            .args(["--time-budget-s", "120", "--json"])
-            .env("OPENAI_BASE_URL", url)
-            .env("OPENAI_API_KEY", "sk-local")
-            .env_remove("KOTEF_MODEL")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or("{}"))
-        .unwrap_or_else(|_| {
-            panic!(
-                "no summary: {stdout}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+    let summary = kotef_testkit::KotefRun::new(env!("CARGO_BIN_EXE_kotef"), repo.path())
+        .goal(goal)
+        .model("openai:local")
+        .test_command(test)
+        .args(["--time-budget-s", "120"])
+        .env("OPENAI_BASE_URL", url)
+        .env("OPENAI_API_KEY", "sk-local")
+        .timeout(std::time::Duration::from_secs(240))
+        .run()
+        .await
+        .summary();
     Run {
         summary,
         repo,
@@ -173,8 +153,9 @@ async fn the_tracebacks_repository_frames_are_opened_and_installed_code_is_named
     )
     .await;
     assert_eq!(
-        r.summary["terminal_status"], "done_success",
-        "{}",
+        r.summary.terminal_status,
+        TerminalStatus::DoneSuccess,
+        "{:?}",
         r.summary
     );
     let f = r.fake.lock().unwrap();
@@ -230,8 +211,9 @@ async fn one_function_of_a_long_file_is_shown_and_replaced_without_copying_the_f
     )
     .await;
     assert_eq!(
-        r.summary["terminal_status"], "done_success",
-        "{}",
+        r.summary.terminal_status,
+        TerminalStatus::DoneSuccess,
+        "{:?}",
         r.summary
     );
     let after = read(r.repo.path(), "pkg/big.py");
@@ -277,8 +259,9 @@ async fn a_block_that_names_no_file_goes_to_the_one_file_that_defines_its_functi
     )
     .await;
     assert_eq!(
-        r.summary["terminal_status"], "done_success",
-        "{}",
+        r.summary.terminal_status,
+        TerminalStatus::DoneSuccess,
+        "{:?}",
         r.summary
     );
     assert_eq!(
@@ -308,7 +291,7 @@ async fn a_block_whose_function_two_files_define_is_refused_listing_both() {
     )
     .await;
     let f = r.fake.lock().unwrap();
-    assert!(f.lasts.len() >= 2, "{}", r.summary);
+    assert!(f.lasts.len() >= 2, "{:?}", r.summary);
     assert!(
         f.lasts[1].contains("`helper` is in `pkg/a/helpers.py`, `pkg/b/helpers.py`"),
         "{}",
@@ -349,8 +332,9 @@ async fn after_two_failed_attempts_in_one_file_the_loop_moves_to_where_the_faili
     )
     .await;
     assert_eq!(
-        r.summary["terminal_status"], "done_success",
-        "{}",
+        r.summary.terminal_status,
+        TerminalStatus::DoneSuccess,
+        "{:?}",
         r.summary
     );
     let f = r.fake.lock().unwrap();

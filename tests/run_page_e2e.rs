@@ -10,11 +10,12 @@
 
 mod support;
 
+use kotef_testkit::script::planner;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use support::action_runner::{hello_model, planner, run_labeled, world, Launch, Ran};
+use support::action_runner::{hello_model, run_labeled, world, Launch, Ran};
 
 /// The window a reader opens the page in.
 const WINDOW: (u32, u32) = (1280, 800);
@@ -69,17 +70,6 @@ fn stuck_page() -> &'static Page {
             "researcher": [{"content": "{\"findings\": \"README.md only\", \"quality\": 0.9}"}]
         }))
     })
-}
-
-fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| {
-            Command::new(b)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
 }
 
 fn headless(browser: &str, args: &[&str], page: &Path) -> std::process::Output {
@@ -175,11 +165,8 @@ fn the_artifact_holds_the_transcript_beside_its_page() {
 
 /// Whether each of `probes` is inside the first screen of `html`; `None` without Chromium.
 fn first_screen(html: &Path, probes: &[(&str, &str)]) -> Option<(Vec<bool>, String)> {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: no chromium on PATH (CI installs it)");
-        return None;
-    };
-    let (bottoms, height) = measured(browser, html, probes);
+    let browser = kotef_testkit::tools::chromium()?;
+    let (bottoms, height) = measured(&browser, html, probes);
     // The visible height is the window's less what the browser keeps for itself.
     let visible = height > 0.0 && height <= f64::from(WINDOW.1);
     let on_screen = bottoms
@@ -214,14 +201,13 @@ fn a_stopped_run_shows_its_status_and_reason_on_the_first_screen() {
 
 #[test]
 fn headless_chromium_takes_the_first_screen() {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: no chromium on PATH (CI installs it)");
+    let Some(browser) = kotef_testkit::tools::chromium() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("page.png");
     let _ = headless(
-        browser,
+        &browser,
         &[&format!("--screenshot={}", shot.display())],
         &page().html,
     );

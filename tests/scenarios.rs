@@ -2,6 +2,8 @@
 //! graph with the scripted model, real git and real test commands, checked against the
 //! scenario's own `expect` and the contract's summary and exit codes.
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -106,12 +108,14 @@ fn check_scenario(name: &str) {
         "{name}: {}",
         report.display()
     );
-    let json_twin: Value =
-        serde_json::from_str(&std::fs::read_to_string(report.with_extension("json")).unwrap())
-            .unwrap();
-    assert_eq!(json_twin["terminal_status"], s["terminal_status"], "{name}");
+    let twin = support::report::twin(&report);
     assert_eq!(
-        json_twin["calls"].as_array().unwrap().len() as u64,
+        twin.summary.terminal_status.as_str(),
+        s["terminal_status"],
+        "{name}"
+    );
+    assert_eq!(
+        twin.calls.len() as u64,
         s["model_calls"].as_u64().unwrap(),
         "{name}"
     );
@@ -189,14 +193,8 @@ fn fix_attempt_counts_match_the_profile() {
         let (_, s, keep) = run_scenario(&dir.join(file));
         assert_eq!(s["stop_rule"], "fix_attempts", "{file}");
         assert_eq!(s["fix_attempts"], attempts, "{file}");
-        let twin: Value = serde_json::from_str(
-            &std::fs::read_to_string(
-                PathBuf::from(s["report_path"].as_str().unwrap()).with_extension("json"),
-            )
-            .unwrap(),
-        )
-        .unwrap();
-        assert_eq!(twin["failure_history"]["attempts"], attempts, "{file}");
+        let twin = support::report::twin(Path::new(s["report_path"].as_str().unwrap()));
+        assert_eq!(twin.failure_history.attempts, attempts, "{file}");
         let issues = std::fs::read_to_string(s["issues_md_path"].as_str().unwrap()).unwrap();
         assert!(issues.contains("Suggested follow-up"), "{issues}");
         drop(keep);

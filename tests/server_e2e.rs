@@ -4,6 +4,7 @@
 //! The fake GitHub and the real octocrab client talk over loopback HTTP.
 
 use kotef::executor::GraphExecutor;
+use kotef_testkit::script::planner_to;
 use kotef_testkit::FakeGitHub;
 use serde_json::json;
 use std::path::Path;
@@ -20,14 +21,6 @@ struct World {
     data: tempfile::TempDir,
     bare: std::path::PathBuf,
     server: kotef_github::RunningServer,
-}
-
-fn planner(next: &str, extra: serde_json::Value) -> serde_json::Value {
-    let mut d = json!({"next": next, "reason": format!("go to {next}")});
-    d.as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    json!({"content": d.to_string()})
 }
 
 async fn world(model: serde_json::Value) -> World {
@@ -98,8 +91,8 @@ fn on_branch(bare: &Path, branch: &str, path: &str) -> Option<String> {
 async fn labeled_issue_is_fixed_pushed_and_reported() {
     let model = json!({
         "planner": [
-            planner("coder", json!({"task": "Create hello.txt containing hello", "plan": ["write hello.txt"]})),
-            planner("done", json!({}))
+            planner_to("coder", json!({"task": "Create hello.txt containing hello", "plan": ["write hello.txt"]})),
+            planner_to("done", json!({}))
         ],
         "coder": [
             {"tool_calls": [{"name": "write_file", "arguments": {"path": "hello.txt", "content": "hello\n"}}]},
@@ -157,8 +150,8 @@ async fn labeled_issue_is_fixed_pushed_and_reported() {
 async fn the_transcript_stays_in_the_data_directory_and_off_the_branch() {
     let model = json!({
         "planner": [
-            planner("coder", json!({"task": "Create hello.txt containing hello"})),
-            planner("done", json!({}))
+            planner_to("coder", json!({"task": "Create hello.txt containing hello"})),
+            planner_to("done", json!({}))
         ],
         "coder": [
             {"tool_calls": [{"name": "write_file", "arguments": {"path": "hello.txt", "content": "hello\n"}}]},
@@ -196,7 +189,7 @@ async fn the_transcript_stays_in_the_data_directory_and_off_the_branch() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn looping_run_is_stopped_pushed_and_snitched() {
     let model = json!({
-        "planner": [planner("researcher", json!({"query": "How is the greeting configured?"}))],
+        "planner": [planner_to("researcher", json!({"query": "How is the greeting configured?"}))],
         "researcher": [{"content": "{\"findings\": \"README.md only\", \"quality\": 0.9}"}]
     });
     let w = world(model).await;

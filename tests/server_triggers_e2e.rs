@@ -3,6 +3,7 @@
 //! with a scripted model, and the branch pushed to a bare repository.
 
 use kotef::executor::GraphExecutor;
+use kotef_testkit::script::planner_to;
 use kotef_testkit::FakeGitHub;
 use serde_json::json;
 use std::sync::Arc;
@@ -18,14 +19,6 @@ struct World {
     _data: tempfile::TempDir,
     bare: std::path::PathBuf,
     server: kotef_github::RunningServer,
-}
-
-fn planner(next: &str, extra: serde_json::Value) -> serde_json::Value {
-    let mut d = json!({"next": next, "reason": format!("go to {next}")});
-    d.as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    json!({"content": d.to_string()})
 }
 
 /// A server whose assignee is `kotef-machine`, whose phrase is `@kotef` and whose branches
@@ -49,8 +42,8 @@ async fn world() -> World {
     let data = tempfile::tempdir().unwrap();
     let model = json!({
         "planner": [
-            planner("coder", json!({"task": "Create hello.txt containing hello", "plan": ["write hello.txt"]})),
-            planner("done", json!({}))
+            planner_to("coder", json!({"task": "Create hello.txt containing hello", "plan": ["write hello.txt"]})),
+            planner_to("done", json!({}))
         ],
         "coder": [
             {"tool_calls": [{"name": "write_file", "arguments": {"path": "hello.txt", "content": "hello\n"}}]},

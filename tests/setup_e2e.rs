@@ -4,7 +4,9 @@
 
 mod support;
 
-use serde_json::{json, Value};
+use kotef_core::TerminalStatus;
+use kotef_testkit::Ran;
+use serde_json::json;
 use std::path::Path;
 use std::process::Command;
 use support::recording_model::RecordingModel;
@@ -30,50 +32,26 @@ fn repo(setup: &str) -> tempfile::TempDir {
     kotef_testkit::committed_repo(&files, &[])
 }
 
-struct Ran {
-    code: i32,
-    summary: Value,
-    stderr: String,
-}
-
+/// `kotef run` against `model` with the goal "Make the tests pass".
 async fn kotef_run(model: &RecordingModel, repo: &Path) -> Ran {
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
-        .args(["run", "--json", "--model", "openai:fake-model", "--repo"])
-        .arg(repo)
-        .args(["--goal", "Make the tests pass"])
-        .env("OPENAI_BASE_URL", model.base_url())
-        .env("OPENAI_API_KEY", "sk-setup-test-0123456789")
-        .env_remove("KOTEF_MODEL")
-        .kill_on_drop(true)
-        .output()
+    model
+        .kotef_run(repo, "sk-setup-test-0123456789")
+        .goal("Make the tests pass")
+        .run()
         .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    Ran {
-        code: out.status.code().unwrap_or(-1),
-        summary: serde_json::from_str(stdout.trim()).unwrap_or(Value::Null),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn npm_present() -> bool {
-    Command::new("npm")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn setup_installs_what_the_tests_need_before_the_agent_runs() {
-    if !npm_present() {
-        eprintln!("skipped: npm is not installed");
+    if !kotef_testkit::tools::npm() {
         return;
     }
     let model = RecordingModel::start(json!({"next": "done", "reason": "the tests pass"})).await;
     let dir = repo("npm install --offline --no-audit --no-fund --install-links");
     let ran = kotef_run(&model, dir.path()).await;
     assert_eq!(
-        ran.summary["terminal_status"], "done_success",
+        ran.summary().terminal_status,
+        TerminalStatus::DoneSuccess,
         "{}",
         ran.stderr
     );
@@ -81,15 +59,15 @@ async fn setup_installs_what_the_tests_need_before_the_agent_runs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_setup_the_same_tests_fail() {
-    if !npm_present() {
-        eprintln!("skipped: npm is not installed");
+    if !kotef_testkit::tools::npm() {
         return;
     }
     let model = RecordingModel::start(json!({"next": "done", "reason": "stop"})).await;
     let dir = repo("true");
     let ran = kotef_run(&model, dir.path()).await;
     assert_ne!(
-        ran.summary["terminal_status"], "done_success",
+        ran.summary().terminal_status,
+        TerminalStatus::DoneSuccess,
         "{}",
         ran.stderr
     );
@@ -206,7 +184,8 @@ with zipfile.ZipFile("greet-1.0-py3-none-any.whl", "w") as z:
     async fn what_setup_puts_in_the_job_cache_the_tests_see_without_a_sandbox() {
         let ran = status(MARK, READ_MARK, "none").await;
         assert_eq!(
-            ran.summary["terminal_status"], "done_success",
+            ran.summary().terminal_status,
+            TerminalStatus::DoneSuccess,
             "{}",
             ran.stderr
         );
@@ -220,7 +199,8 @@ with zipfile.ZipFile("greet-1.0-py3-none-any.whl", "w") as z:
         );
         let ran = status(MARK, READ_MARK, "bwrap").await;
         assert_eq!(
-            ran.summary["terminal_status"], "done_success",
+            ran.summary().terminal_status,
+            TerminalStatus::DoneSuccess,
             "{}",
             ran.stderr
         );
@@ -234,7 +214,8 @@ with zipfile.ZipFile("greet-1.0-py3-none-any.whl", "w") as z:
         );
         let ran = status("true", "touch \"$PYTHONUSERBASE\"/x", "bwrap").await;
         assert_ne!(
-            ran.summary["terminal_status"], "done_success",
+            ran.summary().terminal_status,
+            TerminalStatus::DoneSuccess,
             "{}",
             ran.stderr
         );
@@ -255,7 +236,8 @@ with zipfile.ZipFile("greet-1.0-py3-none-any.whl", "w") as z:
         let test = "python3 -c 'import greet; assert greet.hello() == \"hello\"'";
         let ran = status(setup, test, "bwrap").await;
         assert_eq!(
-            ran.summary["terminal_status"], "done_success",
+            ran.summary().terminal_status,
+            TerminalStatus::DoneSuccess,
             "{}",
             ran.stderr
         );
@@ -302,7 +284,8 @@ mod readme_setup {
     async fn the_readmes_setup_works_without_a_sandbox() {
         let ran = run("none").await;
         assert_eq!(
-            ran.summary["terminal_status"], "done_success",
+            ran.summary().terminal_status,
+            TerminalStatus::DoneSuccess,
             "{}",
             ran.stderr
         );
@@ -316,7 +299,8 @@ mod readme_setup {
         );
         let ran = run("bwrap").await;
         assert_eq!(
-            ran.summary["terminal_status"], "done_success",
+            ran.summary().terminal_status,
+            TerminalStatus::DoneSuccess,
             "{}",
             ran.stderr
         );

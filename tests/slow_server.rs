@@ -4,12 +4,12 @@
 //! against 120 s. Through kotef's own OpenAI-compatible client (real reqwest over loopback)
 //! and through `kotef run`.
 
+use kotef_core::{RunSummary, StopRule, TerminalStatus};
 use kotef_model::{ClientOptions, Message, Model, ModelError, ModelRequest, OpenAiModel};
 use kotef_testkit::slow_model::{in_order, Script};
 use kotef_testkit::{SlowModel, SlowModelConfig, Turn};
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -178,7 +178,7 @@ fn script(repair: impl Fn(usize) -> Turn + Send + Sync + 'static) -> Script {
 }
 
 struct Run {
-    summary: Value,
+    summary: RunSummary,
     repo: tempfile::TempDir,
 }
 
@@ -199,34 +199,17 @@ async fn kotef_run_goal(fake: &SlowModel, config: &str, budget_s: u64, goal: &st
         ],
         &[],
     );
-    let (dir, url, goal) = (
-        repo.path().to_path_buf(),
-        fake.url.clone(),
-        goal.to_string(),
-    );
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_kotef"))
-            .args(["run", "--repo"])
-            .arg(&dir)
-            .args(["--goal", &goal, "--model", "openai:local"])
-            .args(["--test-command", "python3 -m unittest -q test_calc"])
-            .args(["--time-budget-s", &budget_s.to_string(), "--json"])
-            .env("OPENAI_BASE_URL", url)
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("KOTEF_MODEL")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or("{}"))
-        .unwrap_or_else(|_| {
-            panic!(
-                "no summary: {stdout}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+    let summary = kotef_testkit::KotefRun::new(env!("CARGO_BIN_EXE_kotef"), repo.path())
+        .goal(goal)
+        .model("openai:local")
+        .test_command("python3 -m unittest -q test_calc")
+        .args(["--time-budget-s", &budget_s.to_string()])
+        .env("OPENAI_BASE_URL", &fake.url)
+        .env_remove(&["OPENAI_API_KEY"])
+        .timeout(Duration::from_secs(budget_s + 120))
+        .run()
+        .await
+        .summary();
     Run { summary, repo }
 }
 
@@ -260,8 +243,9 @@ async fn kotef_run_is_not_cut_while_the_slow_server_reads_its_prompt() {
     let fake = server(150.0, script(|_| Turn::Reply(FIX.into()))).await;
     let run = kotef_run(&fake, IDLE_1S, 60).await;
     assert_eq!(
-        run.summary["terminal_status"], "done_success",
-        "{}",
+        run.summary.terminal_status,
+        TerminalStatus::DoneSuccess,
+        "{:?}",
         run.summary
     );
     let repairs: Vec<Value> = fake.requests().into_iter().filter(is_repair).collect();
@@ -285,8 +269,9 @@ async fn a_timed_out_request_goes_once_more_with_half_its_reply_cap() {
     .await;
     let run = kotef_run(&fake, IDLE_1S, 60).await;
     assert_eq!(
-        run.summary["terminal_status"], "done_success",
-        "{}",
+        run.summary.terminal_status,
+        TerminalStatus::DoneSuccess,
+        "{:?}",
         run.summary
     );
     let requests = fake.requests();
@@ -304,11 +289,13 @@ async fn a_timed_out_request_goes_once_more_with_half_its_reply_cap() {
 async fn a_request_that_timed_out_twice_is_not_sent_a_third_time() {
     let fake = server(1800.0, script(|_| Turn::SilentAfter(256))).await;
     let run = kotef_run(&fake, IDLE_1S, 60).await;
-    assert_eq!(run.summary["stop_rule"], "model_error", "{}", run.summary);
-    assert!(run.summary["stop_reason"]
-        .as_str()
-        .unwrap()
-        .contains("not sent again unchanged"));
+    assert_eq!(
+        run.summary.stop_rule,
+        Some(StopRule::ModelError),
+        "{:?}",
+        run.summary
+    );
+    assert!(run.summary.stop_reason.contains("not sent again unchanged"));
     let requests = fake.requests();
     assert!(all_distinct(&requests));
     assert_eq!(requests.iter().filter(|b| is_repair(b)).count(), 2);
@@ -326,8 +313,13 @@ async fn a_call_that_cannot_fit_the_time_left_is_not_started() {
     let fake = server(285.0, script(|_| Turn::Reply(FIX.into()))).await;
     let config = "verify_first = false\n[model]\ntimeout_s = 30\n";
     let run = kotef_run_goal(&fake, config, 8, &goal).await;
-    assert_eq!(run.summary["stop_rule"], "budget", "{}", run.summary);
-    let reason = run.summary["stop_reason"].as_str().unwrap();
+    assert_eq!(
+        run.summary.stop_rule,
+        Some(StopRule::Budget),
+        "{:?}",
+        run.summary
+    );
+    let reason = &run.summary.stop_reason;
     assert!(
         reason.contains("cannot finish in the time left"),
         "{reason}"

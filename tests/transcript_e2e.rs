@@ -146,17 +146,6 @@ fn the_transcript_ends_with_how_the_run_ended() {
     assert_eq!(t.last().map(String::as_str), Some("ending"), "{t:?}");
 }
 
-fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| {
-            Command::new(b)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-}
-
 fn headless(browser: &str, args: &[&str], page: &Path) -> std::process::Output {
     let home = tempfile::tempdir().unwrap();
     Command::new(browser)
@@ -175,12 +164,11 @@ fn headless(browser: &str, args: &[&str], page: &Path) -> std::process::Output {
 
 #[test]
 fn headless_chromium_renders_the_page_with_no_script_from_the_transcript() {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: no chromium on PATH (CI installs it)");
+    let Some(browser) = kotef_testkit::tools::chromium() else {
         return;
     };
     let m = made();
-    let out = headless(browser, &["--dump-dom"], &m.html);
+    let out = headless(&browser, &["--dump-dom"], &m.html);
     let dom = String::from_utf8_lossy(&out.stdout);
     assert!(
         dom.contains("verification") && dom.contains("calc.py"),
@@ -194,14 +182,13 @@ fn headless_chromium_renders_the_page_with_no_script_from_the_transcript() {
 
 #[test]
 fn headless_chromium_takes_a_screenshot_of_the_page() {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: no chromium on PATH (CI installs it)");
+    let Some(browser) = kotef_testkit::tools::chromium() else {
         return;
     };
     let m = made();
     let shot = m.html.with_extension("png");
     let arg = format!("--screenshot={}", shot.display());
-    let _ = headless(browser, &[&arg, "--window-size=1200,1600"], &m.html);
+    let _ = headless(&browser, &[&arg, "--window-size=1200,1600"], &m.html);
     let png = std::fs::read(&shot).unwrap_or_default();
     assert!(png.starts_with(b"\x89PNG"), "no PNG written");
     if let Ok(dest) = std::env::var("KOTEF_TRANSCRIPT_SCREENSHOT") {
@@ -221,28 +208,17 @@ async fn a_secret_in_a_tool_output_or_a_message_is_redacted_in_the_transcript() 
         vec![read],
     )
     .await;
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_kotef"))
-        .args([
-            "run",
-            "--json",
-            "--model",
-            "openai:fake",
-            "--test-command",
-            "false",
-            "--repo",
-        ])
-        .arg(dir.path())
-        .args(["--goal", &format!("Fix leak.env (the key is {KEY})")])
+    let summary = support::kotef_run(dir.path())
+        .model("openai:fake")
+        .test_command("false")
+        .goal(&format!("Fix leak.env (the key is {KEY})"))
         .env("OPENAI_BASE_URL", model.base_url())
         .env("OPENAI_API_KEY", KEY)
-        .env_remove("KOTEF_MODEL")
-        .output()
+        .run()
         .await
-        .unwrap();
-    let summary: serde_json::Value =
-        serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
-    let path = summary["transcript_path"]
-        .as_str()
+        .summary();
+    let path = summary
+        .transcript_path
         .expect("a transcript path in the summary");
     let t = std::fs::read_to_string(path).unwrap();
     assert!(t.contains("leak.env") && t.contains("[REDACTED]"), "{t}");

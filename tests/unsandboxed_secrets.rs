@@ -26,23 +26,16 @@ fn repo() -> tempfile::TempDir {
 }
 
 /// `kotef run` with the model key in its environment, optionally as another user (`prefix`
-/// is a command such as `setpriv --reuid …` that then runs the binary).
+/// is a command such as `setpriv --reuid …` that then runs the binary); what it printed on
+/// stderr.
 async fn kotef_run(model: &RecordingModel, repo: &Path, prefix: &[&str]) -> String {
-    let bin = env!("CARGO_BIN_EXE_kotef");
-    let mut argv: Vec<&str> = prefix.to_vec();
-    argv.push(bin);
-    let mut cmd = tokio::process::Command::new(argv[0]);
-    cmd.args(&argv[1..])
-        .args(["run", "--json", "--model", "openai:fake-model", "--repo"])
-        .arg(repo)
-        .args(["--goal", "Make the check pass"])
-        .env("OPENAI_BASE_URL", model.base_url())
-        .env("OPENAI_API_KEY", KEY)
+    kotef_testkit::KotefRun::with_prefix(prefix, env!("CARGO_BIN_EXE_kotef"), repo)
+        .openai(&model.base_url(), KEY)
+        .goal("Make the check pass")
         .env("HOME", repo)
-        .env_remove("KOTEF_MODEL")
-        .kill_on_drop(true);
-    let out = cmd.output().await.unwrap();
-    String::from_utf8_lossy(&out.stderr).into_owned()
+        .run()
+        .await
+        .stderr
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,7 +6,9 @@ use chrono::{DateTime, Utc};
 use kotef_core::markdown::{code, inert, INERT_CAP};
 use kotef_core::{Limits, RunId, RunSummary, StopRule, TerminalStatus};
 use kotef_tools::{Links, Tree};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -27,31 +29,32 @@ pub struct ReportMeta {
     pub instruction_files: Vec<kotef_core::config::InstructionUse>,
 }
 
-/// The JSON twin: the contract summary's fields plus timeline and calls.
-#[derive(Debug, Clone, Serialize)]
+/// The JSON twin: the contract summary's fields plus timeline and calls. Rendering borrows the
+/// run's state; reading a written twin back (`serde_json::from_str::<ReportJson>`) owns it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ReportJson<'a> {
     #[serde(flatten)]
     pub summary: RunSummary,
-    pub run_id: &'a str,
-    pub goal: &'a str,
-    pub profile: &'a str,
-    pub model: &'a str,
+    pub run_id: Cow<'a, str>,
+    pub goal: Cow<'a, str>,
+    pub profile: Cow<'a, str>,
+    pub model: Cow<'a, str>,
     pub started_at: String,
     pub duration_ms: u64,
     pub cost_usd: Option<f64>,
     pub limits: Limits,
-    pub timeline: &'a [StepRecord],
-    pub calls: &'a [CallRecord],
+    pub timeline: Cow<'a, [StepRecord]>,
+    pub calls: Cow<'a, [CallRecord]>,
     /// Tool calls executed, by tool name (added to the contract's fields).
-    pub tools_run: &'a std::collections::BTreeMap<String, u32>,
-    pub failure_history: &'a FailureHistory,
+    pub tools_run: Cow<'a, BTreeMap<String, u32>>,
+    pub failure_history: Cow<'a, FailureHistory>,
     pub files_changed: Vec<String>,
     pub mermaid: String,
     /// What the operator's rules changed in the repository's config.
-    pub settings_notes: &'a [String],
+    pub settings_notes: Cow<'a, [String]>,
     /// How much of each repository instruction file reached the agent (added in 1.0).
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub instruction_files: &'a [kotef_core::config::InstructionUse],
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub instruction_files: Cow<'a, [kotef_core::config::InstructionUse]>,
 }
 
 /// File stem `<UTC timestamp>-<run id>`.
@@ -404,22 +407,22 @@ pub fn render_json(
 ) -> serde_json::Value {
     let json = ReportJson {
         summary: summary(state, report_path, issues_md_path),
-        run_id: &meta.run_id.0,
-        goal: &state.goal,
-        profile: state.profile.as_str(),
-        model: &meta.model,
+        run_id: Cow::Borrowed(&meta.run_id.0),
+        goal: Cow::Borrowed(&state.goal),
+        profile: Cow::Borrowed(state.profile.as_str()),
+        model: Cow::Borrowed(&meta.model),
         started_at: meta.started_at.to_rfc3339(),
         duration_ms: meta.duration_ms,
         cost_usd: meta.cost_usd,
         limits: meta.limits,
-        timeline: &state.timeline,
-        calls: &state.calls,
-        tools_run: &state.tools_run,
-        failure_history: &state.failures,
+        timeline: Cow::Borrowed(&state.timeline),
+        calls: Cow::Borrowed(&state.calls),
+        tools_run: Cow::Borrowed(&state.tools_run),
+        failure_history: Cow::Borrowed(&state.failures),
         files_changed: state.files_changed(),
         mermaid: mermaid.to_string(),
-        settings_notes: &meta.settings_notes,
-        instruction_files: &meta.instruction_files,
+        settings_notes: Cow::Borrowed(&meta.settings_notes),
+        instruction_files: Cow::Borrowed(&meta.instruction_files),
     };
     serde_json::to_value(json).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
 }

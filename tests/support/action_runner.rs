@@ -28,28 +28,22 @@ pub struct Ran {
     pub summary: String,
 }
 
-/// A planner decision.
-pub fn planner(next: &str, reason: &str, extra: serde_json::Value) -> serde_json::Value {
-    let mut d = json!({"next": next, "reason": reason});
-    if let (Some(d), Some(e)) = (d.as_object_mut(), extra.as_object()) {
-        d.extend(e.clone());
-    }
-    json!({"content": d.to_string()})
-}
-
 /// A model that writes `hello.txt` and ends, giving `reason` for every planner decision and
 /// `summary` as the coder's summary.
 pub fn hello_model(reason: &str, summary: &str) -> serde_json::Value {
-    json!({
-        "planner": [
-            planner("coder", reason, json!({"task": "Create hello.txt containing hello", "plan": ["write hello.txt"]})),
-            planner("done", reason, json!({}))
-        ],
-        "coder": [
-            {"tool_calls": [{"name": "write_file", "arguments": {"path": "hello.txt", "content": "hello\n"}}]},
-            {"tool_calls": [{"name": "done", "arguments": {"summary": summary}}]}
-        ]
-    })
+    kotef_testkit::Script::new()
+        .planner(
+            "coder",
+            reason,
+            json!({"task": "Create hello.txt containing hello", "plan": ["write hello.txt"]}),
+        )
+        .planner("done", reason, json!({}))
+        .coder_call(
+            "write_file",
+            json!({"path": "hello.txt", "content": "hello\n"}),
+        )
+        .coder_done(summary)
+        .build()
 }
 
 /// A repository whose config names `test_command` and runs commands without a sandbox (so a

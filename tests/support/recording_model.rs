@@ -83,6 +83,12 @@ impl RecordingModel {
         format!("http://{}/v1", self.addr)
     }
 
+    /// `kotef run` of this build against this server (`--model openai:fake-model`), with `key`
+    /// as the operator's API key.
+    pub fn kotef_run(&self, repo: &std::path::Path, key: &str) -> kotef_testkit::KotefRun {
+        super::kotef_run(repo).openai(&self.base_url(), key)
+    }
+
     pub fn requests(&self) -> Vec<Seen> {
         self.shared.seen.lock().unwrap().clone()
     }

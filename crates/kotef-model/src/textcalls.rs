@@ -18,6 +18,7 @@
 use crate::types::{ToolCall, ToolSchema};
 use crate::wire::parse_arguments;
 use serde_json::{json, Map, Value};
+use std::collections::HashSet;
 
 /// Prefix of the ids given to calls parsed from text (`text_call_0`, `text_call_1`, ...).
 pub const TEXT_CALL_ID_PREFIX: &str = "text_call_";
@@ -63,11 +64,11 @@ pub fn parse_text_tool_calls(content: &str, offered: &[&str]) -> Vec<ToolCall> {
     }
     found.sort_by_key(|(pos, _, _)| *pos);
     let mut out: Vec<ToolCall> = Vec::new();
+    // Calls already kept, by name and arguments' text (object keys are sorted, so equal
+    // arguments have equal text): one lookup per call, not a pass over all the calls kept.
+    let mut seen: HashSet<(String, String)> = HashSet::new();
     for (_, name, arguments) in found {
-        if out
-            .iter()
-            .any(|c| c.name == name && c.arguments == arguments)
-        {
+        if !seen.insert((name.clone(), arguments.to_string())) {
             continue;
         }
         out.push(ToolCall {
@@ -158,10 +159,12 @@ struct FunctionTag {
 fn function_tags(content: &str) -> Vec<FunctionTag> {
     let mut out = Vec::new();
     let mut from = 0;
+    let mut closes = NextMatch::new(content, "</function>");
+    let mut name_ends = NextMatch::new(content, ">");
     while let Some(rel) = content[from..].find("<function") {
         let start = from + rel;
         let after = &content[start + "<function".len()..];
-        if let Some(tag) = function_equals_tag(content, start) {
+        if let Some(tag) = function_equals_tag(content, start, &mut name_ends, &mut closes) {
             from = tag.end;
             out.push(tag);
             continue;
@@ -178,12 +181,12 @@ fn function_tags(content: &str) -> Vec<FunctionTag> {
         let name = attr(&attrs, "name");
         let mut arguments = attr(&attrs, "arguments").or_else(|| attr(&attrs, "parameters"));
         if !self_closing {
-            if let Some(close) = content[end..].find("</function>") {
-                let body = content[end..end + close].trim();
+            if let Some(close) = closes.at_or_after(end) {
+                let body = content[end..close].trim();
                 if arguments.is_none() && !body.is_empty() {
                     arguments = Some(body.to_string());
                 }
-                end += close + "</function>".len();
+                end = close + "</function>".len();
             }
         }
         let call = name.map(|n| {
@@ -196,20 +199,60 @@ fn function_tags(content: &str) -> Vec<FunctionTag> {
     out
 }
 
+/// The first match of a needle at or after a position, for positions that only grow: each
+/// byte of the content is searched once over all the questions, so finding the closing tag
+/// of every one of many unclosed tags stays linear in the content.
+struct NextMatch<'a> {
+    content: &'a str,
+    needle: &'a str,
+    /// The last search: where it started and what it found.
+    last: Option<(usize, Option<usize>)>,
+}
+
+impl<'a> NextMatch<'a> {
+    fn new(content: &'a str, needle: &'a str) -> Self {
+        Self {
+            content,
+            needle,
+            last: None,
+        }
+    }
+
+    /// The start of the first match at or after `from` (`from` at least the last one asked).
+    fn at_or_after(&mut self, from: usize) -> Option<usize> {
+        match self.last {
+            // Nothing from an earlier position on: nothing from a later one either.
+            Some((searched, None)) if searched <= from => return None,
+            Some((searched, Some(at))) if searched <= from && at >= from => return Some(at),
+            _ => {}
+        }
+        let found = self
+            .content
+            .get(from..)
+            .and_then(|rest| rest.find(self.needle))
+            .map(|at| from + at);
+        self.last = Some((from, found));
+        found
+    }
+}
+
 /// `<function=NAME>BODY</function>` at `start` (the closing tag may be missing at the end).
-fn function_equals_tag(content: &str, start: usize) -> Option<FunctionTag> {
+fn function_equals_tag(
+    content: &str,
+    start: usize,
+    name_ends: &mut NextMatch,
+    closes: &mut NextMatch,
+) -> Option<FunctionTag> {
+    let head_start = start + "<function=".len();
     let head = content[start..].strip_prefix("<function=")?;
-    let close = head.find('>')?;
+    let close = name_ends.at_or_after(head_start)? - head_start;
     let name = head[..close].trim().trim_matches(['"', '\'']);
     if name.is_empty() || name.contains(char::is_whitespace) {
         return None;
     }
-    let body_start = start + "<function=".len() + close + 1;
-    let (body, end) = match content[body_start..].find("</function>") {
-        Some(n) => (
-            &content[body_start..body_start + n],
-            body_start + n + "</function>".len(),
-        ),
+    let body_start = head_start + close + 1;
+    let (body, end) = match closes.at_or_after(body_start) {
+        Some(at) => (&content[body_start..at], at + "</function>".len()),
         None => (&content[body_start..], content.len()),
     };
     let body = body.trim();
@@ -322,8 +365,15 @@ fn json_values(content: &str, skip: &[(usize, usize)]) -> Vec<(usize, Value)> {
     let mut out = Vec::new();
     let mut attempts = 0;
     let mut i = 0;
+    // The spans come in order and do not overlap, and `i` only grows: the spans before `i`
+    // are passed once, so each position is checked against one span, not all of them.
+    let mut spans = skip.iter().peekable();
+    let mut skipped = |at: usize| {
+        while spans.next_if(|(_, e)| *e <= at).is_some() {}
+        spans.peek().filter(|(s, _)| *s <= at).map(|(_, e)| *e)
+    };
     while i < content.len() && attempts < MAX_JSON_ATTEMPTS {
-        if let Some(&(_, end)) = skip.iter().find(|(s, e)| (*s..*e).contains(&i)) {
+        if let Some(end) = skipped(i) {
             i = end;
             continue;
         }
@@ -332,7 +382,7 @@ fn json_values(content: &str, skip: &[(usize, usize)]) -> Vec<(usize, Value)> {
             break;
         };
         let start = i + rel;
-        if skip.iter().any(|(s, e)| (*s..*e).contains(&start)) {
+        if skipped(start).is_some() {
             i = start;
             continue;
         }
@@ -625,10 +675,43 @@ mod tests {
         assert!(parse_text_tool_calls("{\"name\": \"done\"}", &[]).is_empty());
     }
 
+    /// The scan is linear in the reply (`cargo bench -p kotef-model --bench textcalls` holds
+    /// the figure); here, what it finds around hostile text.
     #[test]
     fn many_unclosed_braces_end_quickly() {
-        let content = "{".repeat(50_000);
-        assert!(parsed(&content).is_empty());
+        let braces = "{".repeat(50_000);
+        assert!(parsed(&braces).is_empty());
+        let done = "{\"name\": \"done\", \"arguments\": {}}";
+        assert_eq!(
+            parsed(&format!("{done}{braces}")),
+            call("done", json!({})),
+            "a call before the braces is still found"
+        );
+    }
+
+    #[test]
+    fn a_call_after_many_unclosed_function_tags_is_found() {
+        let tags = "<function name=\"shell\">".repeat(20_000);
+        let content = format!("{tags}\n{{\"name\": \"done\", \"arguments\": {{}}}}");
+        assert_eq!(parsed(&content), call("done", json!({})));
+    }
+
+    #[test]
+    fn many_distinct_tag_calls_are_each_kept_once_in_order() {
+        let content: String = (0..3000)
+            .map(|n| format!("<function=done>{{\"n\": {n}}}</function><function=done>{{\"n\": {n}}}</function>"))
+            .collect();
+        let kept: Vec<Value> = parsed(&content).into_iter().map(|c| c.1).collect();
+        let want: Vec<Value> = (0..3000).map(|n| json!({"n": n})).collect();
+        assert_eq!(kept, want);
+    }
+
+    #[test]
+    fn a_function_tag_closes_at_the_first_close_after_it() {
+        let content = "<function name=\"read_file\">{\"path\": \"a\"}</function>\n\
+             <function name=\"done\">{}</function>";
+        let names: Vec<String> = parsed(content).into_iter().map(|c| c.0).collect();
+        assert_eq!(names, ["read_file", "done"]);
     }
 
     fn tools() -> Vec<ToolSchema> {

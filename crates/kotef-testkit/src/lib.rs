@@ -26,29 +26,37 @@
 //! repositories), [`smart_http`] (a private git remote over loopback that refuses anonymous
 //! requests), [`executor`] (a fake `RunExecutor`), [`recorded`] (one recorded run that many
 //! one-fact tests read), [`slow_model`] (a self-hosted model server that reads prompts at a set
-//! speed and reports its progress as llama.cpp does).
+//! speed and reports its progress as llama.cpp does), [`script`] (scripted models as builders),
+//! [`kotef_run`] (`kotef run` invocations as builders, summaries read back typed), [`tools`]
+//! (host tools a test needs: missing fails under `CI`, skips elsewhere saying so).
 
 pub mod executor;
 pub mod git;
 pub mod github;
+pub mod kotef_run;
 pub mod payloads;
 pub mod recorded;
 mod routes;
+pub mod script;
 pub mod slow_model;
 pub mod smart_http;
 pub mod state;
+pub mod tools;
 
 pub use executor::{sample_outcome, FakeBehavior, FakeExecutor};
 pub use git::{committed_repo, file_base_url, git, git_output, init_bare_repo, push_branch};
 pub use github::FakeGitHub;
+pub use kotef_run::{KotefRun, Ran};
 pub use payloads::*;
 pub use recorded::recorded;
+pub use script::Script;
 pub use slow_model::{SlowModel, SlowModelConfig, Turn};
 pub use smart_http::{basic_auth, SeenRequest, SmartHttp};
 pub use state::{
     FakeComment, FakeDispatch, FakePull, FakeReaction, FakeState, FaultKind, LoggedRequest,
     FAKE_BOT_LOGIN, FAKE_TOKEN,
 };
+pub use tools::{found_tool, require_tool};
 
 /// Redacts volatile parts of a comment for snapshots: run ids, file paths, timestamps.
 pub fn redact_volatile(text: &str, run_id: &str, extra: &[(&str, &str)]) -> String {
