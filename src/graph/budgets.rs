@@ -3,7 +3,6 @@
 //! calls, commands the strict profile denies ([`command_denied`]) and a command that ran into
 //! a resource limit ([`resource_limit`]).
 
-use super::guards::model_failures::MODEL_FAILURE_LIMIT;
 use super::state::Fired;
 use kotef_core::{Limits, Profile, StopRule};
 use kotef_model::ModelError;
@@ -22,33 +21,56 @@ pub struct Spent {
     pub cost_usd: Option<f64>,
 }
 
+/// One of the run's four budgets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetKind {
+    Tokens,
+    Time,
+    ModelCalls,
+    Dollars,
+}
+
+impl BudgetKind {
+    /// The four, in the order they are checked.
+    pub const ALL: [BudgetKind; 4] = [Self::Tokens, Self::Time, Self::ModelCalls, Self::Dollars];
+}
+
 /// The token, wall-clock, model-call and dollar budgets.
 pub fn budget_stop(spent: &Spent, limits: &Limits) -> Option<Fired> {
-    let counted = [
-        ("token", spent.tokens, limits.token_budget, "tokens used"),
-        ("time", spent.elapsed_s, limits.time_budget_s, "s used"),
-        (
+    BudgetKind::ALL
+        .iter()
+        .find_map(|kind| budget_spent(*kind, spent, limits))
+}
+
+/// The budget `kind`, when it ran out.
+pub fn budget_spent(kind: BudgetKind, spent: &Spent, limits: &Limits) -> Option<Fired> {
+    let (name, used, cap, unit) = match kind {
+        BudgetKind::Tokens => ("token", spent.tokens, limits.token_budget, "tokens used"),
+        BudgetKind::Time => ("time", spent.elapsed_s, limits.time_budget_s, "s used"),
+        BudgetKind::ModelCalls => (
             "model-call",
             u64::from(spent.model_calls),
             u64::from(limits.max_model_calls),
             "calls made",
         ),
-    ];
-    for (name, used, cap, unit) in counted {
-        if used >= cap {
-            return fired(
-                StopRule::Budget,
-                format!("The {name} budget ran out: {used} of {cap} {unit}."),
-            );
-        }
-    }
-    if let (Some(cost), Some(cap)) = (spent.cost_usd, limits.cost_budget_usd) {
-        if cost >= cap {
+        BudgetKind::Dollars => {
+            let (Some(cost), Some(cap)) = (spent.cost_usd, limits.cost_budget_usd) else {
+                return None;
+            };
+            if cost < cap {
+                return None;
+            }
             return fired(
                 StopRule::Budget,
                 format!("The dollar budget ran out: ${cost:.4} of ${cap:.4} spent."),
             );
         }
+    };
+    if used >= cap {
+        return fired(
+            StopRule::Budget,
+            format!("The {name} budget ran out: {used} of {cap} {unit}."),
+        );
     }
     None
 }
@@ -121,6 +143,9 @@ pub fn step_cap_reached(total_steps: u32, limits: &Limits) -> Option<Fired> {
     }
     None
 }
+
+/// Consecutive failed model calls after which `model_error` fires.
+pub const MODEL_FAILURE_LIMIT: u32 = 3;
 
 /// After a failed model call (all its retries included): `model_error` for a request the
 /// provider rejects, or after [`MODEL_FAILURE_LIMIT`] failed calls in a row.

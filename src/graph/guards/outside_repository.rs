@@ -3,7 +3,7 @@
 //! after the coder had a fair try. Whatever the coder changes, that cause stays, so the run
 //! stops saying what a maintainer has to provide.
 
-use super::{Facts, Fires, Guard, Row, Verdict, BEFORE_PLANNER_CHECKED};
+use super::{BeforePlanner, Facts, Fires, Row, StopGuard, BEFORE_PLANNER_CHECKED};
 use crate::graph::state::Fired;
 use kotef_core::StopRule;
 
@@ -13,7 +13,7 @@ pub const FAIR_TRY_CODER_STEPS: usize = 2;
 
 pub struct OutsideRepository;
 
-impl Guard for OutsideRepository {
+impl StopGuard<BeforePlanner> for OutsideRepository {
     fn row(&self) -> Row {
         Row {
             rule: Fires::Rule(StopRule::NoProgress),
@@ -23,19 +23,15 @@ impl Guard for OutsideRepository {
         }
     }
 
-    fn check(&self, f: &Facts<'_>) -> Verdict {
+    fn check(&self, f: &Facts<'_>) -> Option<Fired> {
         let state = f.state;
-        let Some(t) = state.test.as_ref().filter(|t| !t.passed) else {
-            return Verdict::Continue;
-        };
-        let Some(cause) = t.outside_cause.as_deref() else {
-            return Verdict::Continue;
-        };
+        let t = state.test.as_ref().filter(|t| !t.passed)?;
+        let cause = t.outside_cause.as_deref()?;
         let coder_steps = state.coder_steps().count();
         if coder_steps < FAIR_TRY_CODER_STEPS {
-            return Verdict::Continue;
+            return None;
         }
-        Verdict::Stop(Fired {
+        Some(Fired {
             rule: StopRule::NoProgress,
             reason: format!(
                 "The tests need something outside the repository: {cause}. {coder_steps} coder steps could not change that, and no change to the code can. {}. Provide it where the tests run, or change the test.",
@@ -56,7 +52,7 @@ mod tests {
     use kotef_core::{NodeName, Profile};
     use std::collections::BTreeMap;
 
-    fn outside_after(coder_steps: usize) -> Verdict {
+    fn outside_after(coder_steps: usize) -> Option<Fired> {
         let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
         s.test = Some(TestResult {
             outside_cause: Some("a network host name that does not resolve here".into()),
@@ -75,7 +71,7 @@ mod tests {
     fn a_failure_outside_the_repository_stops_the_run_after_a_fair_try() {
         assert_eq!(
             outside_after(2),
-            Verdict::Stop(Fired {
+            Some(Fired {
                 rule: StopRule::NoProgress,
                 reason: "The tests need something outside the repository: a network host name that does not resolve here. 2 coder steps could not change that, and no change to the code can. `cargo test` still fails with: AssertionError: 1 != 2. Provide it where the tests run, or change the test.".into(),
             })
@@ -84,6 +80,6 @@ mod tests {
 
     #[test]
     fn a_failure_outside_the_repository_gets_a_fair_try_first() {
-        assert_eq!(outside_after(1), Verdict::Continue);
+        assert_eq!(outside_after(1), None);
     }
 }
