@@ -1,8 +1,10 @@
 //! Builders for the graph's tests: a run ([`run`], so tests stop writing `RunState::new(..)`
 //! by hand) and a step of its timeline ([`step`], a `StepRecord` with chainable setters).
 
+use super::failure::FailureReport;
 use super::state::{CoderEnd, Decision, Redirect, RunState, StepRecord, TestResult};
 use kotef_core::{NodeName, Profile};
+use kotef_tools::FailureKind;
 use std::collections::BTreeMap;
 
 /// A run being built: strict, goal `g`, no files, nothing done yet.
@@ -145,4 +147,36 @@ impl StepRecord {
             ..self
         }
     }
+}
+
+/// A verification of `cargo test` that `passed` (exit 0) or failed (exit 101, signature
+/// `sig`), before any code change, with nothing read from its output.
+pub fn verification(passed: bool, sig: &str) -> TestResult {
+    TestResult {
+        command: "cargo test".into(),
+        passed,
+        exit_code: Some(if passed { 0 } else { 101 }),
+        kind: None,
+        summary: String::new(),
+        error_signature: (!passed).then(|| sig.to_string()),
+        same_error_count: 0,
+        step: 1,
+        after_code_change: false,
+        outside_cause: None,
+        timed_out: false,
+        report: FailureReport::default(),
+    }
+}
+
+/// A strict run whose opening verification was `t`, failing as tests do with
+/// `AssertionError: 1 != 2`.
+pub fn opened_with(t: TestResult) -> RunState {
+    run()
+        .tested(TestResult {
+            kind: Some(FailureKind::TestFailure),
+            summary: "AssertionError: 1 != 2".into(),
+            report: FailureReport::read("AssertionError: 1 != 2", ""),
+            ..t
+        })
+        .build()
 }
