@@ -363,7 +363,7 @@ mod tests {
     }
 
     fn state(profile: kotef_core::Profile) -> RunState {
-        RunState::new("g", profile, Default::default())
+        crate::graph::testing::run().profile(profile).build()
     }
 
     fn policy(s: &RunState) -> kotef_tools::RunPolicy {

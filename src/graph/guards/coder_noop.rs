@@ -44,14 +44,13 @@ impl StopGuard<BeforePlanner> for CoderNoop {
 mod tests {
     use super::*;
     use crate::graph::facts::testing::push_step;
-    use crate::graph::state::RunState;
+    use crate::graph::testing::run;
     use kotef_core::Limits;
     use kotef_core::NodeName;
     use kotef_core::Profile;
-    use std::collections::BTreeMap;
 
     fn after_idle_coder_steps(n: u32) -> Option<Fired> {
-        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        let mut s = run().build();
         push_step(&mut s, NodeName::Coder, true);
         for _ in 0..n {
             push_step(&mut s, NodeName::Coder, false);

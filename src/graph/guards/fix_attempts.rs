@@ -40,13 +40,12 @@ impl StopGuard<BeforePlanner> for FixAttempts {
 mod tests {
     use super::*;
     use crate::graph::facts::testing::test_result;
-    use crate::graph::state::RunState;
+    use crate::graph::testing::run;
     use kotef_core::Limits;
     use kotef_core::Profile;
-    use std::collections::BTreeMap;
 
     fn yolo_after(attempts: u32, passed: bool) -> Option<Fired> {
-        let mut s = RunState::new("g", Profile::Yolo, BTreeMap::new());
+        let mut s = run().profile(Profile::Yolo).build();
         s.test = Some(test_result("cargo test", passed, ""));
         s.failures.attempts = attempts;
         FixAttempts.check(&Facts::before_planner(

@@ -37,13 +37,12 @@ impl StopGuard<BeforePlanner> for NoProgress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::state::RunState;
+    use crate::graph::testing::run;
     use kotef_core::Limits;
     use kotef_core::Profile;
-    use std::collections::BTreeMap;
 
     fn idle(steps: u32) -> Option<Fired> {
-        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        let mut s = run().build();
         s.last_progress_step = 5;
         s.total_steps = 5 + steps;
         let limits = Limits {

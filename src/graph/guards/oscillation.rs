@@ -43,13 +43,12 @@ impl StopGuard<BeforePlanner> for Oscillation {
 mod tests {
     use super::*;
     use crate::graph::facts::testing::push_step;
-    use crate::graph::state::RunState;
+    use crate::graph::testing::run;
     use kotef_core::Limits;
     use kotef_core::{NodeName, Profile};
-    use std::collections::BTreeMap;
 
     fn after_revisits(steps: &[u32]) -> Option<Fired> {
-        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        let mut s = run().build();
         for &earlier in steps {
             push_step(&mut s, NodeName::Coder, false).revisit_of = Some(earlier);
             push_step(&mut s, NodeName::Verifier, false);

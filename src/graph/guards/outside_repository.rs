@@ -46,14 +46,13 @@ mod tests {
     use super::*;
     use crate::graph::facts::testing::push_step;
     use crate::graph::facts::testing::test_result;
-    use crate::graph::state::RunState;
     use crate::graph::state::TestResult;
+    use crate::graph::testing::run;
     use kotef_core::Limits;
     use kotef_core::{NodeName, Profile};
-    use std::collections::BTreeMap;
 
     fn outside_after(coder_steps: usize) -> Option<Fired> {
-        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        let mut s = run().build();
         s.test = Some(TestResult {
             outside_cause: Some("a network host name that does not resolve here".into()),
             ..test_result("cargo test", false, "AssertionError: 1 != 2")

@@ -56,13 +56,12 @@ mod tests {
     use super::*;
     use crate::graph::facts::testing::push_step;
     use crate::graph::facts::testing::test_result;
-    use crate::graph::state::RunState;
+    use crate::graph::testing::run;
     use kotef_core::Limits;
     use kotef_core::{NodeName, Profile};
-    use std::collections::BTreeMap;
 
     fn after_test_edit_steps(n: u32) -> Option<Fired> {
-        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        let mut s = run().build();
         s.test_command = Some("python3 -m unittest -q test_version".into());
         s.file_hashes = [("test_version.py", "a"), ("version.py", "b")]
             .map(|(p, h)| (p.to_string(), h.to_string()))

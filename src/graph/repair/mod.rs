@@ -517,7 +517,7 @@ mod tests {
 
     #[test]
     fn tests_that_never_end_are_repaired_but_a_command_that_cannot_run_is_not() {
-        let mut s = RunState::new("g", kotef_core::Profile::Strict, BTreeMap::new());
+        let mut s = crate::graph::testing::run().build();
         s.test_command = Some("python3 -m unittest".into());
         let hung = crate::graph::state::TestResult {
             command: "python3 -m unittest".into(),
