@@ -160,7 +160,7 @@ fn ended(state: &mut RunState, d: PlannerDecision, ending: Ending, reason: Strin
         _ => (NodeName::Snitch, Decision::DonePartial),
     };
     state.last_decision = Some(d);
-    state.finish(ending);
+    runner::finish(state, ending);
     StepResult::to(next, decision, reason, false)
 }
 
@@ -204,7 +204,7 @@ fn apply_decision(
         ),
         guards::Verdict::Succeed(ending) => {
             state.last_decision = Some(d);
-            runner::succeed(state, ending.clone());
+            runner::finish(state, ending.clone());
             return succeeded(ending);
         }
         guards::Verdict::Refuse(note) => return refuse_done(state, handoff, d, note),

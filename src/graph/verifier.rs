@@ -221,7 +221,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
                 // Not undone whole: the change stands, and the next guard is asked.
             }
             Next::Succeed(ending) => {
-                runner::succeed(state, ending);
+                runner::finish(state, ending);
                 let reason = result_reason(state);
                 return StepResult::to(NodeName::Done, Decision::Pass, reason, progress);
             }

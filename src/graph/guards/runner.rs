@@ -52,7 +52,7 @@ pub fn first_stop<C: Checkpoint>(
 pub fn settle(state: &mut RunState, stop: Stop) -> Settled {
     if stop.success_wins {
         if let Some(ending) = success_over_stop(state, &stop.fired) {
-            succeed(state, ending.clone());
+            finish(state, ending.clone());
             return Settled::Succeeded(ending);
         }
     }
@@ -70,8 +70,8 @@ pub fn ask<C: Checkpoint>(
     first_stop(guards, facts).map(|stop| settle(state, stop))
 }
 
-/// Ends the run in success, as a guard decided (first ending wins).
-pub fn succeed(state: &mut RunState, ending: Ending) {
+/// Ends the run as a guard decided: in success, or as the planner chose (first ending wins).
+pub fn finish(state: &mut RunState, ending: Ending) {
     state.finish(ending);
 }
 
@@ -122,5 +122,32 @@ mod tests {
         let mut s = changed_and_verified(false);
         let settled = settle(&mut s, Stop::at::<super::super::OnHop>(loop_rule()));
         assert_eq!(settled, Settled::Stopped(loop_rule()));
+    }
+
+    /// Every `.rs` file under `dir`, recursively.
+    fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn only_the_registry_runner_ends_a_run_by_a_stop_rule() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources(&root, &mut files);
+        let call = concat!("state", ".stop(");
+        let stopping: Vec<String> = files
+            .iter()
+            .filter(|p| std::fs::read_to_string(p).is_ok_and(|text| text.contains(call)))
+            .filter_map(|p| p.strip_prefix(&root).ok())
+            .map(|p| p.display().to_string())
+            .collect();
+        assert_eq!(stopping, ["graph/guards/runner.rs"]);
     }
 }
