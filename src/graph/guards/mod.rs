@@ -34,6 +34,11 @@ pub mod runner;
 pub mod test_edits_only;
 pub mod verified_success_wins;
 
+/// Coder steps that make a fair try: fewer, and a give-up is refused and a cause outside the
+/// repository is not yet final.
+/// Shared by the outside-repository and premature give-up guards (no guard imports another).
+pub const FAIR_TRY_CODER_STEPS: usize = 2;
+
 /// A place in the run where guards are asked: the facts they see there, where the table says
 /// it is, and whether a verified success wins over a stop there (the planner's checkpoints:
 /// a loop rule firing after a verified fix does not turn it into a failure).

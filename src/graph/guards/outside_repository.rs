@@ -3,13 +3,11 @@
 //! after the coder had a fair try. Whatever the coder changes, that cause stays, so the run
 //! stops saying what a maintainer has to provide.
 
-use super::{BeforePlanner, Facts, Fires, Row, StopGuard, BEFORE_PLANNER_CHECKED};
+use super::{
+    BeforePlanner, Facts, Fires, Row, StopGuard, BEFORE_PLANNER_CHECKED, FAIR_TRY_CODER_STEPS,
+};
 use crate::graph::state::Fired;
 use kotef_core::StopRule;
-
-/// Coder steps that make a fair try: fewer, and a give-up is refused and a cause outside the
-/// repository is not yet final.
-pub const FAIR_TRY_CODER_STEPS: usize = 2;
 
 pub struct OutsideRepository;
 

@@ -91,6 +91,15 @@ mod tests {
     use crate::graph::facts::testing::changed_and_verified;
     use kotef_core::{StopRule, TerminalStatus};
 
+    /// A checkpoint where a verified success does not win (as the budgets').
+    struct Elsewhere;
+
+    impl Checkpoint for Elsewhere {
+        type Facts<'a> = ();
+        const CHECKED: &'static str = "elsewhere";
+        const SUCCESS_WINS: bool = false;
+    }
+
     fn loop_rule() -> Fired {
         Fired {
             rule: StopRule::NoProgress,
@@ -110,9 +119,9 @@ mod tests {
     }
 
     #[test]
-    fn a_budget_stop_after_verified_success_still_stops_the_run() {
+    fn a_stop_elsewhere_after_verified_success_still_stops_the_run() {
         let mut s = changed_and_verified(true);
-        let stop = Stop::at::<super::super::budget::BeforeStep>(loop_rule());
+        let stop = Stop::at::<Elsewhere>(loop_rule());
         assert_eq!(settle(&mut s, stop), Settled::Stopped(loop_rule()));
         assert_eq!(s.ending.and_then(|e| e.rule), Some(StopRule::NoProgress));
     }
