@@ -140,6 +140,9 @@ pub const AFTER_VERIFY: &[&dyn VerifyGuard] =
 mod tests {
     use super::*;
     use crate::graph::facts::testing::changed_and_verified;
+    use crate::graph::failure::FailureReport;
+    use crate::graph::testing::{run, step, verification};
+    use kotef_core::NodeName;
 
     fn first(state: &RunState) -> Next {
         let facts = VerifyFacts {
@@ -157,5 +160,55 @@ mod tests {
     #[test]
     fn a_pass_the_coder_did_not_call_done_on_leaves_the_end_to_the_planner() {
         assert_eq!(first(&changed_and_verified(true)), Next::Continue);
+    }
+
+    fn failing(summary: &str, after_code_change: bool) -> TestResult {
+        TestResult {
+            summary: summary.into(),
+            after_code_change,
+            report: FailureReport::read(summary, ""),
+            ..verification(false, summary)
+        }
+    }
+
+    /// The first verdict after a change that made one failing test two.
+    fn after_a_worse_change(undoable: bool) -> Next {
+        let before = failing("FAILED (failures=1); AssertionError: None != -1", false);
+        let state = run()
+            .step(step(NodeName::Coder).with_progress())
+            .tested(failing(
+                "FAILED (failures=2); AssertionError: None != 1",
+                true,
+            ))
+            .build();
+        let facts = VerifyFacts {
+            state: &state,
+            before: Some(&before),
+            undoable,
+        };
+        AFTER_VERIFY
+            .iter()
+            .map(|g| g.check(&facts))
+            .find(|n| *n != Next::Continue)
+            .unwrap_or(Next::Continue)
+    }
+
+    #[test]
+    fn a_change_that_fails_more_tests_is_undone() {
+        assert_eq!(
+            after_a_worse_change(true),
+            Next::Undo {
+                worse: "FAILED (failures=2); AssertionError: None != 1".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_worse_change_that_cannot_be_undone_stands_and_goes_back_to_the_coder() {
+        assert!(
+            matches!(after_a_worse_change(false), Next::FollowUp { .. }),
+            "{:?}",
+            after_a_worse_change(false)
+        );
     }
 }

@@ -77,3 +77,20 @@ impl StopGuard<InRepair> for ContradictingTests {
 
 /// The guards asked after a tested attempt, in order.
 pub const IN_REPAIR: &[&dyn StopGuard<InRepair>] = &[&MirroredTests, &ContradictingTests];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::guards::runner::first_stop;
+
+    #[test]
+    fn a_loop_with_no_tested_attempt_is_not_stopped() {
+        let start = TestSet::default();
+        let facts = RepairFacts {
+            start: &start,
+            tested: &[],
+            command: "pytest",
+        };
+        assert_eq!(first_stop(IN_REPAIR, &facts), None);
+    }
+}
