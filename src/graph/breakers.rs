@@ -92,3 +92,66 @@ pub enum RepeatedCall {
 pub fn coder_step_cap_reached(calls: u32, limits: &Limits) -> bool {
     calls >= limits.coder_step_calls.max(1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kotef_core::Profile;
+
+    fn limits() -> Limits {
+        Limits::for_profile(Profile::Strict)
+    }
+
+    #[test]
+    fn the_third_reply_without_tool_calls_ends_the_step() {
+        assert_eq!(no_tool_call(1), NoToolCall::Continue);
+        assert_eq!(no_tool_call(2), NoToolCall::Correct);
+        assert_eq!(no_tool_call(3), NoToolCall::EndStep);
+    }
+
+    #[test]
+    fn a_repeated_unchanged_call_is_run_then_nudged_then_ends_the_step() {
+        assert_eq!(
+            [1, 2, 3].map(repeated_call),
+            [
+                RepeatedCall::Fresh,
+                RepeatedCall::Nudge,
+                RepeatedCall::EndStep
+            ]
+        );
+    }
+
+    #[test]
+    fn the_third_identical_failing_call_ends_the_step() {
+        assert!(!repeated_failure_ends_step(2));
+        assert!(repeated_failure_ends_step(3));
+    }
+
+    #[test]
+    fn the_coder_step_call_cap() {
+        let l = Limits {
+            coder_step_calls: 5,
+            ..limits()
+        };
+        assert!(!coder_step_cap_reached(4, &l));
+        assert!(coder_step_cap_reached(5, &l));
+    }
+
+    #[test]
+    fn review_asks_for_done_only_when_work_settled() {
+        assert_eq!(budget_review(1, true, false), BudgetReview::AskForDone);
+        assert_eq!(
+            budget_review(1, true, true),
+            BudgetReview::Continue { warn: false }
+        );
+        assert_eq!(
+            budget_review(1, false, false),
+            BudgetReview::Continue { warn: false }
+        );
+        assert_eq!(
+            budget_review(3, false, false),
+            BudgetReview::Continue { warn: true }
+        );
+        assert_eq!(budget_review(6, true, false), BudgetReview::EndStep);
+    }
+}

@@ -3,7 +3,6 @@
 //! calls, commands the strict profile denies ([`command_denied`]) and a command that ran into
 //! a resource limit ([`resource_limit`]).
 
-use super::guards::model_failures::MODEL_FAILURE_LIMIT;
 use super::state::Fired;
 use kotef_core::{Limits, Profile, StopRule};
 use kotef_model::ModelError;
@@ -22,33 +21,56 @@ pub struct Spent {
     pub cost_usd: Option<f64>,
 }
 
+/// One of the run's four budgets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetKind {
+    Tokens,
+    Time,
+    ModelCalls,
+    Dollars,
+}
+
+impl BudgetKind {
+    /// The four, in the order they are checked.
+    pub const ALL: [BudgetKind; 4] = [Self::Tokens, Self::Time, Self::ModelCalls, Self::Dollars];
+}
+
 /// The token, wall-clock, model-call and dollar budgets.
 pub fn budget_stop(spent: &Spent, limits: &Limits) -> Option<Fired> {
-    let counted = [
-        ("token", spent.tokens, limits.token_budget, "tokens used"),
-        ("time", spent.elapsed_s, limits.time_budget_s, "s used"),
-        (
+    BudgetKind::ALL
+        .iter()
+        .find_map(|kind| budget_spent(*kind, spent, limits))
+}
+
+/// The budget `kind`, when it ran out.
+pub fn budget_spent(kind: BudgetKind, spent: &Spent, limits: &Limits) -> Option<Fired> {
+    let (name, used, cap, unit) = match kind {
+        BudgetKind::Tokens => ("token", spent.tokens, limits.token_budget, "tokens used"),
+        BudgetKind::Time => ("time", spent.elapsed_s, limits.time_budget_s, "s used"),
+        BudgetKind::ModelCalls => (
             "model-call",
             u64::from(spent.model_calls),
             u64::from(limits.max_model_calls),
             "calls made",
         ),
-    ];
-    for (name, used, cap, unit) in counted {
-        if used >= cap {
-            return fired(
-                StopRule::Budget,
-                format!("The {name} budget ran out: {used} of {cap} {unit}."),
-            );
-        }
-    }
-    if let (Some(cost), Some(cap)) = (spent.cost_usd, limits.cost_budget_usd) {
-        if cost >= cap {
+        BudgetKind::Dollars => {
+            let (Some(cost), Some(cap)) = (spent.cost_usd, limits.cost_budget_usd) else {
+                return None;
+            };
+            if cost < cap {
+                return None;
+            }
             return fired(
                 StopRule::Budget,
                 format!("The dollar budget ran out: ${cost:.4} of ${cap:.4} spent."),
             );
         }
+    };
+    if used >= cap {
+        return fired(
+            StopRule::Budget,
+            format!("The {name} budget ran out: {used} of {cap} {unit}."),
+        );
     }
     None
 }
@@ -121,6 +143,9 @@ pub fn step_cap_reached(total_steps: u32, limits: &Limits) -> Option<Fired> {
     }
     None
 }
+
+/// Consecutive failed model calls after which `model_error` fires.
+pub const MODEL_FAILURE_LIMIT: u32 = 3;
 
 /// After a failed model call (all its retries included): `model_error` for a request the
 /// provider rejects, or after [`MODEL_FAILURE_LIMIT`] failed calls in a row.
@@ -195,5 +220,165 @@ pub fn resource_limit(command: &str, why: &str) -> Fired {
     Fired {
         rule: StopRule::Constraint,
         reason: format!("The command `{command}` hit a resource limit: {why}."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kotef_core::Profile;
+    use kotef_model::ModelError;
+
+    fn limits() -> Limits {
+        Limits::for_profile(Profile::Strict)
+    }
+
+    #[test]
+    fn budgets_and_step_cap() {
+        let l = Limits {
+            token_budget: 100,
+            time_budget_s: 10,
+            max_steps: 5,
+            ..limits()
+        };
+        let spent = |tokens, elapsed_s| Spent {
+            tokens,
+            elapsed_s,
+            ..Spent::default()
+        };
+        assert_eq!(budget_stop(&spent(99, 9), &l), None);
+        assert_eq!(
+            budget_stop(&spent(100, 0), &l).unwrap().rule,
+            StopRule::Budget
+        );
+        assert_eq!(
+            budget_stop(&spent(0, 10), &l).unwrap().rule,
+            StopRule::Budget
+        );
+        assert_eq!(step_cap_reached(3, &l), None);
+        assert_eq!(step_cap_reached(4, &l).unwrap().rule, StopRule::MaxSteps);
+    }
+
+    #[test]
+    fn the_model_call_budget_fires_at_its_limit() {
+        let l = Limits {
+            max_model_calls: 4,
+            ..limits()
+        };
+        let spent = |model_calls| Spent {
+            model_calls,
+            ..Spent::default()
+        };
+        assert_eq!(budget_stop(&spent(3), &l), None);
+        let f = budget_stop(&spent(4), &l).unwrap();
+        assert_eq!(f.rule, StopRule::Budget);
+        assert!(f.reason.contains("model-call budget"), "{}", f.reason);
+    }
+
+    #[test]
+    fn the_dollar_budget_fires_when_spent() {
+        let l = Limits {
+            cost_budget_usd: Some(0.5),
+            ..limits()
+        };
+        let spent = |cost_usd| Spent {
+            cost_usd,
+            ..Spent::default()
+        };
+        assert_eq!(budget_stop(&spent(Some(0.49)), &l), None);
+        assert_eq!(budget_stop(&spent(None), &l), None);
+        let f = budget_stop(&spent(Some(0.5)), &l).unwrap();
+        assert!(f.reason.contains("dollar budget"), "{}", f.reason);
+    }
+
+    #[test]
+    fn a_dollar_budget_without_a_price_becomes_a_token_budget_and_says_so() {
+        let with = |cap| Limits {
+            cost_budget_usd: cap,
+            ..limits()
+        };
+        let mut l = with(None);
+        assert_eq!(dollars_without_price(&mut l, false, "m"), Ok(None));
+        let mut l = with(Some(1.0));
+        assert_eq!(dollars_without_price(&mut l, true, "m"), Ok(None));
+        assert_eq!(
+            l.cost_budget_usd,
+            Some(1.0),
+            "a priced model keeps its dollars"
+        );
+        let mut l = with(Some(0.5));
+        let note = dollars_without_price(&mut l, false, "openai:my-model")
+            .unwrap()
+            .unwrap();
+        assert_eq!((l.cost_budget_usd, l.token_budget), (None, 125_000));
+        assert!(
+            note.contains("`openai:my-model`")
+                && note.contains("125000 tokens")
+                && note.contains("price-per-mtok"),
+            "{note}"
+        );
+        // A lower token budget stays.
+        let mut l = Limits {
+            token_budget: 1_000,
+            ..with(Some(0.5))
+        };
+        dollars_without_price(&mut l, false, "m").unwrap();
+        assert_eq!(l.token_budget, 1_000);
+        assert_eq!(
+            dollars_without_price(&mut with(Some(-1.0)), true, "m"),
+            Err(CostBudgetError::NotPositive(-1.0))
+        );
+    }
+
+    #[test]
+    fn the_deadline_names_what_it_cancelled() {
+        let f = deadline_cancelled("model call", &limits());
+        assert_eq!(f.rule, StopRule::Budget);
+        assert!(f.reason.contains("model call in flight was cancelled"));
+    }
+
+    #[test]
+    fn three_failed_calls_in_a_row_fire_model_error() {
+        let e = ModelError::Server {
+            status: 500,
+            message: "down".into(),
+        };
+        assert_eq!(model_failure(&e, "down", 2), None);
+        assert_eq!(
+            model_failure(&e, "down", 3).unwrap().rule,
+            StopRule::ModelError
+        );
+    }
+
+    #[test]
+    fn a_rejected_request_fires_model_error_at_once() {
+        let e = ModelError::Rejected {
+            status: 401,
+            message: "bad key".into(),
+        };
+        let f = model_failure(&e, "bad key", 1).unwrap();
+        assert!(f.reason.contains("rejected"));
+    }
+
+    #[test]
+    fn a_hard_denial_ends_only_strict_runs() {
+        let f = command_denied(Profile::Strict, "sudo x", "no", Denial::Hard).unwrap();
+        assert_eq!(f.rule, StopRule::Constraint);
+        assert_eq!(
+            command_denied(Profile::Yolo, "sudo x", "no", Denial::Hard),
+            None
+        );
+    }
+
+    #[test]
+    fn a_command_off_the_allow_list_is_forgiven_until_the_limit() {
+        let at = |count| {
+            command_denied(Profile::Strict, "awk x", "no", Denial::OffList { count })
+                .map(|f| f.rule)
+        };
+        assert_eq!(
+            (at(1), at(SOFT_DENIAL_LIMIT - 1), at(SOFT_DENIAL_LIMIT)),
+            (None, None, Some(StopRule::Constraint))
+        );
     }
 }

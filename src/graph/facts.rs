@@ -105,9 +105,9 @@ impl RunState {
 /// Timelines for tests: steps as the graph loop records them.
 #[cfg(test)]
 pub mod testing {
-    use super::super::state::{CoderEnd, Decision, RunState, StepRecord, TestResult};
-    use kotef_core::{NodeName, Profile};
-    use std::collections::BTreeMap;
+    use super::super::state::{RunState, StepRecord, TestResult};
+    use super::super::testing::{run, step};
+    use kotef_core::NodeName;
 
     /// A verification of `command` that `passed` (exit 0) or failed as tests do (exit 1,
     /// signature `e`) with `summary`, after a code change.
@@ -131,13 +131,14 @@ pub mod testing {
     /// A strict run that changed `a.txt` and then verified exactly that state with `passed`
     /// (`cargo test`, signature `e`).
     pub fn changed_and_verified(passed: bool) -> RunState {
-        let initial = BTreeMap::from([("a.txt".to_string(), "h0".to_string())]);
-        let mut s = RunState::new("g", Profile::Strict, initial);
+        let mut s = run()
+            .files(&[("a.txt", "h0")])
+            .tested(TestResult {
+                after_code_change: false,
+                ..test_result("cargo test", passed, "")
+            })
+            .build();
         s.file_hashes.insert("a.txt".into(), "h1".into());
-        s.test = Some(TestResult {
-            after_code_change: false,
-            ..test_result("cargo test", passed, "")
-        });
         s.hashes_at_last_verification = Some(s.file_hashes.clone());
         s
     }
@@ -148,21 +149,8 @@ pub mod testing {
         if progress {
             s.last_progress_step = s.total_steps;
         }
-        s.timeline.push(StepRecord {
-            step: s.total_steps,
-            node,
-            decision: match node {
-                NodeName::Coder => Decision::Code(CoderEnd::Done),
-                _ => Decision::Route(node),
-            },
-            reason: String::new(),
-            progress,
-            revisit_of: None,
-            only_test_edits: false,
-            redirect: None,
-            refused_empty_done: false,
-            off_list_denials: 0,
-        });
+        let record = step(node).numbered(s.total_steps);
+        s.timeline.push(StepRecord { progress, ..record });
         let last = s.timeline.len() - 1;
         &mut s.timeline[last]
     }
@@ -173,11 +161,9 @@ mod tests {
     use super::testing::push_step;
     use super::*;
     use crate::graph::state::CallRecord;
-    use kotef_core::Profile;
-    use std::collections::BTreeMap;
 
     fn state() -> RunState {
-        RunState::new("g", Profile::Strict, BTreeMap::new())
+        crate::graph::testing::run().build()
     }
 
     fn call(failed: bool) -> CallRecord {

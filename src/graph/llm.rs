@@ -6,8 +6,13 @@
 //! whether a failure ends the run.
 
 use super::events::RunEvent;
+use super::guards::{
+    self,
+    budget::RunFacts,
+    calls::{Cancelled, FailedCall},
+};
 use super::pacing::{CallPlan, Room};
-use super::state::{CallRecord, Fired, RunState};
+use super::state::{CallRecord, RunState};
 use super::GraphContext;
 use kotef_core::NodeName;
 use kotef_model::{ModelError, ModelReply, ModelRequest};
@@ -28,10 +33,12 @@ pub async fn call(
     node: NodeName,
     mut request: ModelRequest,
 ) -> Result<ModelReply, CallFailure> {
-    if let Some(Fired { rule, reason }) =
-        crate::graph::budgets::budget_stop(&ctx.spent(state), &ctx.limits)
-    {
-        state.stop(rule, reason);
+    let before = RunFacts {
+        limits: &ctx.limits,
+        spent: ctx.spent(state),
+        total_steps: state.total_steps,
+    };
+    if guards::runner::ask(state, guards::budget::BEFORE_CALL, &before).is_some() {
         return Err(CallFailure::Stopped);
     }
     let step = state.total_steps + 1;
@@ -66,8 +73,11 @@ pub async fn call(
         record.prompt_tokens += request.estimated_prompt_tokens();
         record.failed = true;
         state.record_call(record);
-        let f = crate::graph::budgets::deadline_cancelled("model call", &ctx.limits);
-        state.stop(f.rule, f.reason);
+        let at = Cancelled {
+            what: "model call",
+            limits: &ctx.limits,
+        };
+        guards::runner::ask(state, guards::calls::AT_DEADLINE, &at);
         return Err(CallFailure::Stopped);
     };
     match result {
@@ -125,10 +135,12 @@ pub async fn call(
             });
             state.record_call(record);
             tracing::warn!(node = node.as_str(), error = %err_text, "model call failed");
-            if let Some(f) =
-                crate::graph::budgets::model_failure(&err, &err_text, state.failed_calls_in_a_row())
-            {
-                state.stop(f.rule, f.reason);
+            let failed = FailedCall {
+                error: &err,
+                text: &err_text,
+                in_a_row: state.failed_calls_in_a_row(),
+            };
+            if guards::runner::ask(state, guards::calls::AFTER_FAILED_CALL, &failed).is_some() {
                 return Err(CallFailure::Stopped);
             }
             Err(CallFailure::Failed(err))
@@ -161,7 +173,20 @@ fn sized(
     step: u32,
     request: &mut ModelRequest,
 ) -> bool {
-    match state.pacing.plan(request, node.as_str(), room(ctx)) {
+    let plan = state.pacing.plan(request, node.as_str(), room(ctx));
+    if let CallPlan::NotStarted { reason, .. } = &plan {
+        tracing::warn!(node = node.as_str(), "{reason}");
+        ctx.record(RunEvent::CallPaced {
+            step,
+            node,
+            sent: false,
+            note: format!("call not started: {reason}"),
+        });
+    }
+    if guards::runner::ask(state, guards::calls::CALL_PACED, &&plan).is_some() {
+        return false;
+    }
+    match plan {
         CallPlan::Send { reply_cap, note } => {
             if let Some(cap) = reply_cap {
                 request.max_tokens = Some(cap);
@@ -177,17 +202,8 @@ fn sized(
             }
             true
         }
-        CallPlan::NotStarted { rule, reason } => {
-            tracing::warn!(node = node.as_str(), "{reason}");
-            ctx.record(RunEvent::CallPaced {
-                step,
-                node,
-                sent: false,
-                note: format!("call not started: {reason}"),
-            });
-            state.stop(rule, reason);
-            false
-        }
+        // Every plan not to send a call is a stop above.
+        CallPlan::NotStarted { .. } => false,
     }
 }
 

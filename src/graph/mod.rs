@@ -8,9 +8,9 @@ pub mod budgets;
 pub mod code_view;
 pub mod coder;
 pub mod context;
-mod decision_tests;
 pub mod edit_format;
 pub mod endings;
+mod endings_tests;
 pub mod events;
 pub mod facts;
 pub mod failure;
@@ -22,12 +22,16 @@ pub mod messages;
 pub mod pacing;
 pub mod planner;
 pub mod progress;
+mod progress_tests;
 pub mod repair;
 pub mod researcher;
 pub mod snitch;
 pub mod state;
 pub mod stop_table;
 pub mod tasks;
+mod tasks_tests;
+#[cfg(test)]
+pub mod testing;
 pub mod verifier;
 
 use kotef_core::{Limits, NodeName, Redactor, RunId, SandboxMode, StepProgress, TerminalStatus};
@@ -302,12 +306,12 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
             continue;
         }
         if next != NodeName::Snitch {
-            let budget = crate::graph::budgets::budget_stop(&ctx.spent(&state), &ctx.limits)
-                .or_else(|| {
-                    crate::graph::budgets::step_cap_reached(state.total_steps, &ctx.limits)
-                });
-            if let Some(f) = budget {
-                state.stop(f.rule, f.reason);
+            let facts = guards::budget::RunFacts {
+                limits: &ctx.limits,
+                spent: ctx.spent(&state),
+                total_steps: state.total_steps,
+            };
+            if guards::runner::ask(&mut state, guards::budget::BEFORE_STEP, &facts).is_some() {
                 continue;
             }
         }

@@ -3,12 +3,16 @@
 //! at most twice with a corrective message, then the step counts as one without progress.
 
 use super::context::{self, PLANNER_PROMPT};
-use super::guards;
+use super::guards::{
+    self,
+    commands::{CommandEvent, CommandFacts},
+    runner::{self, Settled, Stop},
+};
 use super::handoff::Handoff;
 use super::llm::{self, CallFailure};
-use super::state::{CommandSource, Decision, Ending, PlannerDecision, RunState};
+use super::state::{CommandSource, Decision, Ending, Fired, PlannerDecision, RunState};
 use super::{GraphContext, StepResult};
-use kotef_core::NodeName;
+use kotef_core::{NodeName, TerminalStatus};
 use kotef_model::{Message, ModelRequest};
 use serde_json::Value;
 
@@ -64,17 +68,11 @@ pub fn parse_decision(text: &str) -> Result<PlannerDecision, DecisionError> {
 /// One planner step.
 pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handoff) -> StepResult {
     let facts = guards::Facts::before_planner(state, &ctx.limits);
-    if let Some(f) = guards::first_stop(guards::BEFORE_PLANNER, &facts) {
-        if let Some(ending) = crate::graph::endings::success_over_stop(state, &f) {
-            return finish_in_success(state, ending);
-        }
-        state.stop(f.rule, f.reason.clone());
-        return StepResult::to(
-            NodeName::Snitch,
-            Decision::Stop(Some(f.rule)),
-            f.reason,
-            false,
-        );
+    if let Some(stop) = runner::first_stop(guards::BEFORE_PLANNER, &facts) {
+        return match runner::settle(state, stop) {
+            Settled::Succeeded(ending) => succeeded(ending),
+            Settled::Stopped(f) => stopped(f),
+        };
     }
     if let Some(d) = handoff.standing_decision.take() {
         return apply_decision(ctx, state, handoff, d);
@@ -136,11 +134,31 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
     apply_decision(ctx, state, handoff, decision)
 }
 
-/// Ends the run with a `done_success` ending a rule chose (verified success wins).
-fn finish_in_success(state: &mut RunState, ending: Ending) -> StepResult {
-    let why = ending.reason.clone();
-    state.finish(ending);
-    StepResult::to(NodeName::Done, Decision::Done, why, false)
+/// The step of a run a rule ended in success (verified success wins).
+fn succeeded(ending: Ending) -> StepResult {
+    StepResult::to(NodeName::Done, Decision::Done, ending.reason, false)
+}
+
+/// The step of a run a stop rule ended.
+fn stopped(f: Fired) -> StepResult {
+    StepResult::to(
+        NodeName::Snitch,
+        Decision::Stop(Some(f.rule)),
+        f.reason,
+        false,
+    )
+}
+
+/// The step of a run the planner ended (`done` or `snitch`), with its reason.
+fn ended(state: &mut RunState, d: PlannerDecision, ending: Ending, reason: String) -> StepResult {
+    let (next, decision) = match (d.next, ending.status) {
+        (NodeName::Snitch, _) => (NodeName::Snitch, Decision::GaveUp),
+        (_, TerminalStatus::DoneSuccess) => (NodeName::Done, Decision::Done),
+        _ => (NodeName::Snitch, Decision::DonePartial),
+    };
+    state.last_decision = Some(d);
+    runner::finish(state, ending);
+    StepResult::to(next, decision, reason, false)
 }
 
 /// Applies a parsed proposal: counts the hop, then lets the rules clamp it.
@@ -183,14 +201,17 @@ fn apply_decision(
         ),
         guards::Verdict::Succeed(ending) => {
             state.last_decision = Some(d);
-            return finish_in_success(state, ending);
+            runner::finish(state, ending.clone());
+            return succeeded(ending);
         }
         guards::Verdict::Refuse(note) => return refuse_done(state, handoff, d, note),
+        guards::Verdict::End(ending) => return ended(state, d, ending, reason),
         guards::Verdict::Stop(f) => {
             state.last_decision = Some(d);
-            state.stop(f.rule, f.reason.clone());
-            let rule = Some(f.rule);
-            return StepResult::to(NodeName::Snitch, Decision::Stop(rule), f.reason, false);
+            return match runner::settle(state, Stop::at::<guards::OnProposal>(f)) {
+                Settled::Succeeded(ending) => succeeded(ending),
+                Settled::Stopped(f) => stopped(f),
+            };
         }
     };
     route(ctx, state, d, reason).with_redirect(redirect)
@@ -204,85 +225,58 @@ fn route(
     d: PlannerDecision,
     reason: String,
 ) -> StepResult {
-    match d.next {
-        NodeName::Done => {
-            state.last_decision = Some(d);
-            let verdict = crate::graph::endings::done_verdict(state, &reason);
-            let success = verdict.status == kotef_core::TerminalStatus::DoneSuccess;
-            state.finish(verdict);
-            if success {
-                StepResult::to(NodeName::Done, Decision::Done, reason, false)
-            } else {
-                StepResult::to(NodeName::Snitch, Decision::DonePartial, reason, false)
-            }
-        }
-        NodeName::Snitch => {
-            state.last_decision = Some(d);
-            state.finish(crate::graph::endings::gave_up(&reason));
-            StepResult::to(NodeName::Snitch, Decision::GaveUp, reason, false)
-        }
-        next => {
-            let Some(edge) = next.edge() else {
-                return StepResult::to(
-                    NodeName::Planner,
-                    Decision::Malformed,
-                    "impossible next node".into(),
-                    false,
-                );
-            };
-            let mut d = d;
-            // Fill what an edge needs so the node never runs blind.
-            if next == NodeName::Researcher && d.query.is_none() {
-                d.query = Some(state.goal.clone());
-            }
-            if next == NodeName::Coder && d.task.is_none() {
-                d.task = Some(
-                    super::tasks::task_from_failure(state)
-                        .or_else(|| state.plan.first().cloned())
-                        .unwrap_or_else(|| state.goal.clone()),
-                );
-            }
-            *state.loop_counters.get_mut(edge) += 1;
-            state.routing.push(edge, &reason);
-            let key = format!(
-                "{}|{}",
-                crate::graph::progress::state_fingerprint(state),
-                crate::graph::progress::decision_key(&d)
-            );
-            let repeats = {
-                let n = state.decision_repeats.entry(key).or_insert(0);
-                *n += 1;
-                *n
-            };
-            let hop = guards::Hop {
-                decision: &d,
-                repeats,
-            };
-            let facts = guards::Facts::on_hop(state, &ctx.limits, hop);
-            let fired = guards::first_stop(guards::ON_HOP, &facts);
-            state.last_decision = Some(d);
-            if let Some(ending) = fired
-                .as_ref()
-                .and_then(|f| crate::graph::endings::success_over_stop(state, f))
-            {
-                return finish_in_success(state, ending);
-            }
-            match fired {
-                Some(f) => {
-                    state.stop(f.rule, f.reason.clone());
-                    StepResult::to(
-                        NodeName::Snitch,
-                        Decision::Refused {
-                            to: next,
-                            rule: f.rule,
-                        },
-                        f.reason,
-                        false,
-                    )
-                }
-                None => StepResult::to(next, Decision::Route(next), reason, false),
-            }
-        }
+    let next = d.next;
+    let Some(edge) = next.edge() else {
+        return StepResult::to(
+            NodeName::Planner,
+            Decision::Malformed,
+            "impossible next node".into(),
+            false,
+        );
+    };
+    let mut d = d;
+    // Fill what an edge needs so the node never runs blind.
+    if next == NodeName::Researcher && d.query.is_none() {
+        d.query = Some(state.goal.clone());
+    }
+    if next == NodeName::Coder && d.task.is_none() {
+        d.task = Some(
+            super::tasks::task_from_failure(state)
+                .or_else(|| state.plan.first().cloned())
+                .unwrap_or_else(|| state.goal.clone()),
+        );
+    }
+    *state.loop_counters.get_mut(edge) += 1;
+    state.routing.push(edge, &reason);
+    let key = format!(
+        "{}|{}",
+        crate::graph::progress::state_fingerprint(state),
+        crate::graph::progress::decision_key(&d)
+    );
+    let repeats = {
+        let n = state.decision_repeats.entry(key).or_insert(0);
+        *n += 1;
+        *n
+    };
+    let hop = guards::Hop {
+        decision: &d,
+        repeats,
+    };
+    let facts = guards::Facts::on_hop(state, &ctx.limits, hop);
+    let stop = runner::first_stop(guards::ON_HOP, &facts);
+    state.last_decision = Some(d);
+    match stop.map(|stop| runner::settle(state, stop)) {
+        Some(Settled::Succeeded(ending)) => succeeded(ending),
+        Some(Settled::Stopped(f)) => StepResult::to(
+            NodeName::Snitch,
+            Decision::Refused {
+                to: next,
+                rule: f.rule,
+            },
+            f.reason,
+            false,
+        ),
+        None => StepResult::to(next, Decision::Route(next), reason, false),
     }
 }
 
@@ -321,19 +315,18 @@ fn adopt_verify_command(
     }
     if let kotef_tools::PolicyDecision::Deny { reason, .. } = policy.decide(command) {
         // The run's own test command is not a slip to correct: any denial of it ends the run.
-        let f = crate::graph::budgets::command_denied(
-            state.profile,
+        let facts = CommandFacts {
+            profile: state.profile,
             command,
-            &reason,
-            crate::graph::budgets::Denial::Hard,
-        )?;
-        state.stop(f.rule, f.reason.clone());
-        return Some(StepResult::to(
-            NodeName::Snitch,
-            Decision::Stop(Some(f.rule)),
-            f.reason,
-            false,
-        ));
+            event: CommandEvent::Denied {
+                reason: &reason,
+                denial: crate::graph::budgets::Denial::Hard,
+            },
+        };
+        return match runner::ask(state, guards::commands::ON_COMMAND, &facts)? {
+            Settled::Stopped(f) => Some(stopped(f)),
+            Settled::Succeeded(ending) => Some(succeeded(ending)),
+        };
     }
     state.test_command = Some(command.to_string());
     state.test_command_source = Some(CommandSource::Planner);
@@ -367,7 +360,7 @@ mod tests {
     }
 
     fn state(profile: kotef_core::Profile) -> RunState {
-        RunState::new("g", profile, Default::default())
+        crate::graph::testing::run().profile(profile).build()
     }
 
     fn policy(s: &RunState) -> kotef_tools::RunPolicy {

@@ -3,6 +3,9 @@
 //! the fix-attempt count.
 
 use super::failure::FailureReport;
+use super::guards::after_verify::{Next, VerifyFacts, AFTER_VERIFY};
+use super::guards::commands::{CommandEvent, CommandFacts, ON_COMMAND};
+use super::guards::runner;
 use super::handoff::Handoff;
 use super::state::{Decision, FailureEntry, PlannerDecision, RunState, TestResult};
 use super::{GraphContext, StepResult};
@@ -172,8 +175,8 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
             if let kotef_tools::PolicyDecision::Deny { reason, .. } =
                 ctx.tools.policy().decide(&cmd)
             {
-                let f = crate::graph::budgets::test_command_denied(&cmd, &reason);
-                state.stop(f.rule, f.reason);
+                let event = CommandEvent::TestCommandDenied { reason: &reason };
+                command_stop(state, &cmd, event);
                 return StepResult::stopped(state, false);
             }
             ctx.test_runner()
@@ -190,8 +193,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
         output: super::events::clip_output(&format!("{}{}", result.stdout, result.stderr)),
     });
     if let Some(why) = result.limit_message() {
-        let f = crate::graph::budgets::resource_limit(&result.command, &why);
-        state.stop(f.rule, f.reason);
+        command_stop(state, &result.command, CommandEvent::Limit { why: &why });
         return StepResult::stopped(state, false);
     }
     let (test_before, verified_before) = (
@@ -203,21 +205,61 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
         t.outside_cause = kotef_tools::outside_cause(&t.summary, ctx.tools.workdir().root());
     }
     let undo = std::mem::take(&mut handoff.undo);
-    let worse = state
-        .test
-        .as_ref()
-        .filter(|t| !undo.is_empty() && crate::graph::endings::regression(test_before.as_ref(), t))
-        .map(|t| t.report.key_line.clone());
-    if let Some(worse) = worse {
-        if let Some(undone) = undo_change(ctx, state, &undo, test_before, verified_before).await {
-            return undone_to_coder(state, handoff, &undo, &worse, undone);
+    for guard in AFTER_VERIFY {
+        let facts = VerifyFacts {
+            state,
+            before: test_before.as_ref(),
+            undoable: !undo.is_empty(),
+        };
+        match guard.check(&facts) {
+            Next::Continue => {}
+            Next::Undo { worse } => {
+                let (before, verified) = (test_before.clone(), verified_before.clone());
+                if let Some(undone) = undo_change(ctx, state, &undo, before, verified).await {
+                    return undone_to_coder(state, handoff, &undo, &worse, undone);
+                }
+                // Not undone whole: the change stands, and the next guard is asked.
+            }
+            Next::Succeed(ending) => {
+                runner::finish(state, ending);
+                let reason = result_reason(state);
+                return StepResult::to(NodeName::Done, Decision::Pass, reason, progress);
+            }
+            Next::Coder { task } => {
+                state.last_decision = Some(PlannerDecision::to_coder(
+                    "the opening verification failed",
+                    task,
+                ));
+                let reason = format!(
+                    "{}; the failure goes to the coder as its task",
+                    result_reason(state)
+                );
+                return StepResult::to(NodeName::Coder, Decision::Fail, reason, progress);
+            }
+            Next::FollowUp { task } => {
+                handoff.standing_decision = Some(PlannerDecision::to_coder(
+                    "the coder's change still fails the tests, so the new failure goes back to the coder (no planner call)",
+                    task,
+                ));
+                break;
+            }
         }
     }
-    let t = state
-        .test
-        .as_ref()
-        .expect("record_result always sets the test result");
-    let reason = if t.passed {
+    let passed = state.test.as_ref().is_some_and(|t| t.passed);
+    let decision = if passed {
+        Decision::Pass
+    } else {
+        Decision::Fail
+    };
+    StepResult::to(NodeName::Planner, decision, result_reason(state), progress)
+}
+
+/// The step's reason: the verification's command and whether it passed, or how it failed.
+fn result_reason(state: &RunState) -> String {
+    let Some(t) = state.test.as_ref() else {
+        return String::new();
+    };
+    if t.passed {
         format!("`{}` passed", t.command)
     } else {
         format!(
@@ -226,35 +268,15 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
             t.kind.map(|k| k.as_str()).unwrap_or("unknown"),
             super::context::clip(&t.report.key_line, 160)
         )
+    }
+}
+
+/// A stop a command brings (`guards::commands`).
+fn command_stop(state: &mut RunState, command: &str, event: CommandEvent<'_>) {
+    let facts = CommandFacts {
+        profile: state.profile,
+        command,
+        event,
     };
-    if t.passed {
-        if let Some(ending) = crate::graph::endings::fixed_and_done(state) {
-            state.finish(ending);
-            return StepResult::to(NodeName::Done, Decision::Pass, reason, progress);
-        }
-    }
-    if let Some(task) = super::tasks::opening_task(state) {
-        state.last_decision = Some(PlannerDecision::to_coder(
-            "the opening verification failed",
-            task,
-        ));
-        let reason = format!("{reason}; the failure goes to the coder as its task");
-        return StepResult::to(NodeName::Coder, Decision::Fail, reason, progress);
-    }
-    if let Some(task) = super::tasks::follow_up_task(state) {
-        handoff.standing_decision = Some(PlannerDecision::to_coder(
-            "the coder's change still fails the tests, so the new failure goes back to the coder (no planner call)",
-            task,
-        ));
-    }
-    let t = state
-        .test
-        .as_ref()
-        .expect("record_result always sets the test result");
-    let decision = if t.passed {
-        Decision::Pass
-    } else {
-        Decision::Fail
-    };
-    StepResult::to(NodeName::Planner, decision, reason, progress)
+    runner::ask(state, ON_COMMAND, &facts);
 }

@@ -7,6 +7,10 @@ use super::turns::Turns;
 use super::{protected_refusal, repeated_call_note};
 use crate::graph::breakers::RepeatedCall;
 use crate::graph::context;
+use crate::graph::guards::{
+    self,
+    commands::{CommandEvent, CommandFacts},
+};
 use crate::graph::messages::AllowedCommandHint;
 use crate::graph::state::{CoderEnd, RunState};
 use crate::graph::GraphContext;
@@ -62,8 +66,11 @@ async fn run_call(
         }
     };
     let Ok(out) = tokio::time::timeout(ctx.time_left(), run).await else {
-        let f = crate::graph::budgets::deadline_cancelled("tool call", &ctx.limits);
-        state.stop(f.rule, f.reason);
+        let at = guards::calls::Cancelled {
+            what: "tool call",
+            limits: &ctx.limits,
+        };
+        guards::runner::ask(state, guards::calls::AT_DEADLINE, &at);
         return true;
     };
     ctx.record_tool(state.total_steps + 1, NodeName::Coder, call, &out);
@@ -179,17 +186,22 @@ async fn effect_note(
                     count: state.off_list_denials() + t.off_list_denials,
                 }
             };
-            if let Some(f) =
-                crate::graph::budgets::command_denied(state.profile, command, reason, denial)
-            {
-                state.stop(f.rule, f.reason);
-            }
+            let facts = CommandFacts {
+                profile: state.profile,
+                command,
+                event: CommandEvent::Denied { reason, denial },
+            };
+            guards::runner::ask(state, guards::commands::ON_COMMAND, &facts);
             format!("run_command `{command}` → denied: {reason}")
         }
         ToolEffect::CommandRan(r) if r.limit.is_some() => {
             let why = r.limit_message().unwrap_or_default();
-            let f = crate::graph::budgets::resource_limit(&r.command, &why);
-            state.stop(f.rule, f.reason);
+            let facts = CommandFacts {
+                profile: state.profile,
+                command: &r.command,
+                event: CommandEvent::Limit { why: &why },
+            };
+            guards::runner::ask(state, guards::commands::ON_COMMAND, &facts);
             format!(
                 "run_command `{}` → stopped: {why}",
                 context::clip(&r.command, 80)

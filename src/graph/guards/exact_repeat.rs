@@ -2,7 +2,7 @@
 //! request on an unchanged state again and again; asking it once more cannot tell anything
 //! new.
 
-use super::{Facts, Fires, Guard, Row, Verdict, ON_HOP_CHECKED};
+use super::{Facts, Fires, OnHop, Row, StopGuard, ON_HOP_CHECKED};
 use crate::graph::state::Fired;
 use kotef_core::StopRule;
 
@@ -11,7 +11,7 @@ pub const EXACT_REPEAT_LIMIT: u32 = 3;
 
 pub struct ExactRepeat;
 
-impl Guard for ExactRepeat {
+impl StopGuard<OnHop> for ExactRepeat {
     fn row(&self) -> Row {
         Row {
             rule: Fires::EdgeRule,
@@ -21,17 +21,13 @@ impl Guard for ExactRepeat {
         }
     }
 
-    fn check(&self, f: &Facts<'_>) -> Verdict {
-        let Some(hop) = f.hop else {
-            return Verdict::Continue;
-        };
-        let Some(edge) = hop.decision.next.edge() else {
-            return Verdict::Continue;
-        };
+    fn check(&self, f: &Facts<'_>) -> Option<Fired> {
+        let hop = f.hop?;
+        let edge = hop.decision.next.edge()?;
         if hop.repeats < EXACT_REPEAT_LIMIT {
-            return Verdict::Continue;
+            return None;
         }
-        Verdict::Stop(Fired {
+        Some(Fired {
             rule: StopRule::for_edge(edge),
             reason: format!(
                 "Loop detected: the planner chose {} with the same request {} times on an unchanged state.",
@@ -45,12 +41,12 @@ impl Guard for ExactRepeat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::guards::testing::on_hop;
+    use crate::graph::guards::testing::stop_on_hop;
     use kotef_core::NodeName;
 
     #[test]
     fn the_same_request_three_times_on_an_unchanged_state_fires_the_edges_rule() {
-        let Verdict::Stop(f) = on_hop(NodeName::Verifier, 3, |_| {}, &ExactRepeat) else {
+        let Some(f) = stop_on_hop(NodeName::Verifier, 3, |_| {}, &ExactRepeat) else {
             panic!("no stop");
         };
         assert_eq!(f.rule, StopRule::PlannerToVerifier);
@@ -63,16 +59,13 @@ mod tests {
     #[test]
     fn twice_is_not_yet_a_loop() {
         assert_eq!(
-            on_hop(NodeName::Verifier, 2, |_| {}, &ExactRepeat),
-            Verdict::Continue
+            stop_on_hop(NodeName::Verifier, 2, |_| {}, &ExactRepeat),
+            None
         );
     }
 
     #[test]
     fn done_has_no_edge_to_repeat() {
-        assert_eq!(
-            on_hop(NodeName::Done, 9, |_| {}, &ExactRepeat),
-            Verdict::Continue
-        );
+        assert_eq!(stop_on_hop(NodeName::Done, 9, |_| {}, &ExactRepeat), None);
     }
 }

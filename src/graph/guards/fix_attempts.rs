@@ -1,13 +1,13 @@
 //! `fix_attempts`: the verification still fails after as many fix attempts (failing
 //! verifications after code changes) as the profile allows.
 
-use super::{Facts, Fires, Guard, Row, Verdict, BEFORE_PLANNER_CHECKED};
+use super::{BeforePlanner, Facts, Fires, Row, StopGuard, BEFORE_PLANNER_CHECKED};
 use crate::graph::state::Fired;
 use kotef_core::StopRule;
 
 pub struct FixAttempts;
 
-impl Guard for FixAttempts {
+impl StopGuard<BeforePlanner> for FixAttempts {
     fn row(&self) -> Row {
         Row {
             rule: Fires::Rule(StopRule::FixAttempts),
@@ -17,16 +17,14 @@ impl Guard for FixAttempts {
         }
     }
 
-    fn check(&self, f: &Facts<'_>) -> Verdict {
+    fn check(&self, f: &Facts<'_>) -> Option<Fired> {
         let state = f.state;
         let limits = f.limits;
-        let Some(t) = state.test.as_ref().filter(|t| !t.passed) else {
-            return Verdict::Continue;
-        };
+        let t = state.test.as_ref().filter(|t| !t.passed)?;
         if state.failures.attempts < limits.fix_attempts {
-            return Verdict::Continue;
+            return None;
         }
-        Verdict::Stop(Fired {
+        Some(Fired {
             rule: StopRule::FixAttempts,
             reason: format!(
                 "The tests still fail (`{}`) after {} fix attempts, the {} profile's limit.",
@@ -42,13 +40,12 @@ impl Guard for FixAttempts {
 mod tests {
     use super::*;
     use crate::graph::facts::testing::test_result;
-    use crate::graph::state::RunState;
+    use crate::graph::testing::run;
     use kotef_core::Limits;
     use kotef_core::Profile;
-    use std::collections::BTreeMap;
 
-    fn yolo_after(attempts: u32, passed: bool) -> Verdict {
-        let mut s = RunState::new("g", Profile::Yolo, BTreeMap::new());
+    fn yolo_after(attempts: u32, passed: bool) -> Option<Fired> {
+        let mut s = run().profile(Profile::Yolo).build();
         s.test = Some(test_result("cargo test", passed, ""));
         s.failures.attempts = attempts;
         FixAttempts.check(&Facts::before_planner(
@@ -59,7 +56,7 @@ mod tests {
 
     #[test]
     fn fix_attempts_fire_at_the_profile_limit() {
-        let Verdict::Stop(f) = yolo_after(3, false) else {
+        let Some(f) = yolo_after(3, false) else {
             panic!("no stop");
         };
         assert_eq!(
@@ -70,11 +67,11 @@ mod tests {
 
     #[test]
     fn fewer_attempts_do_not_fire() {
-        assert_eq!(yolo_after(2, false), Verdict::Continue);
+        assert_eq!(yolo_after(2, false), None);
     }
 
     #[test]
     fn a_passing_last_verification_never_fires() {
-        assert_eq!(yolo_after(3, true), Verdict::Continue);
+        assert_eq!(yolo_after(3, true), None);
     }
 }

@@ -1,9 +1,13 @@
-//! Guards: the run's heuristics and stop rules, one file each. A guard holds its threshold,
-//! its check over the run's facts ([`super::facts`]), the text it gives, its row of the
-//! stop-rule table and its tests; it implements [`Guard`] and answers with one [`Verdict`].
-//! A registry lists the guards of each checkpoint in the order they are asked, and the
-//! stop-rule table (`docs/stop-rules.md`, included below) is generated from the registries
-//! ([`super::stop_table`]): a test fails when the file and the registry differ.
+//! Guards: every decision that ends, redirects or succeeds a run, one file each. A guard
+//! holds its threshold, its check over the run's facts ([`super::facts`]), the text it gives,
+//! its row of the stop-rule table and its tests. Each is asked at a typed checkpoint
+//! ([`Checkpoint`]): a checkpoint fixes the facts its guards see and whether a verified
+//! success wins over their stops. Stop-only checkpoints take [`StopGuard`]s, which can only
+//! answer with a stop; the planner's proposal takes [`Guard`]s ([`Verdict`]); the verifier's
+//! result takes [`after_verify::VerifyGuard`]s. A registry lists the guards of each
+//! checkpoint in the order they are asked, the registry runner ([`runner`]) is the one place a
+//! stop ends the run, and the stop-rule table (`docs/stop-rules.md`, included below) is
+//! generated from the registries ([`super::stop_table`]): a test fails when they differ.
 //!
 //! A new heuristic is one new file here plus one line in its checkpoint's registry.
 #![doc = include_str!("../../../docs/stop-rules.md")]
@@ -11,19 +15,50 @@
 use super::state::{Ending, Fired, PlannerDecision, Redirect, RunState};
 use kotef_core::{Limits, StopRule};
 
+pub mod after_verify;
+pub mod budget;
+pub mod calls;
 pub mod coder_noop;
+pub mod commands;
 pub mod edge_limit;
 pub mod exact_repeat;
 pub mod fix_attempts;
-pub mod model_failures;
 pub mod no_progress;
 pub mod oscillation;
 pub mod outside_repository;
+pub mod planner_ends;
 pub mod premature_done;
 pub mod premature_give_up;
 pub mod reverify;
+pub mod runner;
 pub mod test_edits_only;
 pub mod verified_success_wins;
+
+/// Coder steps that make a fair try: fewer, and a give-up is refused and a cause outside the
+/// repository is not yet final.
+/// Shared by the outside-repository and premature give-up guards (no guard imports another).
+pub const FAIR_TRY_CODER_STEPS: usize = 2;
+
+/// A place in the run where guards are asked: the facts they see there, where the table says
+/// it is, and whether a verified success wins over a stop there (the planner's checkpoints:
+/// a loop rule firing after a verified fix does not turn it into a failure).
+pub trait Checkpoint: 'static {
+    /// What the guards of this checkpoint judge.
+    type Facts<'a>;
+    /// Where it is, as the stop-rule table says.
+    const CHECKED: &'static str;
+    /// Whether the registry runner ends the run in success when one of its guards stops a
+    /// run whose last verification of its latest change passed.
+    const SUCCESS_WINS: bool;
+}
+
+/// A guard at a stop-only checkpoint: it can only let the run go on or stop it.
+pub trait StopGuard<C: Checkpoint>: Sync {
+    /// Its row in the stop-rule table.
+    fn row(&self) -> Row;
+    /// The stop it fires on the facts, if any.
+    fn check(&self, facts: &C::Facts<'_>) -> Option<Fired>;
+}
 
 /// What a guard says of the run at its checkpoint.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,6 +71,9 @@ pub enum Verdict {
     Redirect { task: String, why: Redirect },
     /// The run ends in success here.
     Succeed(Ending),
+    /// The run ends as the planner chose (`done` or `snitch`); the step keeps the planner's
+    /// reason.
+    End(Ending),
     /// The run stops with this rule and reason (unless a verified success wins).
     Stop(Fired),
 }
@@ -146,14 +184,6 @@ impl<'a> Facts<'a> {
     }
 }
 
-/// A heuristic or stop rule over the run's facts.
-pub trait Guard: Sync {
-    /// Its row in the stop-rule table.
-    fn row(&self) -> Row;
-    /// Its verdict on the run as it is now.
-    fn check(&self, facts: &Facts<'_>) -> Verdict;
-}
-
 /// Where the planner's guards are asked: at the start of a planner step, before the model.
 pub const BEFORE_PLANNER_CHECKED: &str = "planner, before asking the model";
 
@@ -163,10 +193,45 @@ pub const ON_PROPOSAL_CHECKED: &str = "planner, on the model's proposal";
 /// Where the hop guards are asked: after the model's proposal, with the hop counted.
 pub const ON_HOP_CHECKED: &str = "planner, after the model's proposal";
 
+/// The start of a planner step, before the model is asked.
+pub struct BeforePlanner;
+
+impl Checkpoint for BeforePlanner {
+    type Facts<'a> = Facts<'a>;
+    const CHECKED: &'static str = BEFORE_PLANNER_CHECKED;
+    const SUCCESS_WINS: bool = true;
+}
+
+/// The planner's proposal (any next node), before anything else.
+pub struct OnProposal;
+
+impl Checkpoint for OnProposal {
+    type Facts<'a> = Facts<'a>;
+    const CHECKED: &'static str = ON_PROPOSAL_CHECKED;
+    const SUCCESS_WINS: bool = true;
+}
+
+/// A proposed hop to the researcher, the coder or the verifier, counted.
+pub struct OnHop;
+
+impl Checkpoint for OnHop {
+    type Facts<'a> = Facts<'a>;
+    const CHECKED: &'static str = ON_HOP_CHECKED;
+    const SUCCESS_WINS: bool = true;
+}
+
+/// A heuristic or rule over the planner's proposal: it may refuse it, redirect it, end the run
+/// in success or stop it.
+pub trait Guard: Sync {
+    /// Its row in the stop-rule table.
+    fn row(&self) -> Row;
+    /// Its verdict on the run as it is now.
+    fn check(&self, facts: &Facts<'_>) -> Verdict;
+}
+
 /// The guards asked at the start of a planner step, in order; the first that stops the run
 /// decides.
-pub const BEFORE_PLANNER: &[&dyn Guard] = &[
-    &model_failures::ModelFailures,
+pub const BEFORE_PLANNER: &[&dyn StopGuard<BeforePlanner>] = &[
     &oscillation::Oscillation,
     &fix_attempts::FixAttempts,
     &outside_repository::OutsideRepository,
@@ -176,28 +241,20 @@ pub const BEFORE_PLANNER: &[&dyn Guard] = &[
 ];
 
 /// The guards asked on the planner's proposal (any next node), in order; the first verdict
-/// that is not `Continue` is taken: success, a refused `done`, or the coder sent the failure
-/// instead of the proposed hop.
+/// that is not `Continue` is taken: success, a refused `done`, the coder sent the failure
+/// instead of the proposed hop, or the run's end the planner chose (`done`, `snitch`).
 pub const ON_PROPOSAL: &[&dyn Guard] = &[
     &verified_success_wins::VerifiedSuccessWins,
     &premature_done::PrematureDone,
     &premature_give_up::PrematureGiveUp,
     &reverify::Reverify,
+    &planner_ends::DoneVerified,
+    &planner_ends::DoneUnverified,
+    &planner_ends::GaveUp,
 ];
 
 /// The guards asked on a proposed hop to the researcher, the coder or the verifier, in order.
-pub const ON_HOP: &[&dyn Guard] = &[
-    &exact_repeat::ExactRepeat,
-    &edge_limit::EdgeLimit,
-    &coder_noop::CoderNoopHop,
-];
-
-/// Every registry with its checkpoint, in the order a run meets them (the table's order).
-pub const REGISTRIES: &[(&str, &[&dyn Guard])] = &[
-    (BEFORE_PLANNER_CHECKED, BEFORE_PLANNER),
-    (ON_PROPOSAL_CHECKED, ON_PROPOSAL),
-    (ON_HOP_CHECKED, ON_HOP),
-];
+pub const ON_HOP: &[&dyn StopGuard<OnHop>] = &[&exact_repeat::ExactRepeat, &edge_limit::EdgeLimit];
 
 /// The first verdict among `guards` that is not `Continue`, asked in order.
 pub fn first_verdict(guards: &[&dyn Guard], facts: &Facts<'_>) -> Verdict {
@@ -208,32 +265,23 @@ pub fn first_verdict(guards: &[&dyn Guard], facts: &Facts<'_>) -> Verdict {
         .unwrap_or(Verdict::Continue)
 }
 
-/// The first stop among `guards`, asked in order (their other verdicts are not taken here:
-/// these registries hold stop rules only).
-pub fn first_stop(guards: &[&dyn Guard], facts: &Facts<'_>) -> Option<Fired> {
-    match first_verdict(guards, facts) {
-        Verdict::Stop(f) => Some(f),
-        _ => None,
-    }
-}
-
 /// Facts for the guards' tests.
 #[cfg(test)]
 pub mod testing {
-    use super::{Facts, Guard, Hop, Verdict};
-    use crate::graph::state::{PlannerDecision, RunState};
+    use super::{Facts, Guard, Hop, OnHop, StopGuard, Verdict};
+    use crate::graph::state::{Fired, PlannerDecision, RunState};
+    use crate::graph::testing::run;
     use kotef_core::{Limits, NodeName, Profile};
-    use std::collections::BTreeMap;
 
-    /// `guard`'s verdict on a hop to `next` proposed `repeats` times, on a strict run that
+    /// What `check` says of a hop to `next` proposed `repeats` times, on a strict run that
     /// `setup` prepared.
-    pub fn on_hop(
+    fn judge<T>(
         next: NodeName,
         repeats: u32,
         setup: impl FnOnce(&mut RunState),
-        guard: &dyn Guard,
-    ) -> Verdict {
-        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        check: impl FnOnce(&Facts<'_>) -> T,
+    ) -> T {
+        let mut s = run().build();
         setup(&mut s);
         let decision = PlannerDecision {
             next,
@@ -248,37 +296,43 @@ pub mod testing {
             decision: &decision,
             repeats,
         };
-        guard.check(&Facts::on_hop(&s, &limits, hop))
+        check(&Facts::on_hop(&s, &limits, hop))
+    }
+
+    /// `guard`'s verdict on a proposal of `next` (`repeats` times), on a strict run that
+    /// `setup` prepared.
+    pub fn on_hop(
+        next: NodeName,
+        repeats: u32,
+        setup: impl FnOnce(&mut RunState),
+        guard: &dyn Guard,
+    ) -> Verdict {
+        judge(next, repeats, setup, |f| guard.check(f))
+    }
+
+    /// What the hop guard `guard` fires on a hop to `next` proposed `repeats` times.
+    pub fn stop_on_hop(
+        next: NodeName,
+        repeats: u32,
+        setup: impl FnOnce(&mut RunState),
+        guard: &dyn StopGuard<OnHop>,
+    ) -> Option<Fired> {
+        judge(next, repeats, setup, |f| guard.check(f))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::testing::run;
 
     #[test]
-    fn every_guard_is_checked_where_its_registry_says_and_listed_once() {
-        let mut seen: Vec<[String; 4]> = Vec::new();
-        for (checked, guards) in REGISTRIES {
-            for g in *guards {
-                let r = g.row().cells();
-                assert_eq!(r[1], *checked, "{r:?}");
-                assert!(!seen.contains(&r), "listed twice: {r:?}");
-                seen.push(r);
-            }
-        }
-    }
-
-    #[test]
-    fn a_fresh_run_passes_every_guard() {
-        let s = RunState::new(
-            "g",
-            kotef_core::Profile::Strict,
-            std::collections::BTreeMap::new(),
-        );
+    fn a_fresh_run_passes_every_guard_before_the_planner() {
+        let s = run().build();
         let l = Limits::for_profile(kotef_core::Profile::Strict);
+        let facts = Facts::before_planner(&s, &l);
         assert_eq!(
-            first_stop(BEFORE_PLANNER, &Facts::before_planner(&s, &l)),
+            runner::first_stop(BEFORE_PLANNER, &facts).map(|s| s.fired),
             None
         );
     }

@@ -1,13 +1,13 @@
 //! `no_progress`: steps of any shape passed without progress (no new files, test results or
 //! research) up to the profile's limit.
 
-use super::{Facts, Fires, Guard, Row, Verdict, BEFORE_PLANNER_CHECKED};
+use super::{BeforePlanner, Facts, Fires, Row, StopGuard, BEFORE_PLANNER_CHECKED};
 use crate::graph::state::Fired;
 use kotef_core::StopRule;
 
 pub struct NoProgress;
 
-impl Guard for NoProgress {
+impl StopGuard<BeforePlanner> for NoProgress {
     fn row(&self) -> Row {
         Row {
             rule: Fires::Rule(StopRule::NoProgress),
@@ -17,14 +17,14 @@ impl Guard for NoProgress {
         }
     }
 
-    fn check(&self, f: &Facts<'_>) -> Verdict {
+    fn check(&self, f: &Facts<'_>) -> Option<Fired> {
         let state = f.state;
         let limits = f.limits;
         let idle = state.steps_without_progress();
         if idle < limits.no_progress_steps {
-            return Verdict::Continue;
+            return None;
         }
-        Verdict::Stop(Fired {
+        Some(Fired {
             rule: StopRule::NoProgress,
             reason: format!(
                 "{idle} steps passed without progress (no new files, test results or research), the limit is {}.",
@@ -37,13 +37,12 @@ impl Guard for NoProgress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::state::RunState;
+    use crate::graph::testing::run;
     use kotef_core::Limits;
     use kotef_core::Profile;
-    use std::collections::BTreeMap;
 
-    fn idle(steps: u32) -> Verdict {
-        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+    fn idle(steps: u32) -> Option<Fired> {
+        let mut s = run().build();
         s.last_progress_step = 5;
         s.total_steps = 5 + steps;
         let limits = Limits {
@@ -57,7 +56,7 @@ mod tests {
     fn steps_of_any_shape_without_progress_fire_no_progress_at_the_limit() {
         assert_eq!(
             idle(10),
-            Verdict::Stop(Fired {
+            Some(Fired {
                 rule: StopRule::NoProgress,
                 reason: "10 steps passed without progress (no new files, test results or research), the limit is 10.".into(),
             })
@@ -66,6 +65,6 @@ mod tests {
 
     #[test]
     fn fewer_idle_steps_do_not() {
-        assert_eq!(idle(9), Verdict::Continue);
+        assert_eq!(idle(9), None);
     }
 }

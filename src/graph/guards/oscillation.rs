@@ -1,7 +1,7 @@
 //! `planner_to_coder` (oscillation): since the last progress, coder steps went back to a
 //! state the run had been in before — an A/B oscillation between versions of the code.
 
-use super::{Facts, Fires, Guard, Row, Verdict, BEFORE_PLANNER_CHECKED};
+use super::{BeforePlanner, Facts, Fires, Row, StopGuard, BEFORE_PLANNER_CHECKED};
 use crate::graph::state::Fired;
 use kotef_core::StopRule;
 
@@ -11,7 +11,7 @@ pub const OSCILLATION_LIMIT: u32 = 2;
 
 pub struct Oscillation;
 
-impl Guard for Oscillation {
+impl StopGuard<BeforePlanner> for Oscillation {
     fn row(&self) -> Row {
         Row {
             rule: Fires::Rule(StopRule::PlannerToCoder),
@@ -23,13 +23,13 @@ impl Guard for Oscillation {
         }
     }
 
-    fn check(&self, f: &Facts<'_>) -> Verdict {
+    fn check(&self, f: &Facts<'_>) -> Option<Fired> {
         let state = f.state;
         let (times, back_to) = state.coder_revisits();
         if times < OSCILLATION_LIMIT {
-            return Verdict::Continue;
+            return None;
         }
-        Verdict::Stop(Fired {
+        Some(Fired {
             rule: StopRule::PlannerToCoder,
             reason: format!(
                 "Loop detected: the coder returned the workspace to an earlier state {times} times since the last progress (the state of step {} again), an oscillation between versions.",
@@ -43,13 +43,12 @@ impl Guard for Oscillation {
 mod tests {
     use super::*;
     use crate::graph::facts::testing::push_step;
-    use crate::graph::state::RunState;
+    use crate::graph::testing::run;
     use kotef_core::Limits;
     use kotef_core::{NodeName, Profile};
-    use std::collections::BTreeMap;
 
-    fn after_revisits(steps: &[u32]) -> Verdict {
-        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+    fn after_revisits(steps: &[u32]) -> Option<Fired> {
+        let mut s = run().build();
         for &earlier in steps {
             push_step(&mut s, NodeName::Coder, false).revisit_of = Some(earlier);
             push_step(&mut s, NodeName::Verifier, false);
@@ -62,7 +61,7 @@ mod tests {
 
     #[test]
     fn a_coder_back_at_an_earlier_state_twice_fires_planner_to_coder_naming_the_step() {
-        let Verdict::Stop(f) = after_revisits(&[2, 6]) else {
+        let Some(f) = after_revisits(&[2, 6]) else {
             panic!("no stop");
         };
         assert_eq!(f.rule, StopRule::PlannerToCoder);
@@ -72,6 +71,6 @@ mod tests {
 
     #[test]
     fn one_return_is_not_yet_an_oscillation() {
-        assert_eq!(after_revisits(&[2]), Verdict::Continue);
+        assert_eq!(after_revisits(&[2]), None);
     }
 }

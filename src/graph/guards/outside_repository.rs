@@ -3,17 +3,15 @@
 //! after the coder had a fair try. Whatever the coder changes, that cause stays, so the run
 //! stops saying what a maintainer has to provide.
 
-use super::{Facts, Fires, Guard, Row, Verdict, BEFORE_PLANNER_CHECKED};
+use super::{
+    BeforePlanner, Facts, Fires, Row, StopGuard, BEFORE_PLANNER_CHECKED, FAIR_TRY_CODER_STEPS,
+};
 use crate::graph::state::Fired;
 use kotef_core::StopRule;
 
-/// Coder steps that make a fair try: fewer, and a give-up is refused and a cause outside the
-/// repository is not yet final.
-pub const FAIR_TRY_CODER_STEPS: usize = 2;
-
 pub struct OutsideRepository;
 
-impl Guard for OutsideRepository {
+impl StopGuard<BeforePlanner> for OutsideRepository {
     fn row(&self) -> Row {
         Row {
             rule: Fires::Rule(StopRule::NoProgress),
@@ -23,19 +21,15 @@ impl Guard for OutsideRepository {
         }
     }
 
-    fn check(&self, f: &Facts<'_>) -> Verdict {
+    fn check(&self, f: &Facts<'_>) -> Option<Fired> {
         let state = f.state;
-        let Some(t) = state.test.as_ref().filter(|t| !t.passed) else {
-            return Verdict::Continue;
-        };
-        let Some(cause) = t.outside_cause.as_deref() else {
-            return Verdict::Continue;
-        };
+        let t = state.test.as_ref().filter(|t| !t.passed)?;
+        let cause = t.outside_cause.as_deref()?;
         let coder_steps = state.coder_steps().count();
         if coder_steps < FAIR_TRY_CODER_STEPS {
-            return Verdict::Continue;
+            return None;
         }
-        Verdict::Stop(Fired {
+        Some(Fired {
             rule: StopRule::NoProgress,
             reason: format!(
                 "The tests need something outside the repository: {cause}. {coder_steps} coder steps could not change that, and no change to the code can. {}. Provide it where the tests run, or change the test.",
@@ -50,14 +44,13 @@ mod tests {
     use super::*;
     use crate::graph::facts::testing::push_step;
     use crate::graph::facts::testing::test_result;
-    use crate::graph::state::RunState;
     use crate::graph::state::TestResult;
+    use crate::graph::testing::run;
     use kotef_core::Limits;
     use kotef_core::{NodeName, Profile};
-    use std::collections::BTreeMap;
 
-    fn outside_after(coder_steps: usize) -> Verdict {
-        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+    fn outside_after(coder_steps: usize) -> Option<Fired> {
+        let mut s = run().build();
         s.test = Some(TestResult {
             outside_cause: Some("a network host name that does not resolve here".into()),
             ..test_result("cargo test", false, "AssertionError: 1 != 2")
@@ -75,7 +68,7 @@ mod tests {
     fn a_failure_outside_the_repository_stops_the_run_after_a_fair_try() {
         assert_eq!(
             outside_after(2),
-            Verdict::Stop(Fired {
+            Some(Fired {
                 rule: StopRule::NoProgress,
                 reason: "The tests need something outside the repository: a network host name that does not resolve here. 2 coder steps could not change that, and no change to the code can. `cargo test` still fails with: AssertionError: 1 != 2. Provide it where the tests run, or change the test.".into(),
             })
@@ -84,6 +77,6 @@ mod tests {
 
     #[test]
     fn a_failure_outside_the_repository_gets_a_fair_try_first() {
-        assert_eq!(outside_after(1), Verdict::Continue);
+        assert_eq!(outside_after(1), None);
     }
 }

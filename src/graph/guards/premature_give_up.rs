@@ -3,8 +3,7 @@
 //! per run: the coder gets the failure as its task (a small model's first verdict is often a
 //! guess).
 
-use super::outside_repository::FAIR_TRY_CODER_STEPS;
-use super::{Facts, Guard, Row, Verdict, ON_PROPOSAL_CHECKED};
+use super::{Facts, Guard, Row, Verdict, FAIR_TRY_CODER_STEPS, ON_PROPOSAL_CHECKED};
 use crate::graph::state::Redirect;
 use crate::graph::tasks::opening_failure;
 use kotef_core::NodeName;

@@ -3,7 +3,7 @@
 //! the thing that is wrong; the run stops saying the test may be wrong or contradict itself
 //! — the coder's own verdict, for a maintainer to check.
 
-use super::{Facts, Fires, Guard, Row, Verdict, BEFORE_PLANNER_CHECKED};
+use super::{BeforePlanner, Facts, Fires, Row, StopGuard, BEFORE_PLANNER_CHECKED};
 use crate::graph::context::{protected_tests, still_failing};
 use crate::graph::state::Fired;
 use kotef_core::StopRule;
@@ -14,7 +14,7 @@ pub const TEST_EDIT_LIMIT: u32 = 2;
 
 pub struct TestEditsOnly;
 
-impl Guard for TestEditsOnly {
+impl StopGuard<BeforePlanner> for TestEditsOnly {
     fn row(&self) -> Row {
         Row {
             rule: Fires::Rule(StopRule::PlannerToCoder),
@@ -24,11 +24,11 @@ impl Guard for TestEditsOnly {
         }
     }
 
-    fn check(&self, f: &Facts<'_>) -> Verdict {
+    fn check(&self, f: &Facts<'_>) -> Option<Fired> {
         let state = f.state;
         let steps = state.test_edit_steps();
         if steps < TEST_EDIT_LIMIT {
-            return Verdict::Continue;
+            return None;
         }
         let tests = protected_tests(
             state.test_command.as_deref(),
@@ -41,7 +41,7 @@ impl Guard for TestEditsOnly {
         } else {
             named.join(" and ")
         };
-        Verdict::Stop(Fired {
+        Some(Fired {
             rule: StopRule::PlannerToCoder,
             reason: format!(
                 "Loop detected: in {steps} coder steps without progress the coder only tried to change {named}, which the test command runs and which states what the code must do. The test may be wrong or contradict itself.{}",
@@ -56,13 +56,12 @@ mod tests {
     use super::*;
     use crate::graph::facts::testing::push_step;
     use crate::graph::facts::testing::test_result;
-    use crate::graph::state::RunState;
+    use crate::graph::testing::run;
     use kotef_core::Limits;
     use kotef_core::{NodeName, Profile};
-    use std::collections::BTreeMap;
 
-    fn after_test_edit_steps(n: u32) -> Verdict {
-        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+    fn after_test_edit_steps(n: u32) -> Option<Fired> {
+        let mut s = run().build();
         s.test_command = Some("python3 -m unittest -q test_version".into());
         s.file_hashes = [("test_version.py", "a"), ("version.py", "b")]
             .map(|(p, h)| (p.to_string(), h.to_string()))
@@ -83,7 +82,7 @@ mod tests {
 
     #[test]
     fn two_steps_of_only_refused_test_edits_stop_the_run_naming_the_test() {
-        let Verdict::Stop(f) = after_test_edit_steps(TEST_EDIT_LIMIT) else {
+        let Some(f) = after_test_edit_steps(TEST_EDIT_LIMIT) else {
             panic!("no stop");
         };
         assert_eq!(f.rule, StopRule::PlannerToCoder);
@@ -102,9 +101,6 @@ mod tests {
 
     #[test]
     fn one_step_of_refused_test_edits_is_not_yet_a_loop() {
-        assert_eq!(
-            after_test_edit_steps(TEST_EDIT_LIMIT - 1),
-            Verdict::Continue
-        );
+        assert_eq!(after_test_edit_steps(TEST_EDIT_LIMIT - 1), None);
     }
 }

@@ -1,13 +1,11 @@
 //! What the repair loop remembers across its attempts, and the decisions made from it alone:
 //! the next attempt's request (the opening, the failed attempts so far unless the next one is
 //! a fresh sample, and how hot it samples), a reply with no block, the same change again, a
-//! change that could not be placed, a tested change (the best candidate so far, the
-//! contradiction between tests), and the step's reason.
+//! change that could not be placed, a tested change (the best candidate so far; the tests
+//! the contradiction guards judge), and the step's reason.
 
-use super::feedback::{
-    contradiction, contradiction_reason, feedback, mirrored, mirrored_reason, tried_message,
-    Outcome, TestSet,
-};
+use super::contradiction::RepairFacts;
+use super::feedback::{feedback, tried_message, Outcome, TestSet};
 use super::{
     attempt_request, change_key, Best, REPAIR_PROMPT, SAME_CHANGE_LIMIT, UNREADABLE_LIMIT,
 };
@@ -154,23 +152,21 @@ impl Attempts {
         bad < self.baseline && self.best.as_ref().is_none_or(|b| bad < b.badness)
     }
 
-    /// Remembers a failed, tested attempt for the next; the reason to stop when the tests
-    /// contradict each other: at once when two tests check one thing for two values, else
-    /// attempt after attempt.
-    pub(super) fn failed(
-        &mut self,
-        outcome: Outcome,
-        tests: TestSet,
-        command: &str,
-    ) -> Option<String> {
+    /// Remembers a failed, tested attempt for the next.
+    pub(super) fn failed(&mut self, outcome: Outcome, tests: TestSet) {
         self.history
             .push(feedback(self.made, &outcome, self.baseline));
-        if let Some(m) = mirrored(&self.start_tests, &tests) {
-            return Some(mirrored_reason(&m, command));
-        }
         self.tested.push(tests);
-        contradiction(&self.start_tests, &self.tested)
-            .map(|(wanted, broken)| contradiction_reason(&wanted, &broken, command))
+    }
+
+    /// What the repair loop's guards judge (`super::contradiction`): the tests at the start
+    /// and of every tested attempt.
+    pub(super) fn facts<'a>(&'a self, command: &'a str) -> RepairFacts<'a> {
+        RepairFacts {
+            start: &self.start_tests,
+            tested: &self.tested,
+            command,
+        }
     }
 
     /// The step's reason in the timeline: attempts, whether the code changed, the last notes.

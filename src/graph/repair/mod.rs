@@ -23,10 +23,14 @@
 //! apply to every call as everywhere else.
 
 use super::context;
+use super::guards::{
+    self,
+    commands::{CommandEvent, CommandFacts},
+};
 use super::llm::{self, CallFailure};
 use super::state::{CoderEnd, Decision, RunState};
 use super::{GraphContext, StepResult};
-use kotef_core::{NodeName, StopRule};
+use kotef_core::NodeName;
 use kotef_model::{Message, ModelRequest};
 use kotef_tools::{
     apply_edit_blocks, parse_edit_blocks_ignoring, Change, CommandResult, EditBlock, Kind, Links,
@@ -34,6 +38,7 @@ use kotef_tools::{
 use std::collections::BTreeMap;
 
 mod attempts;
+pub mod contradiction;
 pub mod feedback;
 pub mod locate;
 pub mod room;
@@ -408,8 +413,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         let result = run_tests(ctx, state, &command).await;
         if let Some(why) = result.limit_message() {
             restore(ctx, &snap);
-            let f = crate::graph::budgets::resource_limit(&result.command, &why);
-            state.stop(f.rule, f.reason);
+            resource_limit(state, &result.command, &why);
             break CoderEnd::RunStopped;
         }
         let (bad, failure) = (badness(&result), failure_text(&result, &root, &listed));
@@ -436,14 +440,23 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             failure,
             errors,
         };
-        if let Some(why) = a.failed(outcome, TestSet::of(&result), &command) {
-            state.stop(StopRule::NoProgress, why);
-        }
+        a.failed(outcome, TestSet::of(&result));
+        guards::runner::ask(state, contradiction::IN_REPAIR, &a.facts(&command));
         if state.ending.is_some() {
             break CoderEnd::RunStopped;
         }
     };
     finish(ctx, state, a, end, &before).await
+}
+
+/// A test run that hit a resource limit ends the run (`guards::commands`).
+fn resource_limit(state: &mut RunState, command: &str, why: &str) {
+    let facts = CommandFacts {
+        profile: state.profile,
+        command,
+        event: CommandEvent::Limit { why },
+    };
+    guards::runner::ask(state, guards::commands::ON_COMMAND, &facts);
 }
 
 /// The starting run when it fails as a repair needs; else the step's end (a resource limit
@@ -455,8 +468,7 @@ async fn failing_start(
 ) -> Result<CommandResult, StepResult> {
     let start = starting_run(ctx, state, command).await;
     if let Some(why) = start.limit_message() {
-        let f = crate::graph::budgets::resource_limit(&start.command, &why);
-        state.stop(f.rule, f.reason);
+        resource_limit(state, &start.command, &why);
         return Err(StepResult::stopped(state, false));
     }
     if start.success() {
@@ -507,7 +519,7 @@ mod tests {
 
     #[test]
     fn tests_that_never_end_are_repaired_but_a_command_that_cannot_run_is_not() {
-        let mut s = RunState::new("g", kotef_core::Profile::Strict, BTreeMap::new());
+        let mut s = crate::graph::testing::run().build();
         s.test_command = Some("python3 -m unittest".into());
         let hung = crate::graph::state::TestResult {
             command: "python3 -m unittest".into(),
