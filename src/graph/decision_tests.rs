@@ -58,7 +58,7 @@ fn opened_with(t: TestResult) -> RunState {
     s.test = Some(TestResult {
         kind: Some(FailureKind::TestFailure),
         summary: "AssertionError: 1 != 2".into(),
-        report: FailureReport::read("AssertionError: 1 != 2", ""),
+        report: FailureReport::from_summary("AssertionError: 1 != 2"),
         ..t
     });
     s
@@ -76,7 +76,7 @@ fn a_missing_function_becomes_an_add_task() {
     let summary = "ImportError: cannot import name 'median' from 'stats' (/w/stats.py)";
     let t = s.test.as_mut().unwrap();
     t.summary = summary.into();
-    t.report = FailureReport::read(summary, "");
+    t.report = FailureReport::from_summary(summary);
     let task = opening_task(&s).unwrap_or_default();
     assert!(
         task.starts_with("Add the missing function `median` to `stats.py`"),
@@ -109,7 +109,7 @@ fn a_stop_reason_names_a_command_that_cannot_run_without_the_classifiers_kind() 
     let mut s = opened_with(test(false, "e"));
     let summary = "tooling_error: `cargo test` exited with 127 (command not found)";
     if let Some(t) = s.test.as_mut() {
-        t.report = FailureReport::read(summary, "");
+        t.report = FailureReport::from_summary(summary);
     }
     s.stop(StopRule::Budget, "The time budget ran out.");
     assert_eq!(
@@ -123,9 +123,8 @@ fn a_stop_reason_says_there_is_no_test_command_in_words() {
     let mut s = opened_with(test(false, "e"));
     if let Some(t) = s.test.as_mut() {
         t.command = crate::graph::context::NO_TEST_COMMAND.into();
-        t.report = FailureReport::read(
+        t.report = FailureReport::from_summary(
             "tooling_error: `(no test command)` could not start: no test command configured or detected",
-            "",
         );
     }
     s.stop(StopRule::Budget, "The time budget ran out.");
@@ -260,7 +259,7 @@ fn failing(summary: &str, after_change: bool) -> TestResult {
     TestResult {
         summary: summary.into(),
         after_code_change: after_change,
-        report: FailureReport::read(summary, ""),
+        report: FailureReport::from_summary(summary),
         ..test(false, summary)
     }
 }

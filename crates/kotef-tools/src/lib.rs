@@ -36,8 +36,8 @@ pub use blocks::{
     EditBlock,
 };
 pub use classify::{
-    classify_failure, error_signature, failure_severity, normalize_line, summarize_failure,
-    FailureKind,
+    classify_failure, error_signature, failure_severity, normalize_line, summarize_failure, Ended,
+    Failure, FailureKind,
 };
 pub use detect::detect_test_command;
 pub use env::{scrub_env, ENV_ALLOWLIST};
