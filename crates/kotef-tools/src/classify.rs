@@ -1,7 +1,8 @@
-//! Failure classification for a finished command: its kind (`test_failure`, `lint_failure`,
-//! `runtime_error`, `tooling_error`, `unknown`), a 1–3 line summary naming the first failing test
-//! or error, and a normalised error signature that stays the same when the same error recurs
-//! (paths, numbers, durations and addresses removed). All pure.
+//! Failure classification for a finished command, read once into a typed [`Failure`]: its kind
+//! (`test_failure`, `lint_failure`, `runtime_error`, `tooling_error`, `unknown`), how it ended,
+//! the key lines naming the first failing test or error, how bad it is, its outside cause, the
+//! 1–3 line summary rendered from these fields, and a normalised error signature that stays the
+//! same when the same error recurs (paths, numbers, durations and addresses removed). All pure.
 
 use crate::runner::CommandResult;
 use crate::shell::parse;
@@ -319,7 +320,7 @@ fn first_lines(r: &CommandResult, n: usize) -> Vec<String> {
     }
 }
 
-/// Counts of failing tests in a summary: unittest's `failures=2, errors=1`, pytest's and
+/// Counts of failing tests in a failure's lines: unittest's `failures=2, errors=1`, pytest's and
 /// cargo's `2 failed`, jest's `Tests: 2 failed`.
 static FAILING_COUNTS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b(?:failures|errors)=(\d+)|\b(\d+) (?:failed|errors?)\b").expect("static regex")
@@ -333,8 +334,8 @@ static BROKEN: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// How bad a failure is, to compare two failures of one command: the number of failing tests
-/// the summary reports, `u32::MAX` for code that does not load (a syntax error, a compile
-/// error), `None` when the summary says neither.
+/// the tool's lines report, `u32::MAX` for code that does not load (a syntax error, a compile
+/// error), `None` when they say neither.
 pub fn failure_severity(summary: &str) -> Option<u32> {
     if BROKEN.is_match(summary) {
         return Some(u32::MAX);

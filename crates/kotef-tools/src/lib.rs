@@ -1,7 +1,7 @@
 //! What kotef's agent may do in a workspace: confined file tools ([`WorkDir`], [`ToolBox`]), the
 //! one command runner for tools and the verifier ([`CommandRunner`]), the per-profile command
 //! policy ([`check_command`]), failure classification and error signatures
-//! ([`classify_failure`], [`summarize_failure`], [`error_signature`]), test-command detection
+//! ([`Failure`], [`classify_failure`], [`summarize_failure`], [`error_signature`]), test-command detection
 //! and repository snapshots.
 
 pub mod blocks;
