@@ -8,8 +8,8 @@ use kotef_core::{NodeName, StopRule, TerminalStatus};
 
 /// The stop reason of a stuck or partial ending with the failure the tests still show
 /// appended (a "time budget ran out" or "the planner said done" alone tells a maintainer
-/// nothing to do). `None` when it has it already, the run succeeded or hit a constraint, or no
-/// test fails.
+/// nothing to do). `None` when it names that failure already (a guard wrote it in), the run
+/// succeeded or hit a constraint, or no test fails.
 pub fn reason_with_failure(state: &RunState) -> Option<String> {
     let e = state.ending.as_ref()?;
     let hint = super::context::still_failing(state);
@@ -17,8 +17,20 @@ pub fn reason_with_failure(state: &RunState) -> Option<String> {
         e.status,
         TerminalStatus::AbortedStuck | TerminalStatus::DonePartial
     );
-    let add = unfinished && !hint.is_empty() && !e.reason.contains("` still fails");
+    let add = unfinished && !hint.is_empty() && !names_the_failure(&e.reason, state);
     add.then(|| format!("{}{hint}", e.reason))
+}
+
+/// Whether a stop reason already holds the sentence the last failing verification makes
+/// (`context::failure_sentence` of its command and key line): compared with that value, not
+/// with a fixed phrase.
+fn names_the_failure(reason: &str, state: &RunState) -> bool {
+    state.test.as_ref().filter(|t| !t.passed).is_some_and(|t| {
+        reason.contains(&super::context::failure_sentence(
+            &t.command,
+            &t.report.key_line,
+        ))
+    })
 }
 
 /// The ending when the planner says `done`: success only with a passing verification after
@@ -141,5 +153,41 @@ fn ending(status: TerminalStatus, rule: Option<StopRule>, reason: String) -> End
         status,
         rule,
         reason,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::facts::testing::test_result;
+    use kotef_core::Profile;
+    use std::collections::BTreeMap;
+
+    fn failing_then_stopped(reason: &str) -> RunState {
+        let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
+        s.test = Some(test_result(
+            "cargo test",
+            false,
+            "test_failure: `cargo test` exited with code 1\nAssertionError: 1 != 2",
+        ));
+        s.stop(StopRule::NoProgress, reason);
+        s
+    }
+
+    #[test]
+    fn a_reason_that_names_the_failure_already_is_kept_as_written() {
+        let s = failing_then_stopped(
+            "Stuck. `cargo test` still fails with: AssertionError: 1 != 2. Provide it.",
+        );
+        assert_eq!(reason_with_failure(&s), None);
+    }
+
+    #[test]
+    fn a_reason_naming_another_failure_gets_the_current_one() {
+        let s = failing_then_stopped("Stuck. `cargo test` still fails with: KeyError: 'a'.");
+        assert_eq!(
+            reason_with_failure(&s).as_deref(),
+            Some("Stuck. `cargo test` still fails with: KeyError: 'a'. `cargo test` still fails with: AssertionError: 1 != 2 (see whether it can be fixed inside the repository at all).")
+        );
     }
 }

@@ -43,7 +43,7 @@ fn a_stop_reason_names_a_command_that_cannot_run_without_the_classifiers_kind() 
     let mut s = opened_with(verification(false, "e"));
     let summary = "tooling_error: `cargo test` exited with 127 (command not found)";
     if let Some(t) = s.test.as_mut() {
-        t.report = FailureReport::read(summary, "");
+        t.report = FailureReport::from_summary(summary);
     }
     s.stop(StopRule::Budget, "The time budget ran out.");
     assert_eq!(
@@ -57,10 +57,7 @@ fn a_stop_reason_says_there_is_no_test_command_in_words() {
     let mut s = opened_with(verification(false, "e"));
     if let Some(t) = s.test.as_mut() {
         t.command = crate::graph::context::NO_TEST_COMMAND.into();
-        t.report = FailureReport::read(
-            "tooling_error: `(no test command)` could not start: no test command configured or detected",
-            "",
-        );
+        t.report = FailureReport::from_summary("tooling_error: `(no test command)` could not start: no test command configured or detected");
     }
     s.stop(StopRule::Budget, "The time budget ran out.");
     assert_eq!(
@@ -73,7 +70,7 @@ fn failing(summary: &str, after_change: bool) -> TestResult {
     TestResult {
         summary: summary.into(),
         after_code_change: after_change,
-        report: FailureReport::read(summary, ""),
+        report: FailureReport::from_summary(summary),
         ..verification(false, summary)
     }
 }

@@ -124,7 +124,7 @@ pub mod testing {
             after_code_change: true,
             outside_cause: None,
             timed_out: false,
-            report: crate::graph::failure::FailureReport::read(summary, ""),
+            report: crate::graph::failure::FailureReport::from_summary(summary),
         }
     }
 

@@ -1,6 +1,7 @@
-//! A failing verification read once, when the verifier records it: the line that says most,
-//! how bad it is (failing tests, or code that does not load), a Python name a module lacks,
-//! the tests the output names and the repository's files it names. The graph's tasks, prompts, guards and endings read these
+//! A failing verification read once, when the verifier records it, from the classifier's
+//! typed [`kotef_tools::Failure`]: the line that says most, how bad it is (failing tests, or
+//! code that does not load), a Python name a module lacks, the tests the output names and the
+//! repository's files it names. The graph's tasks, prompts, guards and endings read these
 //! fields; none of them parses the summary's prose again.
 
 use serde::{Deserialize, Serialize};
@@ -27,17 +28,30 @@ pub struct FailureReport {
 }
 
 impl FailureReport {
-    /// Reads the classifier's `summary` of a failing run and its raw `output`.
-    pub fn read(summary: &str, output: &str) -> Self {
-        let key_line = key_line(summary);
+    /// Reads the classifier's `failure` of a failing run and its raw `output`.
+    pub fn read(failure: &kotef_tools::Failure, output: &str) -> Self {
+        let key_line = failure.key_line();
         FailureReport {
-            severity: kotef_tools::failure_severity(summary),
+            severity: failure.severity,
             missing_name: crate::lang::python::missing_python_name(&key_line),
             failing_tests: crate::lang::unittest::failing_tests(output)
                 .into_iter()
                 .collect(),
             files_named: Vec::new(),
             key_line,
+        }
+    }
+
+    /// A report as the verifier would read it from a `summary` (a headline, then the key
+    /// lines), for tests that start from a summary's text.
+    #[cfg(test)]
+    pub fn from_summary(summary: &str) -> Self {
+        let key_line = key_line(summary);
+        FailureReport {
+            severity: kotef_tools::failure_severity(summary),
+            missing_name: crate::lang::python::missing_python_name(&key_line),
+            key_line,
+            ..Self::default()
         }
     }
 
@@ -67,25 +81,46 @@ pub fn key_line(summary: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kotef_tools::{CommandResult, Failure};
+    use std::path::Path;
+
+    fn failed(stdout: &str, stderr: &str) -> Failure {
+        let r = CommandResult {
+            command: "python3 -m unittest".into(),
+            exit_code: Some(1),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            timed_out: false,
+            truncated: false,
+            duration_ms: 5,
+            spawn_error: None,
+            limit: None,
+        };
+        Failure::of(&r, Path::new("/w"))
+    }
 
     #[test]
     fn an_assertion_is_the_key_line_and_the_failures_are_counted() {
-        let r = FailureReport::read(
-            "FAILED (failures=2)\nAssertionError: 1 != 2",
-            "FAIL: test_a (t.T.test_a)\nFAIL: test_b (t.T.test_b)\n",
-        );
-        assert_eq!(r.key_line, "AssertionError: 1 != 2");
+        let out = "FAIL: test_a (t.T.test_a)\nFAIL: test_b (t.T.test_b)\nAssertionError: 1 != 2\n\nFAILED (failures=2)\n";
+        let r = FailureReport::read(&failed("", out), out);
+        assert_eq!(r.key_line, "FAILED (failures=2); AssertionError: 1 != 2");
         assert_eq!(r.severity, Some(2));
         assert_eq!(r.failing_tests, ["test_a", "test_b"]);
         assert_eq!(r.missing_name, None);
     }
 
     #[test]
+    fn the_severity_is_the_classifiers_count() {
+        let out = "=== 2 failed, 3 passed in 0.1s ===\n";
+        let f = failed(out, "");
+        assert_eq!(FailureReport::read(&f, out).severity, Some(2));
+        assert_eq!(FailureReport::read(&f, out).severity, f.severity);
+    }
+
+    #[test]
     fn a_missing_function_is_named_with_its_module() {
-        let r = FailureReport::read(
-            "FAILED (errors=1)\nImportError: cannot import name 'median' from 'stats' (/w/stats.py)",
-            "",
-        );
+        let out = "ImportError: cannot import name 'median' from 'stats' (/w/stats.py)\n";
+        let r = FailureReport::read(&failed("", out), out);
         assert_eq!(
             r.missing_name,
             Some(("median".to_string(), "stats".to_string()))
@@ -94,7 +129,17 @@ mod tests {
 
     #[test]
     fn code_that_does_not_load_is_worst() {
-        let r = FailureReport::read("SyntaxError: invalid syntax", "");
+        let out = "  File \"a.py\", line 1\n    def f(\nSyntaxError: invalid syntax\n";
+        let r = FailureReport::read(&failed("", out), out);
         assert_eq!(r.severity, Some(u32::MAX));
+    }
+
+    #[test]
+    fn a_summary_without_detail_is_its_own_key_line() {
+        assert_eq!(
+            key_line("tooling_error: `x` timed out after 5 ms"),
+            "tooling_error: `x` timed out after 5 ms"
+        );
+        assert_eq!(key_line("head\nA\n\nB"), "A; B");
     }
 }

@@ -180,7 +180,7 @@ mod tests {
             after_code_change: false,
             outside_cause: outside.map(str::to_string),
             timed_out: false,
-            report: crate::graph::failure::FailureReport::read(summary, ""),
+            report: crate::graph::failure::FailureReport::from_summary(summary),
         });
         s
     }

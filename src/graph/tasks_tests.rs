@@ -27,7 +27,7 @@ fn a_missing_function_becomes_an_add_task() {
     let summary = "ImportError: cannot import name 'median' from 'stats' (/w/stats.py)";
     let t = s.test.as_mut().unwrap();
     t.summary = summary.into();
-    t.report = FailureReport::read(summary, "");
+    t.report = FailureReport::from_summary(summary);
     let task = opening_task(&s).unwrap_or_default();
     assert!(
         task.starts_with("Add the missing function `median` to `stats.py`"),

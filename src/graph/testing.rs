@@ -175,7 +175,7 @@ pub fn opened_with(t: TestResult) -> RunState {
         .tested(TestResult {
             kind: Some(FailureKind::TestFailure),
             summary: "AssertionError: 1 != 2".into(),
-            report: FailureReport::read("AssertionError: 1 != 2", ""),
+            report: FailureReport::from_summary("AssertionError: 1 != 2"),
             ..t
         })
         .build()

@@ -13,22 +13,23 @@ use kotef_core::NodeName;
 use kotef_tools::{CommandResult, FailureKind, Links};
 use std::collections::BTreeMap;
 
-/// Folds a finished command into the run state; pure apart from `state`. Returns whether it
-/// was progress.
-pub fn record_result(state: &mut RunState, r: &CommandResult, step: u32) -> bool {
+/// Folds a finished command into the run state; pure apart from `state`. `workspace` is the
+/// repository's root (for the failure's outside cause). Returns whether it was progress.
+pub fn record_result(
+    state: &mut RunState,
+    r: &CommandResult,
+    step: u32,
+    workspace: &std::path::Path,
+) -> bool {
     let passed = r.success();
     let after_code_change = match &state.hashes_at_last_verification {
         Some(h) => *h != state.file_hashes,
         None => state.file_hashes != state.initial_hashes,
     };
-    let (kind, summary, signature) = if passed {
-        (None, "passed".to_string(), None)
-    } else {
-        (
-            Some(kotef_tools::classify_failure(r)),
-            kotef_tools::summarize_failure(r),
-            Some(kotef_tools::error_signature(r)),
-        )
+    let failure = (!passed).then(|| kotef_tools::Failure::of(r, workspace));
+    let (kind, summary, signature) = match &failure {
+        None => (None, "passed".to_string(), None),
+        Some(f) => (Some(f.kind), f.summary(), Some(f.signature.clone())),
     };
     let same_error_count = match (&state.test, &signature) {
         (Some(prev), Some(sig)) if prev.error_signature.as_ref() == Some(sig) => {
@@ -47,14 +48,13 @@ pub fn record_result(state: &mut RunState, r: &CommandResult, step: u32) -> bool
         same_error_count,
         step,
         after_code_change,
-        outside_cause: None,
+        outside_cause: failure.as_ref().and_then(|f| f.outside_cause.clone()),
         timed_out: r.timed_out,
-        report: if passed {
-            FailureReport::default()
-        } else {
-            FailureReport::read(&summary, &format!("{}{}", r.stdout, r.stderr)).naming(
+        report: match &failure {
+            None => FailureReport::default(),
+            Some(f) => FailureReport::read(f, &format!("{}{}", r.stdout, r.stderr)).naming(
                 super::context::named_files(&summary, state.file_hashes.keys()),
-            )
+            ),
         },
     };
     if !passed {
@@ -200,10 +200,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
         state.test.clone(),
         state.hashes_at_last_verification.clone(),
     );
-    let progress = record_result(state, &result, step_no);
-    if let Some(t) = state.test.as_mut().filter(|t| !t.passed) {
-        t.outside_cause = kotef_tools::outside_cause(&t.summary, ctx.tools.workdir().root());
-    }
+    let progress = record_result(state, &result, step_no, ctx.tools.workdir().root());
     let undo = std::mem::take(&mut handoff.undo);
     for guard in AFTER_VERIFY {
         let facts = VerifyFacts {

@@ -13,6 +13,11 @@ pub const MARKER_PREFIX: &str = "<!-- kotef:";
 pub struct MarkerData {
     pub run_id: String,
     pub number: u64,
+    /// Whether the comment shows the run ended (finished, failed, refused); written only
+    /// then, so a comment without it shows the run going (started, progress, waiting, handed
+    /// to a workflow), as every comment of a kotef before this field did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ended: bool,
 }
 
 /// The hidden first line of a status comment.

@@ -1,7 +1,8 @@
-//! Failure classification for a finished command: its kind (`test_failure`, `lint_failure`,
-//! `runtime_error`, `tooling_error`, `unknown`), a 1–3 line summary naming the first failing test
-//! or error, and a normalised error signature that stays the same when the same error recurs
-//! (paths, numbers, durations and addresses removed). All pure.
+//! Failure classification for a finished command, read once into a typed [`Failure`]: its kind
+//! (`test_failure`, `lint_failure`, `runtime_error`, `tooling_error`, `unknown`), how it ended,
+//! the key lines naming the first failing test or error, how bad it is, its outside cause, the
+//! 1–3 line summary rendered from these fields, and a normalised error signature that stays the
+//! same when the same error recurs (paths, numbers, durations and addresses removed). All pure.
 
 use crate::runner::CommandResult;
 use crate::shell::parse;
@@ -319,21 +320,7 @@ fn first_lines(r: &CommandResult, n: usize) -> Vec<String> {
     }
 }
 
-fn status_phrase(r: &CommandResult) -> String {
-    if r.timed_out {
-        format!("timed out after {} ms", r.duration_ms)
-    } else if let Some(e) = &r.spawn_error {
-        format!("could not run: {}", clip(e, 200))
-    } else {
-        match r.exit_code {
-            Some(0) => "succeeded".to_string(),
-            Some(c) => format!("exited with code {c}"),
-            None => "was killed by a signal".to_string(),
-        }
-    }
-}
-
-/// Counts of failing tests in a summary: unittest's `failures=2, errors=1`, pytest's and
+/// Counts of failing tests in a failure's lines: unittest's `failures=2, errors=1`, pytest's and
 /// cargo's `2 failed`, jest's `Tests: 2 failed`.
 static FAILING_COUNTS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b(?:failures|errors)=(\d+)|\b(\d+) (?:failed|errors?)\b").expect("static regex")
@@ -347,8 +334,8 @@ static BROKEN: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// How bad a failure is, to compare two failures of one command: the number of failing tests
-/// the summary reports, `u32::MAX` for code that does not load (a syntax error, a compile
-/// error), `None` when the summary says neither.
+/// the tool's lines report, `u32::MAX` for code that does not load (a syntax error, a compile
+/// error), `None` when they say neither.
 pub fn failure_severity(summary: &str) -> Option<u32> {
     if BROKEN.is_match(summary) {
         return Some(u32::MAX);
@@ -365,24 +352,138 @@ pub fn failure_severity(summary: &str) -> Option<u32> {
     total
 }
 
-/// 1–3 lines: the kind, the command and how it ended; then the first failing test and the first
-/// error line when they can be found.
-pub fn summarize_failure(r: &CommandResult) -> String {
-    let kind = classify_failure(r);
-    let mut lines = vec![format!(
-        "{}: `{}` {}",
-        kind.as_str(),
-        clip(&r.command, 120),
-        status_phrase(r)
-    )];
-    if r.spawn_error.is_none() && !r.timed_out {
-        let mut keys = key_lines(r);
-        if keys.is_empty() {
-            keys = first_lines(r, 1);
+/// How a failed command ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ended {
+    /// Killed at its timeout after `ms` milliseconds.
+    TimedOut { ms: u64 },
+    /// Never started (the sandbox or the shell refused it): why.
+    CouldNotRun(String),
+    /// Exited with this code.
+    Exited(i32),
+    /// Killed by a signal.
+    Killed,
+}
+
+impl Ended {
+    fn of(r: &CommandResult) -> Self {
+        if r.timed_out {
+            Ended::TimedOut { ms: r.duration_ms }
+        } else if let Some(e) = &r.spawn_error {
+            Ended::CouldNotRun(clip(e, 200))
+        } else {
+            match r.exit_code {
+                Some(c) => Ended::Exited(c),
+                None => Ended::Killed,
+            }
         }
-        lines.extend(keys.into_iter().take(2));
     }
-    lines.join("\n")
+}
+
+impl std::fmt::Display for Ended {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ended::TimedOut { ms } => write!(f, "timed out after {ms} ms"),
+            Ended::CouldNotRun(e) => write!(f, "could not run: {e}"),
+            Ended::Exited(0) => f.write_str("succeeded"),
+            Ended::Exited(c) => write!(f, "exited with code {c}"),
+            Ended::Killed => f.write_str("was killed by a signal"),
+        }
+    }
+}
+
+/// A failed command, read once from its output: what kind of failure, how it ended, the lines
+/// that say most, how bad it is, what it needs from outside the repository and its signature.
+/// Everything downstream reads these fields; [`Failure::summary`] renders them for people
+/// and the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub command: String,
+    pub ended: Ended,
+    /// The first failing test and the first line saying what went wrong (or the output's
+    /// first line), at most two; none for a command that timed out or never ran.
+    pub key_lines: Vec<String>,
+    /// Failing tests counted in the key lines, `u32::MAX` for code that does not load,
+    /// `None` when they say neither ([`failure_severity`]).
+    pub severity: Option<u32>,
+    /// What the failure needs from outside the repository ([`crate::outside_cause`]).
+    pub outside_cause: Option<String>,
+    /// The normalised signature ([`error_signature`]).
+    pub signature: String,
+}
+
+impl Failure {
+    /// Reads a finished command that failed; `workspace` is the repository's root (a missing
+    /// file under it is the code's to make, not an outside cause).
+    pub fn of(r: &CommandResult, workspace: &std::path::Path) -> Self {
+        let ended = Ended::of(r);
+        let key_lines = summary_lines(r);
+        let output = key_lines.join("\n");
+        let outside_text = match &ended {
+            Ended::CouldNotRun(e) => format!("{e}\n{output}"),
+            _ => output.clone(),
+        };
+        Failure {
+            kind: classify_failure(r),
+            command: r.command.clone(),
+            severity: failure_severity(&output),
+            outside_cause: crate::outside_cause(&outside_text, workspace),
+            signature: error_signature(r),
+            ended,
+            key_lines,
+        }
+    }
+
+    /// The headline: the kind, the command and how it ended.
+    pub fn headline(&self) -> String {
+        format!(
+            "{}: `{}` {}",
+            self.kind.as_str(),
+            clip(&self.command, 120),
+            self.ended
+        )
+    }
+
+    /// 1–3 lines: the headline, then the first failing test and the first error line when
+    /// they can be found.
+    pub fn summary(&self) -> String {
+        std::iter::once(self.headline())
+            .chain(self.key_lines.iter().cloned())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The line that says most: the key lines joined with `; `, the headline when there are
+    /// none.
+    pub fn key_line(&self) -> String {
+        if self.key_lines.is_empty() {
+            self.headline()
+        } else {
+            self.key_lines.join("; ")
+        }
+    }
+}
+
+/// The key lines of a failure's summary (see [`Failure::key_lines`]).
+fn summary_lines(r: &CommandResult) -> Vec<String> {
+    if r.spawn_error.is_some() || r.timed_out {
+        return Vec::new();
+    }
+    let mut keys = key_lines(r);
+    if keys.is_empty() {
+        keys = first_lines(r, 1);
+    }
+    keys.into_iter()
+        .filter(|l| !l.trim().is_empty())
+        .take(2)
+        .collect()
+}
+
+/// 1–3 lines: the kind, the command and how it ended; then the first failing test and the first
+/// error line when they can be found ([`Failure::summary`]).
+pub fn summarize_failure(r: &CommandResult) -> String {
+    Failure::of(r, std::path::Path::new("/")).summary()
 }
 
 static HEX_ADDR: LazyLock<Regex> =
@@ -685,6 +786,55 @@ FAILED tests/test_calc.py::test_add - assert 4 == 5
             summarize_failure(&t),
             "tooling_error: `sleep 30` timed out after 300 ms"
         );
+    }
+
+    #[test]
+    fn a_failure_is_read_once_into_fields_and_its_summary_rendered_from_them() {
+        let r = res("pytest", Some(1), PYTEST_A, "");
+        let f = Failure::of(&r, std::path::Path::new("/tmp/tmpa8f3kq/repo"));
+        assert_eq!(f.kind, FailureKind::TestFailure);
+        assert_eq!(f.ended, Ended::Exited(1));
+        assert_eq!(f.severity, None);
+        assert_eq!(f.outside_cause, None);
+        assert_eq!(f.signature, error_signature(&r));
+        assert_eq!(
+            f.summary(),
+            "test_failure: `pytest` exited with code 1\nFAILED tests/test_calc.py::test_add - assert 4 == 5\nE       assert 4 == 5"
+        );
+        assert_eq!(
+            f.key_line(),
+            "FAILED tests/test_calc.py::test_add - assert 4 == 5; E       assert 4 == 5"
+        );
+    }
+
+    #[test]
+    fn a_host_that_does_not_resolve_is_the_failures_outside_cause() {
+        let r = res(
+            "./fetch.sh",
+            Some(6),
+            "",
+            "curl: (6) Could not resolve host: data.example",
+        );
+        let f = Failure::of(&r, std::path::Path::new("/w"));
+        assert_eq!(
+            f.outside_cause.as_deref(),
+            Some("a network host name that does not resolve here")
+        );
+    }
+
+    #[test]
+    fn a_timed_out_failure_has_no_key_lines_and_its_headline_is_its_key_line() {
+        let mut t = res("sleep 30", None, "", "");
+        t.timed_out = true;
+        t.duration_ms = 300;
+        let f = Failure::of(&t, std::path::Path::new("/w"));
+        assert_eq!(f.ended, Ended::TimedOut { ms: 300 });
+        assert!(f.key_lines.is_empty());
+        assert_eq!(
+            f.key_line(),
+            "tooling_error: `sleep 30` timed out after 300 ms"
+        );
+        assert_eq!(f.severity, None);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! What kotef's agent may do in a workspace: confined file tools ([`WorkDir`], [`ToolBox`]), the
 //! one command runner for tools and the verifier ([`CommandRunner`]), the per-profile command
 //! policy ([`check_command`]), failure classification and error signatures
-//! ([`classify_failure`], [`summarize_failure`], [`error_signature`]), test-command detection
+//! ([`Failure`], [`classify_failure`], [`summarize_failure`], [`error_signature`]), test-command detection
 //! and repository snapshots.
 
 pub mod blocks;
@@ -36,8 +36,8 @@ pub use blocks::{
     EditBlock,
 };
 pub use classify::{
-    classify_failure, error_signature, failure_severity, normalize_line, summarize_failure,
-    FailureKind,
+    classify_failure, error_signature, failure_severity, normalize_line, summarize_failure, Ended,
+    Failure, FailureKind,
 };
 pub use detect::detect_test_command;
 pub use env::{scrub_env, ENV_ALLOWLIST};

@@ -166,7 +166,7 @@ mod tests {
         TestResult {
             summary: summary.into(),
             after_code_change,
-            report: FailureReport::read(summary, ""),
+            report: FailureReport::from_summary(summary),
             ..verification(false, summary)
         }
     }

@@ -234,20 +234,31 @@ pub fn feedback(n: u32, outcome: &Outcome, baseline: u32) -> String {
     }
 }
 
-/// A file tool's error in the words of edit blocks.
-pub fn block_error(message: &str) -> String {
-    message
-        .replace("bad arguments for `edit_file`: ", "")
-        .replace("`old` and `new`", "SEARCH and REPLACE")
-        .replace(
-            "put the corrected text in `new`",
-            "put the corrected lines in REPLACE",
-        )
-        .replace("`old`", "the SEARCH text")
-        .replace(
-            "read the file and copy the exact text",
-            "copy the exact lines from the file",
-        )
+/// A file tool's error in the words of edit blocks (SEARCH and REPLACE, not `old` and
+/// `new`), for the model: the edit errors are written from their fields, any other error as
+/// the tool wrote it.
+pub struct BlockError<'a>(pub &'a kotef_tools::ToolError);
+
+impl std::fmt::Display for BlockError<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use kotef_tools::ToolError as E;
+        match self.0 {
+            E::EditNoMatch { path, closest } => write!(
+                f,
+                "the SEARCH text was not found in `{path}` (0 matches); copy the exact lines from the file, including whitespace{closest}"
+            ),
+            E::EditManyMatches { path, count } => write!(
+                f,
+                "the SEARCH text matches {count} times in `{path}`; include more surrounding lines so it matches exactly once"
+            ),
+            E::EditEmptyOld => f.write_str("the SEARCH text must not be empty"),
+            E::EditNoChange => f.write_str(
+                "SEARCH and REPLACE are the same text, so nothing would change; put the corrected lines in REPLACE",
+            ),
+            E::BadArguments { tool, message } if tool == "edit_file" => f.write_str(message),
+            other => write!(f, "{other}"),
+        }
+    }
 }
 
 /// A diff in one line: `` `old` to `new` `` (lines joined by ` / `), so the list of tried
@@ -602,6 +613,26 @@ mod tests {
             compact_output(out, Path::new("/tmp/w/run")),
             "FAIL: test_2 (test_a.T.test_2)\n  File \"test_a.py\", line 12, in test_2\n    self.assertEqual(f(1), 2)\nAssertionError: 1 != 2"
         );
+    }
+
+    #[test]
+    fn edit_errors_speak_of_search_and_replace() {
+        use kotef_tools::ToolError as E;
+        let shown = |e: E| BlockError(&e).to_string();
+        assert_eq!(
+            shown(E::EditNoMatch { path: "a.py".into(), closest: "\nThe closest text in the file (line 2) is:\n```\n  x\n```".into() }),
+            "the SEARCH text was not found in `a.py` (0 matches); copy the exact lines from the file, including whitespace\nThe closest text in the file (line 2) is:\n```\n  x\n```"
+        );
+        assert_eq!(
+            shown(E::EditManyMatches { path: "a.py".into(), count: 3 }),
+            "the SEARCH text matches 3 times in `a.py`; include more surrounding lines so it matches exactly once"
+        );
+        assert_eq!(shown(E::EditEmptyOld), "the SEARCH text must not be empty");
+        assert_eq!(
+            shown(E::EditNoChange),
+            "SEARCH and REPLACE are the same text, so nothing would change; put the corrected lines in REPLACE"
+        );
+        assert_eq!(shown(E::NotFound("b.py".into())), "`b.py` does not exist");
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub mod room;
 mod shown;
 use crate::graph::code_view::Traceback;
 use attempts::{Attempts, Seen};
-use feedback::{badness, block_error, failure_text, line_diff, Opening, Outcome, TestSet};
+use feedback::{badness, failure_text, line_diff, Opening, Outcome, TestSet};
 use shown::{repair_files, Shown};
 
 /// The repair loop's system prompt.
@@ -215,7 +215,7 @@ fn apply_attempt(
     for a in &applied {
         match &a.result {
             Ok(w) => written.push(w.path.clone()),
-            Err(e) => errors.push(block_error(&e.to_string())),
+            Err(e) => errors.push(feedback::BlockError(e).to_string()),
         }
     }
     for w in &written {

@@ -147,7 +147,7 @@ async fn dispatch_inner(ctx: &JobContext, job: &Job, workflow: &str) -> JobResul
             return fail(
                 &mut sticky,
                 &header,
-                "looking up the default branch",
+                crate::pipeline::Stage::LookingUpDefaultBranch,
                 &e,
                 &[],
             )
@@ -194,7 +194,7 @@ async fn dispatch_inner(ctx: &JobContext, job: &Job, workflow: &str) -> JobResul
             fail(
                 &mut sticky,
                 &header,
-                "handing the run to GitHub Actions",
+                crate::pipeline::Stage::HandingToActions,
                 &error,
                 &[],
             )

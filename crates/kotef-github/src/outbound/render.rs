@@ -125,6 +125,7 @@ pub fn dispatched_comment(h: &RunHeader, workflow: &str, workflow_url: &str) -> 
     let mut out = marker(&MarkerData {
         run_id: h.run_id.clone(),
         number: h.number,
+        ended: false,
     });
     out.push_str("\n### ⏳ kotef is starting on GitHub Actions\n\n");
     out.push_str(&format!(
@@ -269,9 +270,11 @@ pub fn outcome_details(outcome: &RunOutcome, limits: &Limits) -> String {
 
 /// The sticky status comment.
 pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
+    let is_final = matches!(phase, Phase::Finished { .. } | Phase::Failed { .. });
     let mut out = marker(&MarkerData {
         run_id: h.run_id.clone(),
         number: h.number,
+        ended: is_final,
     });
     out.push('\n');
     match phase {
@@ -338,7 +341,6 @@ pub fn status_comment(h: &RunHeader, phase: &Phase<'_>) -> String {
             push_notes_and_links(&mut out, notes, links);
         }
     }
-    let is_final = matches!(phase, Phase::Finished { .. } | Phase::Failed { .. });
     out.push_str(&footer(h, is_final));
     out
 }
@@ -440,7 +442,7 @@ fn first_sentences(text: &str, n: usize) -> String {
             }
         }
     }
-    crate::text::truncate_chars(text[..end].trim(), 300).replace("\n[… truncated]", "…")
+    kotef_core::text::cut_end(text[..end].trim(), 300, "…")
 }
 
 /// What a maintainer can do after an unsuccessful ending.
@@ -466,7 +468,7 @@ pub fn next_step(outcome: &RunOutcome) -> Option<String> {
 /// The draft PR's title.
 pub fn pull_title(number: u64, issue_title: &str) -> String {
     let t = issue_title.replace(['\r', '\n'], " ");
-    let t = crate::text::truncate_chars(t.trim(), 200).replace("\n[… truncated]", "…");
+    let t = kotef_core::text::cut_end(t.trim(), 200, "…");
     format!("kotef: {t} (#{number})")
 }
 
@@ -508,15 +510,16 @@ pub fn ended_comment(run_id: &str, number: u64, reason: &str) -> String {
         marker(&MarkerData {
             run_id: run_id.to_string(),
             number,
+            ended: true,
         }),
         inline(reason)
     )
 }
 
-/// Whether a status comment still shows a run as going (started, progress, or handed to a
-/// workflow) rather than ended.
+/// Whether a status comment still shows a run as going (started, progress, waiting, or
+/// handed to a workflow) rather than ended: read from its marker's data, not its words.
 pub fn shows_working(body: &str) -> bool {
-    body.contains("\n### ⏳ ")
+    parse_marker(body).is_some_and(|m| !m.ended)
 }
 
 /// The comment answering a trigger kotef refuses.
@@ -553,6 +556,7 @@ pub fn rejection_comment(run_id: &str, number: u64, reason: &str) -> String {
         marker(&MarkerData {
             run_id: run_id.to_string(),
             number,
+            ended: true,
         }),
         inline(reason)
     )
@@ -717,11 +721,59 @@ mod tests {
         let d = MarkerData {
             run_id: "abc".into(),
             number: 3,
+            ended: false,
         };
         let body = format!("{}\nrest", marker(&d));
-        assert_eq!(parse_marker(&body), Some(d));
+        assert_eq!(parse_marker(&body), Some(d.clone()));
+        let ended = MarkerData {
+            ended: true,
+            ..d.clone()
+        };
+        assert_eq!(parse_marker(&marker(&ended)), Some(ended));
         assert_eq!(parse_marker("hello"), None);
         assert_eq!(parse_marker("<!-- kotef:run {bad json -->"), None);
+    }
+
+    #[test]
+    fn a_comment_shows_the_run_going_until_its_marker_says_it_ended() {
+        let h = header();
+        let (links, notes) = (links(), Vec::new());
+        let failed = Phase::Failed {
+            stage: "the agent run",
+            error: "boom",
+            links: &links,
+            notes: &notes,
+        };
+        assert!(shows_working(&status_comment(&h, &Phase::Started)));
+        assert!(shows_working(&status_comment(
+            &h,
+            &Phase::Progress { steps: &[] }
+        )));
+        assert!(shows_working(&dispatched_comment(
+            &h,
+            "kotef.yml",
+            "https://github.com/o/r/actions"
+        )));
+        assert!(!shows_working(&status_comment(&h, &failed)));
+        assert!(!shows_working(&finished(&success(), None)));
+        assert!(!shows_working(&ended_comment("r", 3, "the job panicked")));
+        assert!(!shows_working(&rejection_comment("r", 3, "fork")));
+    }
+
+    #[test]
+    fn a_marker_written_before_the_ended_field_shows_the_run_going() {
+        assert!(shows_working(
+            "<!-- kotef:run {\"run_id\":\"a\",\"number\":3} -->\n### ⏳ kotef is working on this\n"
+        ));
+        assert!(!shows_working(
+            "### ⏳ kotef is working on this, says someone else\n"
+        ));
+    }
+
+    #[test]
+    fn a_long_title_is_cut_with_an_ellipsis() {
+        let title = pull_title(3, &"x".repeat(250));
+        assert_eq!(title, format!("kotef: {}… (#3)", "x".repeat(200)));
     }
 
     #[test]

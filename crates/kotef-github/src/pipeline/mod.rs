@@ -15,6 +15,7 @@
 mod config;
 mod context;
 mod ending;
+mod errors;
 mod intake;
 mod publish;
 mod record;
@@ -25,6 +26,7 @@ pub use config::{effective_config, Effective};
 pub use context::{JobContext, JobResult, JobStatus, OperatorSettings};
 pub use ending::INTERNAL_ERROR;
 pub(crate) use ending::{end_abandoned, finish_comment, panic_text};
+pub use errors::{RunError, Stage};
 pub(crate) use intake::{admit, goal_for, react};
 pub use record::TranscriptStore;
 pub(crate) use sticky::{fail, wait_for_api_budget, Sticky};

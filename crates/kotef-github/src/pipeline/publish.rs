@@ -47,7 +47,7 @@ impl Publish<'_> {
     pub(super) async fn publish(
         &self,
         ws: &Workspace,
-        run: &Result<RunOutcome, String>,
+        run: &Result<RunOutcome, super::RunError>,
         notes: &mut Vec<String>,
     ) -> Published {
         let job = self.job;
@@ -185,7 +185,11 @@ impl Publish<'_> {
 
 /// The commit message of a run: the title, how the run ended, and the requester as
 /// co-author.
-fn commit_message(target: &Target, run_id: &RunId, run: &Result<RunOutcome, String>) -> String {
+fn commit_message(
+    target: &Target,
+    run_id: &RunId,
+    run: &Result<RunOutcome, super::RunError>,
+) -> String {
     let mut message = format!(
         "kotef: {} (#{})\n\n",
         target.title.replace(['\r', '\n'], " "),

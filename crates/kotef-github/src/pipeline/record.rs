@@ -48,7 +48,7 @@ fn rel_path(o: &RunOutcome) -> Option<(String, String)> {
 /// Takes the run's transcript out of the work tree (or reads it, when committed).
 pub(super) fn take(
     workdir: &Path,
-    run: &Result<RunOutcome, String>,
+    run: &Result<RunOutcome, super::RunError>,
     commit: bool,
     executor: &dyn RunExecutor,
     notes: &mut Vec<String>,

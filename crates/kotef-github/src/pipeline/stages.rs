@@ -9,7 +9,7 @@ use super::intake::{resolve_branches, Branches, Resolved};
 use super::publish::{Publish, Published};
 use super::sticky::progress_updates;
 use super::{effective_config, fail, goal_for, open_workspace, Effective, Sticky};
-use super::{JobContext, JobResult, JobStatus};
+use super::{JobContext, JobResult, JobStatus, RunError, Stage};
 use crate::inbound::trigger::Trigger;
 use crate::outbound::render::{self, DiffStat, Links, Phase, RunHeader};
 use crate::outbound::workspace::Workspace;
@@ -25,7 +25,7 @@ pub(super) enum Halt {
     /// after restarts).
     Ended(Box<JobResult>),
     /// A stage failed; its failure comment is still to be written.
-    Failed { stage: &'static str, error: String },
+    Failed { stage: Stage, error: String },
 }
 
 impl Halt {
@@ -36,11 +36,11 @@ impl Halt {
 
 /// Names the stage of a failed step.
 trait AtStage<T> {
-    fn at(self, stage: &'static str) -> Result<T, Halt>;
+    fn at(self, stage: Stage) -> Result<T, Halt>;
 }
 
 impl<T, E: std::fmt::Display> AtStage<T> for Result<T, E> {
-    fn at(self, stage: &'static str) -> Result<T, Halt> {
+    fn at(self, stage: Stage) -> Result<T, Halt> {
         self.map_err(|e| Halt::Failed {
             stage,
             error: e.to_string(),
@@ -136,7 +136,7 @@ impl<'a> JobRun<'a> {
         let body = render::status_comment(
             &self.header,
             &Phase::Failed {
-                stage: "interrupted by server restarts",
+                stage: Stage::Restarts.as_str(),
                 error: &error,
                 links: &Links::default(),
                 notes: &[],
@@ -165,7 +165,7 @@ impl<'a> JobRun<'a> {
             trusted: trusted_branch,
         } = match resolve_branches(ctx, job, self.trigger)
             .await
-            .at("looking up the branch")?
+            .at(Stage::LookingUpBranch)?
         {
             Resolved::Branches(b) => b,
             Resolved::Reject(reason) => {
@@ -181,26 +181,22 @@ impl<'a> JobRun<'a> {
             }
         };
         self.header.branch = work_branch.clone();
-        let token = ctx
-            .github
-            .git_token(&repo)
-            .await
-            .at("getting a token for git")?;
+        let token = ctx.github.git_token(&repo).await.at(Stage::GitToken)?;
         self.redactor.add(token.expose_secret());
         self.sticky.redactor = self.redactor.clone();
         let mut ws = open_workspace(ctx, &repo, &token, &clone_branch, &mut self.notes)
             .await
-            .at("cloning the repository")?;
+            .at(Stage::Cloning)?;
         // The config comes from the trusted branch (the base branch, also for pull requests),
         // read before the kotef branch, which earlier runs wrote to, is checked out.
         let mut repo_config = load_repo_config(ctx.config_path.as_ref(), &ws, &trusted_branch)
             .await
-            .at("reading the repository's kotef config")?;
+            .at(Stage::RepoConfig)?;
         repo_config.add_instruction_files(&instruction_files(&ws, &trusted_branch).await);
         ws.checkout_work_branch(&work_branch)
             .await
             .and_then(|()| ws.freeze_git_config())
-            .at("preparing the branch")?;
+            .at(Stage::PreparingBranch)?;
         let Effective {
             config,
             profile,
@@ -230,7 +226,7 @@ impl<'a> JobRun<'a> {
         &self,
         p: &Prepared,
         executor: &dyn RunExecutor,
-    ) -> Result<RunOutcome, String> {
+    ) -> Result<RunOutcome, RunError> {
         let ctx = self.ctx;
         let request = RunRequest {
             run_id: self.job.run_id.clone(),
@@ -258,14 +254,12 @@ impl<'a> JobRun<'a> {
             executor.execute(request, tx),
         ));
         let run = match tokio::time::timeout(budget, guarded).await {
-            Ok(Ok(Ok(outcome))) => Ok(outcome),
-            Ok(Ok(Err(e))) => Err(format!("{e:#}")),
-            Ok(Err(_)) => Err("the agent crashed (internal error); see the server log".to_string()),
-            Err(_) => Err(format!(
-                "the run did not end within its time budget ({}s) plus {}s grace and was stopped",
-                p.limits.time_budget_s,
-                ctx.run_grace.as_secs()
-            )),
+            Err(_elapsed) => Err(RunError::Overran {
+                budget_s: p.limits.time_budget_s,
+                grace_s: ctx.run_grace.as_secs(),
+            }),
+            Ok(Err(_panic)) => Err(RunError::Crashed),
+            Ok(Ok(ran)) => ran.map_err(|e| RunError::Failed(format!("{e:#}"))),
         };
         // The executor has dropped its sender; wait for the last progress edit before the final
         // one (bounded: a sender the executor leaked must not hold the job).
@@ -286,7 +280,7 @@ impl<'a> JobRun<'a> {
     pub(super) async fn finish(
         mut self,
         p: Prepared,
-        run: Result<RunOutcome, String>,
+        run: Result<RunOutcome, RunError>,
         executor: &dyn RunExecutor,
     ) -> JobResult {
         let commit_transcript = p.config.report.commit_transcript.unwrap_or(false);
@@ -356,14 +350,14 @@ impl<'a> JobRun<'a> {
                 render::status_comment(
                     &self.header,
                     &Phase::Failed {
-                        stage: "the agent run",
-                        error: e,
+                        stage: Stage::AgentRun.as_str(),
+                        error: &e.to_string(),
                         links: &links,
                         notes: &self.notes,
                     },
                 ),
                 JobStatus::Failed,
-                self.redactor.redact(e),
+                self.redactor.redact(&e.to_string()),
             ),
         };
         let not_pushed = not_pushed.map(|why| self.redactor.redact(&why));

@@ -80,14 +80,14 @@ impl Sticky<'_> {
 pub(crate) async fn fail(
     sticky: &mut Sticky<'_>,
     header: &RunHeader,
-    stage: &str,
+    stage: super::Stage,
     error: &str,
     notes: &[String],
 ) -> JobResult {
     let body = render::status_comment(
         header,
         &Phase::Failed {
-            stage,
+            stage: stage.as_str(),
             error,
             links: &Links::default(),
             notes,
@@ -183,6 +183,7 @@ pub(crate) fn budget_wait_comment(
         crate::marker::marker(&crate::marker::MarkerData {
             run_id: header.run_id.clone(),
             number: header.number,
+            ended: false,
         }),
         wait.as_secs().max(1)
     )
