@@ -5,7 +5,10 @@
 //!   taken off; `old` whose only fault is the whitespace around it (a wrong indent on the
 //!   first line, a missing or extra newline) matches when its trimmed text occurs exactly once;
 //!   `old` whose lines are the file's but with other blank lines between them (one blank line
-//!   where the file has PEP 8's two) or trailing spaces matches when those lines occur once.
+//!   where the file has PEP 8's two) or trailing spaces matches when those lines occur once;
+//!   `old` copied with every line indented by the same amount too little or too much (a
+//!   method's lines copied flush left) matches when its lines occur once at one indent, and
+//!   `new` is re-indented by the same amount.
 //! - a write or edit of an existing file keeps the file's top-level definitions (a small model
 //!   adding one function by writing the file anew deletes the others, and the tests that
 //!   import them fail): the dropped ones are put back from the old text.
@@ -21,7 +24,81 @@ pub fn forgiving_match(text: &str, old: &str, new: &str) -> Option<(String, Stri
         return trimmed_match(text, &old_plain, &new_plain)
             .or_else(|| blank_line_match(text, &old_plain, &new_plain));
     }
-    trimmed_match(text, old, new).or_else(|| blank_line_match(text, old, new))
+    trimmed_match(text, old, new)
+        .or_else(|| blank_line_match(text, old, new))
+        .or_else(|| reindented_match(text, old, new))
+}
+
+/// How `old`'s lines differ from the file's: the file's have `Add` more indent, or `Drop`
+/// less.
+#[derive(Debug, Clone, PartialEq)]
+enum Shift {
+    Add(String),
+    Drop(String),
+}
+
+impl Shift {
+    /// The shift that turns `old_line` into `file_line`, when they differ by indent alone.
+    fn between(file_line: &str, old_line: &str) -> Option<Self> {
+        let (f, o) = (file_line.trim_start(), old_line.trim_start());
+        if f != o || f.is_empty() {
+            return None;
+        }
+        let fi = &file_line[..file_line.len() - f.len()];
+        let oi = &old_line[..old_line.len() - o.len()];
+        if let Some(add) = fi.strip_suffix(oi) {
+            Some(Shift::Add(add.to_string()))
+        } else {
+            oi.strip_suffix(fi).map(|d| Shift::Drop(d.to_string()))
+        }
+    }
+
+    /// `line` shifted (a blank line stays blank; a line without the indent to drop is kept).
+    fn apply(&self, line: &str) -> String {
+        if line.trim().is_empty() {
+            return line.trim_end().to_string();
+        }
+        match self {
+            Shift::Add(a) => format!("{a}{line}"),
+            Shift::Drop(d) => line.strip_prefix(d.as_str()).unwrap_or(line).to_string(),
+        }
+    }
+}
+
+/// `old`'s lines found exactly once in `text` with one indent shift for all of them (blank
+/// lines as blank): the file's lines, and `new` shifted the same way.
+fn reindented_match(text: &str, old: &str, new: &str) -> Option<(String, String)> {
+    let wanted: Vec<&str> = old.trim_matches('\n').lines().map(str::trim_end).collect();
+    if wanted.iter().all(|l| l.trim().is_empty()) {
+        return None;
+    }
+    let first = wanted.iter().position(|l| !l.trim().is_empty())?;
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found: Option<(usize, Shift)> = None;
+    for start in 0..lines.len().saturating_sub(wanted.len() - 1) {
+        let window = &lines[start..start + wanted.len()];
+        let Some(shift) = Shift::between(window[first].trim_end(), wanted[first]) else {
+            continue;
+        };
+        let same = window
+            .iter()
+            .zip(&wanted)
+            .all(|(have, want)| have.trim_end() == shift.apply(want));
+        if same {
+            if found.is_some() {
+                return None;
+            }
+            found = Some((start, shift));
+        }
+    }
+    let (start, shift) = found?;
+    let old_text = lines[start..start + wanted.len()].join("\n");
+    let new_text: Vec<String> = new
+        .trim_matches('\n')
+        .lines()
+        .map(|l| shift.apply(l))
+        .collect();
+    Some((old_text, new_text.join("\n")))
 }
 
 /// `old`'s non-blank lines (trailing spaces ignored) found exactly once as consecutive
@@ -214,6 +291,34 @@ fn definitions(path: &str, text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_copied_flush_left_match_at_the_files_indent_and_the_new_ones_follow() {
+        let text =
+            "def parse(src):\n    if src[-1] != \"\\n\":\n        src += \"\\n\"\n    return src\n";
+        let old = "if src[-1] != \"\\n\":\n    src += \"\\n\"";
+        let new = "if src and src[-1] != \"\\n\":\n    src += \"\\n\"";
+        let (o, n) = forgiving_match(text, old, new).expect("a match");
+        assert_eq!(o, "    if src[-1] != \"\\n\":\n        src += \"\\n\"");
+        assert_eq!(
+            n,
+            "    if src and src[-1] != \"\\n\":\n        src += \"\\n\""
+        );
+    }
+
+    #[test]
+    fn lines_copied_with_too_much_indent_match_too() {
+        let text = "x = 1\ny = 2\n";
+        let (o, n) =
+            forgiving_match(text, "    x = 1\n    y = 2", "    x = 3\n    y = 2").expect("a match");
+        assert_eq!((o.as_str(), n.as_str()), ("x = 1\ny = 2", "x = 3\ny = 2"));
+    }
+
+    #[test]
+    fn lines_found_at_two_indents_are_ambiguous() {
+        let text = "def a():\n    x = 1\n    y = 2\ndef b():\n        x = 1\n        y = 2\n";
+        assert!(reindented_match(text, "x = 1\ny = 2", "x = 3\ny = 2").is_none());
+    }
 
     const PAGER: &str = "def page(items, number, size):\n    start = (number - 1) * size\n    return items[start:start + size - 1]\n";
 
