@@ -8,7 +8,7 @@
 //!   fence is a final newline, an empty first line a leading one); any other body is trimmed;
 //! - `{name}` (lower-case, digits, `_`) is a field; any other brace is text.
 //!
-//! `src/graph/messages.rs` includes the output; its tests check every template against its
+//! `src/graph/prompt/messages.rs` includes the output; its tests check every template against its
 //! file.
 
 use std::fmt::Write as _;

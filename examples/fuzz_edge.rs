@@ -290,7 +290,7 @@ fn fuzz_model_text(rng: &mut Rng, cases: u64, limit: Duration) -> bool {
     for _ in 0..cases {
         let text = String::from_utf8_lossy(&mutate(rng, &planner)).into_owned();
         p.case(limit, text.as_bytes(), || {
-            let _ = kotef::graph::planner::parse_decision(&text);
+            let _ = kotef::graph::nodes::planner::parse_decision(&text);
             Ok(())
         });
         let text = String::from_utf8_lossy(&mutate(rng, &calls)).into_owned();
@@ -303,7 +303,7 @@ fn fuzz_model_text(rng: &mut Rng, cases: u64, limit: Duration) -> bool {
     for shape in ["{", "[", "{\"", "<function=", "{\"name\":"] {
         let text = shape.repeat(50_000 / shape.len().max(1));
         p.case(limit * 2, shape.as_bytes(), || {
-            let _ = kotef::graph::planner::parse_decision(&text);
+            let _ = kotef::graph::nodes::planner::parse_decision(&text);
             Ok(())
         });
         c.case(limit * 2, shape.as_bytes(), || {

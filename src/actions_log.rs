@@ -9,7 +9,7 @@
 //! token: nothing inside can be read by the runner as a workflow command (`::add-mask::`,
 //! `::set-output`, `##[...]`), and every line passes through the run's redactor.
 
-use crate::graph::events::{EventSink, RunEvent};
+use crate::graph::memory::events::{EventSink, RunEvent};
 use kotef_core::Redactor;
 use kotef_github::entry::action::{fence, fresh_token};
 use serde_json::Value;
@@ -167,7 +167,7 @@ impl LogState {
 }
 
 /// The run's last line in the log: how it ended, why, and its figures.
-fn ending_line(e: &crate::graph::events::Ending) -> String {
+fn ending_line(e: &crate::graph::memory::events::Ending) -> String {
     let rule = e
         .stop_rule
         .map(|r| format!(" (stop rule {r})"))

@@ -2,7 +2,7 @@
 //! the tool box, runs the graph, writes the run report and hands back a `RunOutcome`. Every
 //! entry point (CLI, scenario, server, Action) comes through here.
 
-use crate::graph::state::{CommandSource, RunState};
+use crate::graph::memory::state::{CommandSource, RunState};
 use crate::graph::{self, GraphContext};
 use crate::sdd::report::{self, ReportMeta};
 use anyhow::Context as _;
@@ -103,7 +103,7 @@ pub struct RunSetup {
     /// [`RunSetup::resolve_verify_first`]).
     pub verify_first: Option<bool>,
     /// A second place the run's events go besides the transcript (the Actions log).
-    pub log_events: Option<crate::graph::events::EventSink>,
+    pub log_events: Option<crate::graph::memory::events::EventSink>,
     /// The bundled model on a CPU (`local`): the limits start from
     /// [`LimitsOverride::cpu_model`] (see [`RunSetup::resolve_limits`]).
     pub cpu_model: bool,
@@ -216,7 +216,7 @@ impl RunSetup {
     }
 
     /// Sends the run's events to `sink` too (besides the transcript).
-    pub fn log_events(mut self, sink: Option<crate::graph::events::EventSink>) -> Self {
+    pub fn log_events(mut self, sink: Option<crate::graph::memory::events::EventSink>) -> Self {
         self.log_events = sink;
         self
     }
@@ -237,17 +237,17 @@ impl RunSetup {
     }
 
     /// How the coder writes its changes: the config's `edit_format`; `auto` starts with tools
-    /// and follows what the server does (see [`graph::edit_format`]), except for the bundled
+    /// and follows what the server does (see [`graph::rules::edit_format`]), except for the bundled
     /// small model (`local`, or `openai:local` as docs/local-model.md serves it), which
     /// writes code best as fenced blocks (docs/benchmarks.md: 12 of 13 hand-written tasks
     /// against 9 with the JSON tools).
-    pub fn resolve_edit_format(&self) -> graph::edit_format::EditChoice {
+    pub fn resolve_edit_format(&self) -> graph::rules::edit_format::EditChoice {
         use kotef_core::EditFormat;
         let configured = match self.config.edit_format.unwrap_or_default() {
             EditFormat::Auto if self.model_name == "openai:local" => EditFormat::Blocks,
             f => f,
         };
-        graph::edit_format::EditChoice::new(configured)
+        graph::rules::edit_format::EditChoice::new(configured)
     }
 
     /// The profile and limits in force: profile defaults < the CPU model's (`local`) < config
@@ -309,9 +309,9 @@ fn failure_summary(state: &RunState) -> Option<String> {
 
 /// `first`, then `second` when there is one.
 fn tee(
-    first: crate::graph::events::EventSink,
-    second: Option<crate::graph::events::EventSink>,
-) -> crate::graph::events::EventSink {
+    first: crate::graph::memory::events::EventSink,
+    second: Option<crate::graph::memory::events::EventSink>,
+) -> crate::graph::memory::events::EventSink {
     match second {
         None => first,
         Some(second) => Arc::new(move |e| {
@@ -321,14 +321,14 @@ fn tee(
     }
 }
 
-/// The transcript's last record (see [`crate::graph::events::Ending`]).
+/// The transcript's last record (see [`crate::graph::memory::events::Ending`]).
 fn ending_event(
     setup: &RunSetup,
     state: &RunState,
     summary: &kotef_core::RunSummary,
     meta: &ReportMeta,
-) -> crate::graph::events::RunEvent {
-    crate::graph::events::RunEvent::Ending(Box::new(crate::graph::events::Ending {
+) -> crate::graph::memory::events::RunEvent {
+    crate::graph::memory::events::RunEvent::Ending(Box::new(crate::graph::memory::events::Ending {
         status: summary.terminal_status,
         stop_rule: summary.stop_rule,
         reason: summary.stop_reason.clone(),
@@ -358,7 +358,7 @@ fn preflight(
     let price_known = setup.cost.as_ref().is_some_and(|f| f(0, 0).is_some());
     let mut settings_notes = setup.settings_notes.clone();
     if let Some(note) =
-        graph::budgets::dollars_without_price(limits, price_known, &setup.model_name)
+        graph::rules::budgets::dollars_without_price(limits, price_known, &setup.model_name)
             .map_err(|problem| anyhow::anyhow!("{problem} (model `{}`)", setup.model_name))?
     {
         tracing::warn!("{note}");

@@ -4,7 +4,7 @@
 
 mod support;
 
-use kotef::graph::state::{CoderEnd, Decision};
+use kotef::graph::memory::state::{CoderEnd, Decision};
 use kotef::run::{self, RunSetup};
 use kotef::sdd::report::ReportJson;
 use kotef_core::{

@@ -3,41 +3,19 @@
 //! verifier, and a failing opening verification goes straight to the coder. An iterative loop with a hard step cap — no recursion and no
 //! framework limit that could fire first. Every ending, errors included, leaves a run report.
 
-pub mod breakers;
-pub mod budgets;
-pub mod code_view;
-pub mod coder;
-pub mod context;
-pub mod edit_format;
-pub mod endings;
-mod endings_tests;
-pub mod events;
-pub mod facts;
-pub mod failure;
-pub mod guards;
-pub mod handoff;
-pub mod listing;
-pub mod llm;
-pub mod messages;
-pub mod pacing;
-pub mod planner;
-pub mod progress;
-mod progress_tests;
-pub mod repair;
-pub mod researcher;
-pub mod snitch;
-pub mod state;
-pub mod stop_table;
-pub mod tasks;
-mod tasks_tests;
-#[cfg(test)]
-pub mod testing;
-pub mod verifier;
+// The graph by role, in layers (scripts/module-cycles.py checks them): a module imports only
+// from a lower layer; no guard imports another.
+pub mod guards; // 4: every decision that ends, redirects or succeeds a run
+pub mod memory; // 1: what the run remembers and the facts derived from it
+pub mod nodes; // 5: the nodes and their one door to the model
+pub mod prompt; // 2: what the model is shown
+pub mod rules; // 3: the rules, as pure functions over the run's memory
+pub mod stop_table; // 6, with this file (the loop): the stop-rule table, from the registries
 
 use kotef_core::{Limits, NodeName, Redactor, RunId, SandboxMode, StepProgress, TerminalStatus};
 use kotef_model::Model;
 use kotef_tools::ToolBox;
-use state::{Decision, RunState, StepRecord};
+use memory::state::{Decision, RunState, StepRecord};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -64,14 +42,14 @@ pub struct GraphContext {
     /// Where the snitch writes its entry for a human (the run wires in `.sdd/issues.md`); the
     /// graph renders nothing itself, so it depends on no report module.
     pub issue_writer: IssueWriter,
-    /// Start with the verifier when a test command is known (see `tasks::opening_task`).
+    /// Start with the verifier when a test command is known (see `rules::tasks::opening_task`).
     pub verify_first: bool,
     /// Whether, while the tests fail, the coder works as a generate-and-validate repair loop
     /// with fenced edit blocks (see [`repair`]) instead of the JSON tool loop: fixed by the
     /// config, or (`auto`) settled by what the server does ([`edit_format`]).
-    pub edit_format: edit_format::EditChoice,
+    pub edit_format: rules::edit_format::EditChoice,
     /// Where the run's events go (the run wires in the transcript; see [`events`]).
-    pub events: events::EventSink,
+    pub events: memory::events::EventSink,
 }
 
 /// Estimated USD cost of (prompt tokens, completion tokens), when prices are known.
@@ -82,7 +60,7 @@ pub type IssueWriter = Arc<dyn Fn(&RunState) -> Result<(), String> + Send + Sync
 
 impl GraphContext {
     /// Records one event of the run (for the transcript).
-    pub fn record(&self, event: events::RunEvent) {
+    pub fn record(&self, event: memory::events::RunEvent) {
         (self.events)(&event);
     }
 
@@ -94,19 +72,19 @@ impl GraphContext {
         call: &kotef_model::ToolCall,
         out: &kotef_tools::ToolOutcome,
     ) {
-        self.record(events::RunEvent::ToolCall {
+        self.record(memory::events::RunEvent::ToolCall {
             step,
             node,
             name: call.name.clone(),
             arguments: call.arguments.clone(),
-            output: events::clip_output(&out.content),
+            output: memory::events::clip_output(&out.content),
             is_error: out.is_error,
         });
     }
 
     /// What the run has used so far, for the budget rules.
-    pub fn spent(&self, state: &RunState) -> crate::graph::budgets::Spent {
-        crate::graph::budgets::Spent {
+    pub fn spent(&self, state: &RunState) -> crate::graph::rules::budgets::Spent {
+        crate::graph::rules::budgets::Spent {
             tokens: state.tokens_used(),
             elapsed_s: self.started.elapsed().as_secs(),
             model_calls: state.model_calls,
@@ -130,7 +108,7 @@ impl GraphContext {
     /// the deadline comes first).
     pub async fn snapshot(&self) -> kotef_tools::RepoSnapshot {
         let root = self.tools.workdir().root();
-        kotef_tools::snapshot_within(root, context::SNAPSHOT_FILES, self.time_left())
+        kotef_tools::snapshot_within(root, prompt::context::SNAPSHOT_FILES, self.time_left())
             .await
             .unwrap_or(kotef_tools::RepoSnapshot {
                 files: Vec::new(),
@@ -178,7 +156,7 @@ pub struct StepResult {
     /// A coder step whose only moves were refused changes to the protected tests.
     pub only_test_edits: bool,
     /// A planner step that sent the coder a task instead of the proposed hop.
-    pub redirect: Option<state::Redirect>,
+    pub redirect: Option<memory::state::Redirect>,
     /// A coder step that refused an empty `done`.
     pub refused_empty_done: bool,
     /// Commands a coder step had denied as off the strict allow-list.
@@ -227,7 +205,7 @@ impl StepResult {
     }
 
     /// Marks a planner step that sent the coder a task instead of the proposed hop.
-    pub fn with_redirect(self, redirect: Option<state::Redirect>) -> Self {
+    pub fn with_redirect(self, redirect: Option<memory::state::Redirect>) -> Self {
         Self { redirect, ..self }
     }
 }
@@ -252,11 +230,11 @@ pub async fn workspace_hashes(root: &Path, time: Duration) -> Option<BTreeMap<St
 /// repeated, for the step's record (the guards read their streaks from the records).
 fn judge_revisit(state: &mut RunState, node: NodeName, result: &mut StepResult) -> Option<u32> {
     let world_changing = matches!(node, NodeName::Coder | NodeName::Verifier);
-    let revisit = crate::graph::progress::revisit_of(state).filter(|_| world_changing);
+    let revisit = crate::graph::memory::progress::revisit_of(state).filter(|_| world_changing);
     let step = state.total_steps;
     state
         .seen_states
-        .entry(crate::graph::progress::world_fingerprint(state))
+        .entry(crate::graph::memory::progress::world_fingerprint(state))
         .or_insert(step);
     let repeated = if result.progress { revisit } else { None };
     if let Some(earlier) = repeated {
@@ -281,17 +259,17 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
         NodeName::Planner
     };
     let mut prev: Option<NodeName> = None;
-    let mut handoff = handoff::Handoff::default();
+    let mut handoff = memory::handoff::Handoff::default();
     state
         .seen_states
-        .insert(crate::graph::progress::world_fingerprint(&state), 0);
+        .insert(crate::graph::memory::progress::world_fingerprint(&state), 0);
     loop {
         if let Some(ending) = &state.ending {
             // Success ends here; every other ending goes through the snitch once.
             if ending.status == TerminalStatus::DoneSuccess || prev == Some(NodeName::Snitch) {
                 break;
             }
-            if let Some(reason) = crate::graph::endings::reason_with_failure(&state) {
+            if let Some(reason) = crate::graph::rules::endings::reason_with_failure(&state) {
                 if let Some(e) = state.ending.as_mut() {
                     e.reason = reason;
                 }
@@ -301,7 +279,7 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
         if next == NodeName::Done {
             // The planner ended the run (success handled above); make sure it is recorded.
             if state.ending.is_none() {
-                state.finish(crate::graph::endings::no_verdict());
+                state.finish(crate::graph::rules::endings::no_verdict());
             }
             continue;
         }
@@ -316,16 +294,16 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
             }
         }
         let node = next;
-        ctx.record(events::RunEvent::Step {
+        ctx.record(memory::events::RunEvent::Step {
             step: state.total_steps + 1,
             node,
         });
         let mut result = match node {
-            NodeName::Planner => planner::step(ctx, &mut state, &mut handoff).await,
-            NodeName::Researcher => researcher::step(ctx, &mut state).await,
-            NodeName::Coder => coder::step(ctx, &mut state, &mut handoff).await,
-            NodeName::Verifier => verifier::step(ctx, &mut state, &mut handoff).await,
-            NodeName::Snitch => snitch::step(ctx, &mut state),
+            NodeName::Planner => nodes::planner::step(ctx, &mut state, &mut handoff).await,
+            NodeName::Researcher => nodes::researcher::step(ctx, &mut state).await,
+            NodeName::Coder => nodes::coder::step(ctx, &mut state, &mut handoff).await,
+            NodeName::Verifier => nodes::verifier::step(ctx, &mut state, &mut handoff).await,
+            NodeName::Snitch => nodes::snitch::step(ctx, &mut state),
             NodeName::Done => unreachable!("handled above"),
         };
         state.total_steps += 1;
@@ -355,7 +333,7 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
             off_list_denials: result.off_list_denials,
         };
         tracing::info!(step = record.step, node = node.as_str(), decision = %record.decision, progress = record.progress, "step");
-        ctx.record(events::RunEvent::StepDone {
+        ctx.record(memory::events::RunEvent::StepDone {
             step: record.step,
             node,
             decision: record.decision.to_string(),
@@ -413,7 +391,7 @@ mod tests {
     fn revisited_state() -> RunState {
         let mut s = RunState::new("g", Profile::Strict, BTreeMap::new());
         s.seen_states
-            .insert(crate::graph::progress::world_fingerprint(&s), 2);
+            .insert(crate::graph::memory::progress::world_fingerprint(&s), 2);
         s.total_steps = 8;
         s
     }

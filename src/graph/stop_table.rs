@@ -4,7 +4,7 @@
 //! The file must match [`document`]: a test fails when it differs, and
 //! `KOTEF_BLESS=1 cargo test --lib stop_rule_table` writes it anew.
 
-use super::guards::{self, Checkpoint, Row, StopGuard};
+use crate::graph::guards::{self, Checkpoint, Row, StopGuard};
 
 /// What the document says before the table.
 const INTRO: &str = "# The stop rules
@@ -21,9 +21,9 @@ tests, listed in the registry of the checkpoint where it is asked (the graph loo
 call, a command, the planner, the verifier, the repair loop). The registry runner
 (`src/graph/guards/runner.rs`) is the one place a stop ends the run, and where a verified
 success wins over a stop at the planner's checkpoints. The pure rules the guards apply are in
-`src/graph/budgets.rs`, `src/graph/endings.rs` and `src/graph/tasks.rs`; the coder's in-step
-breakers, which end a step and not the run, are in `src/graph/breakers.rs`, progress and
-fingerprints in `src/graph/progress.rs`.
+`src/graph/rules/budgets.rs`, `src/graph/rules/endings.rs` and `src/graph/rules/tasks.rs`; the coder's in-step
+breakers, which end a step and not the run, are in `src/graph/rules/breakers.rs`, progress and
+fingerprints in `src/graph/memory/progress.rs`.
 
 This file is generated from the guards (`src/graph/stop_table.rs`): a test fails when it
 differs, and `KOTEF_BLESS=1 cargo test --lib stop_rule_table` writes it anew.
@@ -56,7 +56,7 @@ pub fn registries() -> Vec<(&'static str, Vec<Row>)> {
                 .map(|g| g.row())
                 .collect(),
         ),
-        rows(super::repair::contradiction::IN_REPAIR),
+        rows(crate::graph::nodes::repair::contradiction::IN_REPAIR),
         (guards::runner::RUNNER_CHECKED, vec![guards::runner::row()]),
     ]
 }

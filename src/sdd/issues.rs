@@ -2,7 +2,7 @@
 //! `done_success`, written for the human who picks it up. Whatever a model, an issue or a
 //! command wrote is inert Markdown there ([`kotef_core::markdown`]).
 
-use crate::graph::state::RunState;
+use crate::graph::memory::state::RunState;
 use chrono::{DateTime, Utc};
 use kotef_core::markdown::{code, inert, INERT_CAP};
 use kotef_core::RunId;

@@ -1,7 +1,7 @@
 //! Run reports: `.sdd/runs/<UTC timestamp>-<run id>.md` and its `.json` twin, written on every
 //! ending. Rendering is pure; `write` only puts the rendered text on disk.
 
-use crate::graph::state::{CallRecord, FailureHistory, RunState, StepRecord};
+use crate::graph::memory::state::{CallRecord, FailureHistory, RunState, StepRecord};
 use chrono::{DateTime, Utc};
 use kotef_core::markdown::{code, inert, INERT_CAP};
 use kotef_core::{Limits, RunId, RunSummary, StopRule, TerminalStatus};

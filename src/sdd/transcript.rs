@@ -3,7 +3,7 @@
 //! hostile-tree-safe [`Tree`], at most [`TRANSCRIPT_CAP`] bytes (a line says when it was cut;
 //! the run's ending record comes last even then). `kotef report --html` turns it into a page (`crate::sdd::transcript_html`).
 
-use crate::graph::events::{EventSink, RunEvent};
+use crate::graph::memory::events::{EventSink, RunEvent};
 use kotef_core::Redactor;
 use kotef_tools::{Links, Tree};
 use std::sync::{Arc, Mutex};
@@ -57,7 +57,7 @@ pub fn writer(tree: Tree, rel: String, redactor: Redactor) -> EventSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::events::Ending;
+    use crate::graph::memory::events::Ending;
     use kotef_core::{Limits, NodeName, Profile, TerminalStatus};
 
     fn ending() -> RunEvent {

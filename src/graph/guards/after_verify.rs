@@ -2,13 +2,13 @@
 //! change that made the tests worse ([`Regression`]), end the run when the coder's fix passes
 //! ([`FixedAndDone`]), send a failing opening verification to the coder ([`OpeningTask`]),
 //! and send a change that still fails back to the coder ([`FollowUp`]). The rules are in
-//! [`crate::graph::endings`] and [`crate::graph::tasks`]; the verifier does what the first
+//! [`crate::graph::rules::endings`] and [`crate::graph::rules::tasks`]; the verifier does what the first
 //! verdict says (an undo that cannot be done whole asks the next guard).
 
 use super::Row;
-use crate::graph::endings::{fixed_and_done, regression};
-use crate::graph::state::{Ending, RunState, TestResult};
-use crate::graph::tasks::{follow_up_task, opening_task};
+use crate::graph::memory::state::{Ending, RunState, TestResult};
+use crate::graph::rules::endings::{fixed_and_done, regression};
+use crate::graph::rules::tasks::{follow_up_task, opening_task};
 
 /// Where these guards are asked.
 pub const AFTER_VERIFY_CHECKED: &str = "verifier, after a verification";
@@ -139,9 +139,9 @@ pub const AFTER_VERIFY: &[&dyn VerifyGuard] =
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::facts::testing::changed_and_verified;
-    use crate::graph::failure::FailureReport;
-    use crate::graph::testing::{run, step, verification};
+    use crate::graph::memory::facts::testing::changed_and_verified;
+    use crate::graph::memory::failure::FailureReport;
+    use crate::graph::memory::testing::{run, step, verification};
     use kotef_core::NodeName;
 
     fn first(state: &RunState) -> Next {

@@ -1,11 +1,11 @@
 //! `budget` and `max_steps`: the run's token, time, model-call and dollar budgets, asked by
 //! the graph loop before every step ([`BEFORE_STEP`], with the step cap) and by `llm::call`
 //! before every model call ([`BEFORE_CALL`]). The rules themselves are pure functions in
-//! [`crate::graph::budgets`].
+//! [`crate::graph::rules::budgets`].
 
 use super::{Checkpoint, Fires, Row, StopGuard};
-use crate::graph::budgets::{budget_spent, step_cap_reached, BudgetKind, Spent};
-use crate::graph::state::Fired;
+use crate::graph::memory::state::Fired;
+use crate::graph::rules::budgets::{budget_spent, step_cap_reached, BudgetKind, Spent};
 use kotef_core::{Limits, StopRule};
 
 /// What the budget guards judge: the limits, what the run has used, and its steps so far.

@@ -1,13 +1,13 @@
 //! The model call's stops, asked by `llm::call`: a call that cannot finish in the time left or
 //! a timed-out request that would be sent again unchanged ([`CALL_PACED`], sized by
-//! `graph::pacing`), a failed call ([`AFTER_FAILED_CALL`]: a rejected request, or
+//! `graph::rules::pacing`), a failed call ([`AFTER_FAILED_CALL`]: a rejected request, or
 //! [`MODEL_FAILURE_LIMIT`] failures in a row), and the time budget running out while a model
 //! call or tool call is in flight ([`AT_DEADLINE`]: it is cancelled).
 
 use super::{Checkpoint, Fires, Row, StopGuard};
-use crate::graph::budgets::{deadline_cancelled, model_failure, MODEL_FAILURE_LIMIT};
-use crate::graph::pacing::{CallPlan, MIN_REPLY_TOKENS};
-use crate::graph::state::Fired;
+use crate::graph::memory::state::Fired;
+use crate::graph::rules::budgets::{deadline_cancelled, model_failure, MODEL_FAILURE_LIMIT};
+use crate::graph::rules::pacing::{CallPlan, MIN_REPLY_TOKENS};
 use kotef_core::{Limits, StopRule};
 use kotef_model::ModelError;
 
@@ -16,7 +16,7 @@ pub struct CallPaced;
 
 impl Checkpoint for CallPaced {
     type Facts<'a> = &'a CallPlan;
-    const CHECKED: &'static str = "`llm::call` before every model call (`graph::pacing`)";
+    const CHECKED: &'static str = "`llm::call` before every model call (`graph::rules::pacing`)";
     const SUCCESS_WINS: bool = false;
 }
 

@@ -5,8 +5,8 @@
 //! planner step.)
 
 use super::{BeforePlanner, Facts, Fires, Row, StopGuard, BEFORE_PLANNER_CHECKED};
-use crate::graph::context::still_failing;
-use crate::graph::state::Fired;
+use crate::graph::memory::state::Fired;
+use crate::graph::prompt::context::still_failing;
 use kotef_core::StopRule;
 
 /// Consecutive coder steps without progress after which another coder hop is refused.
@@ -43,8 +43,8 @@ impl StopGuard<BeforePlanner> for CoderNoop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::facts::testing::push_step;
-    use crate::graph::testing::run;
+    use crate::graph::memory::facts::testing::push_step;
+    use crate::graph::memory::testing::run;
     use kotef_core::Limits;
     use kotef_core::NodeName;
     use kotef_core::Profile;

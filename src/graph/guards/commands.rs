@@ -1,13 +1,13 @@
 //! `constraint`: the stops a command brings, asked where a command is denied or ends
 //! ([`ON_COMMAND`]): a command the strict profile denies ([`CommandDenied`]), a test command
 //! the run's policy refuses ([`TestCommandDenied`]), and a command that ran into a resource
-//! limit ([`ResourceLimit`]). The rules are pure functions in [`crate::graph::budgets`].
+//! limit ([`ResourceLimit`]). The rules are pure functions in [`crate::graph::rules::budgets`].
 
 use super::{Checkpoint, Fires, Row, StopGuard};
-use crate::graph::budgets::{
+use crate::graph::memory::state::Fired;
+use crate::graph::rules::budgets::{
     command_denied, resource_limit, test_command_denied, Denial, SOFT_DENIAL_LIMIT,
 };
-use crate::graph::state::Fired;
 use kotef_core::{Profile, StopRule};
 
 /// What happened to a command.

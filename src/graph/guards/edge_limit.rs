@@ -2,7 +2,7 @@
 //! edge's limit allows without progress in between (progress resets the edge's counter).
 
 use super::{Facts, Fires, OnHop, Row, StopGuard, ON_HOP_CHECKED};
-use crate::graph::state::Fired;
+use crate::graph::memory::state::Fired;
 use kotef_core::StopRule;
 
 pub struct EdgeLimit;

@@ -3,7 +3,7 @@
 //! new.
 
 use super::{Facts, Fires, OnHop, Row, StopGuard, ON_HOP_CHECKED};
-use crate::graph::state::Fired;
+use crate::graph::memory::state::Fired;
 use kotef_core::StopRule;
 
 /// Identical planner decisions on an identical state after which the edge's rule fires.

@@ -2,7 +2,7 @@
 //! verifications after code changes) as the profile allows.
 
 use super::{BeforePlanner, Facts, Fires, Row, StopGuard, BEFORE_PLANNER_CHECKED};
-use crate::graph::state::Fired;
+use crate::graph::memory::state::Fired;
 use kotef_core::StopRule;
 
 pub struct FixAttempts;
@@ -39,8 +39,8 @@ impl StopGuard<BeforePlanner> for FixAttempts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::facts::testing::test_result;
-    use crate::graph::testing::run;
+    use crate::graph::memory::facts::testing::test_result;
+    use crate::graph::memory::testing::run;
     use kotef_core::Limits;
     use kotef_core::Profile;
 

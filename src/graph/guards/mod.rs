@@ -1,5 +1,5 @@
 //! Guards: every decision that ends, redirects or succeeds a run, one file each. A guard
-//! holds its threshold, its check over the run's facts ([`super::facts`]), the text it gives,
+//! holds its threshold, its check over the run's facts ([`crate::graph::memory::facts`]), the text it gives,
 //! its row of the stop-rule table and its tests. Each is asked at a typed checkpoint
 //! ([`Checkpoint`]): a checkpoint fixes the facts its guards see and whether a verified
 //! success wins over their stops. Stop-only checkpoints take [`StopGuard`]s, which can only
@@ -7,12 +7,12 @@
 //! result takes [`after_verify::VerifyGuard`]s. A registry lists the guards of each
 //! checkpoint in the order they are asked, the registry runner ([`runner`]) is the one place a
 //! stop ends the run, and the stop-rule table (`docs/stop-rules.md`, included below) is
-//! generated from the registries ([`super::stop_table`]): a test fails when they differ.
+//! generated from the registries ([`crate::graph::stop_table`]): a test fails when they differ.
 //!
 //! A new heuristic is one new file here plus one line in its checkpoint's registry.
 #![doc = include_str!("../../../docs/stop-rules.md")]
 
-use super::state::{Ending, Fired, PlannerDecision, Redirect, RunState};
+use crate::graph::memory::state::{Ending, Fired, PlannerDecision, Redirect, RunState};
 use kotef_core::{Limits, StopRule};
 
 pub mod after_verify;
@@ -269,8 +269,8 @@ pub fn first_verdict(guards: &[&dyn Guard], facts: &Facts<'_>) -> Verdict {
 #[cfg(test)]
 pub mod testing {
     use super::{Facts, Guard, Hop, OnHop, StopGuard, Verdict};
-    use crate::graph::state::{Fired, PlannerDecision, RunState};
-    use crate::graph::testing::run;
+    use crate::graph::memory::state::{Fired, PlannerDecision, RunState};
+    use crate::graph::memory::testing::run;
     use kotef_core::{Limits, NodeName, Profile};
 
     /// What `check` says of a hop to `next` proposed `repeats` times, on a strict run that
@@ -324,7 +324,7 @@ pub mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::testing::run;
+    use crate::graph::memory::testing::run;
 
     #[test]
     fn a_fresh_run_passes_every_guard_before_the_planner() {

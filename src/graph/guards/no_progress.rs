@@ -2,7 +2,7 @@
 //! research) up to the profile's limit.
 
 use super::{BeforePlanner, Facts, Fires, Row, StopGuard, BEFORE_PLANNER_CHECKED};
-use crate::graph::state::Fired;
+use crate::graph::memory::state::Fired;
 use kotef_core::StopRule;
 
 pub struct NoProgress;
@@ -37,7 +37,7 @@ impl StopGuard<BeforePlanner> for NoProgress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::testing::run;
+    use crate::graph::memory::testing::run;
     use kotef_core::Limits;
     use kotef_core::Profile;
 

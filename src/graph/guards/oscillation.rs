@@ -2,7 +2,7 @@
 //! state the run had been in before — an A/B oscillation between versions of the code.
 
 use super::{BeforePlanner, Facts, Fires, Row, StopGuard, BEFORE_PLANNER_CHECKED};
-use crate::graph::state::Fired;
+use crate::graph::memory::state::Fired;
 use kotef_core::StopRule;
 
 /// Coder steps since the last progress that went back to an earlier state after which
@@ -42,8 +42,8 @@ impl StopGuard<BeforePlanner> for Oscillation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::facts::testing::push_step;
-    use crate::graph::testing::run;
+    use crate::graph::memory::facts::testing::push_step;
+    use crate::graph::memory::testing::run;
     use kotef_core::Limits;
     use kotef_core::{NodeName, Profile};
 

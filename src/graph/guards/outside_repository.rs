@@ -6,7 +6,7 @@
 use super::{
     BeforePlanner, Facts, Fires, Row, StopGuard, BEFORE_PLANNER_CHECKED, FAIR_TRY_CODER_STEPS,
 };
-use crate::graph::state::Fired;
+use crate::graph::memory::state::Fired;
 use kotef_core::StopRule;
 
 pub struct OutsideRepository;
@@ -33,7 +33,7 @@ impl StopGuard<BeforePlanner> for OutsideRepository {
             rule: StopRule::NoProgress,
             reason: format!(
                 "The tests need something outside the repository: {cause}. {coder_steps} coder steps could not change that, and no change to the code can. {}. Provide it where the tests run, or change the test.",
-                crate::graph::context::failure_sentence(&t.command, &t.report.key_line)
+                crate::graph::prompt::context::failure_sentence(&t.command, &t.report.key_line)
             ),
         })
     }
@@ -42,10 +42,10 @@ impl StopGuard<BeforePlanner> for OutsideRepository {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::facts::testing::push_step;
-    use crate::graph::facts::testing::test_result;
-    use crate::graph::state::TestResult;
-    use crate::graph::testing::run;
+    use crate::graph::memory::facts::testing::push_step;
+    use crate::graph::memory::facts::testing::test_result;
+    use crate::graph::memory::state::TestResult;
+    use crate::graph::memory::testing::run;
     use kotef_core::Limits;
     use kotef_core::{NodeName, Profile};
 

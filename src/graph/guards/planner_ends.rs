@@ -1,10 +1,10 @@
 //! The planner's own endings, asked last on its proposal: `done` is success only with a
 //! passing verification after the last change ([`DoneVerified`]), else partial
 //! ([`DoneUnverified`]); `snitch` gives up ([`GaveUp`]). The endings are in
-//! [`crate::graph::endings`].
+//! [`crate::graph::rules::endings`].
 
 use super::{Facts, Guard, Row, Verdict};
-use crate::graph::endings::{done_verdict, gave_up};
+use crate::graph::rules::endings::{done_verdict, gave_up};
 use kotef_core::NodeName;
 
 /// The planner's reason, as the ending quotes it.
@@ -85,12 +85,13 @@ impl Guard for GaveUp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::facts::testing::changed_and_verified;
     use crate::graph::guards::testing::on_hop;
+    use crate::graph::memory::facts::testing::changed_and_verified;
     use kotef_core::TerminalStatus;
 
     fn ending(passed: bool, next: NodeName) -> Option<TerminalStatus> {
-        let setup = |s: &mut crate::graph::state::RunState| *s = changed_and_verified(passed);
+        let setup =
+            |s: &mut crate::graph::memory::state::RunState| *s = changed_and_verified(passed);
         let verdicts = [&DoneVerified as &dyn Guard, &DoneUnverified, &GaveUp]
             .map(|g| on_hop(next, 0, setup, g));
         verdicts.into_iter().find_map(|v| match v {

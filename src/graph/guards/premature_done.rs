@@ -4,7 +4,7 @@
 //! (`done_partial`).
 
 use super::{Facts, Guard, Row, Verdict, ON_PROPOSAL_CHECKED};
-use crate::graph::messages::DoneRefused;
+use crate::graph::prompt::messages::DoneRefused;
 use kotef_core::NodeName;
 
 pub struct PrematureDone;
@@ -33,9 +33,9 @@ impl Guard for PrematureDone {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::facts::testing::changed_and_verified;
     use crate::graph::guards::testing::on_hop;
-    use crate::graph::state::{Decision, StepRecord};
+    use crate::graph::memory::facts::testing::changed_and_verified;
+    use crate::graph::memory::state::{Decision, StepRecord};
 
     #[test]
     fn a_done_before_anything_happened_is_refused_with_what_to_do() {

@@ -4,8 +4,8 @@
 //! guess).
 
 use super::{Facts, Guard, Row, Verdict, FAIR_TRY_CODER_STEPS, ON_PROPOSAL_CHECKED};
-use crate::graph::state::Redirect;
-use crate::graph::tasks::opening_failure;
+use crate::graph::memory::state::Redirect;
+use crate::graph::rules::tasks::opening_failure;
 use kotef_core::NodeName;
 
 pub struct PrematureGiveUp;
@@ -41,10 +41,10 @@ impl Guard for PrematureGiveUp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::facts::testing::push_step;
-    use crate::graph::facts::testing::test_result;
     use crate::graph::guards::testing::on_hop;
-    use crate::graph::state::RunState;
+    use crate::graph::memory::facts::testing::push_step;
+    use crate::graph::memory::facts::testing::test_result;
+    use crate::graph::memory::state::RunState;
 
     fn failing(s: &mut RunState) {
         s.test = Some(test_result("cargo test", false, "AssertionError: 1 != 2"));

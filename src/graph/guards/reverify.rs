@@ -4,8 +4,8 @@
 //! loop rules.
 
 use super::{Facts, Guard, Row, Verdict, ON_PROPOSAL_CHECKED};
-use crate::graph::state::Redirect;
-use crate::graph::tasks::task_from_failure;
+use crate::graph::memory::state::Redirect;
+use crate::graph::rules::tasks::task_from_failure;
 use kotef_core::NodeName;
 
 pub struct Reverify;
@@ -43,9 +43,9 @@ impl Guard for Reverify {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::facts::testing::{changed_and_verified, push_step};
     use crate::graph::guards::testing::on_hop;
-    use crate::graph::state::RunState;
+    use crate::graph::memory::facts::testing::{changed_and_verified, push_step};
+    use crate::graph::memory::state::RunState;
 
     fn reverify(setup: impl FnOnce(&mut RunState)) -> Verdict {
         on_hop(NodeName::Verifier, 0, setup, &Reverify)

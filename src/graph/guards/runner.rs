@@ -5,8 +5,8 @@
 //! rule ends the run with the status it implies.
 
 use super::{Checkpoint, Row, StopGuard};
-use crate::graph::endings::success_over_stop;
-use crate::graph::state::{Ending, Fired, RunState};
+use crate::graph::memory::state::{Ending, Fired, RunState};
+use crate::graph::rules::endings::success_over_stop;
 
 /// Where success over a stop is decided, as the stop-rule table says.
 pub const RUNNER_CHECKED: &str = "the registry runner, on a stop at a planner checkpoint";
@@ -88,7 +88,7 @@ pub fn row() -> Row {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::facts::testing::changed_and_verified;
+    use crate::graph::memory::facts::testing::changed_and_verified;
     use kotef_core::{StopRule, TerminalStatus};
 
     /// A checkpoint where a verified success does not win (as the budgets').

@@ -4,8 +4,8 @@
 //! — the coder's own verdict, for a maintainer to check.
 
 use super::{BeforePlanner, Facts, Fires, Row, StopGuard, BEFORE_PLANNER_CHECKED};
-use crate::graph::context::{protected_tests, still_failing};
-use crate::graph::state::Fired;
+use crate::graph::memory::state::Fired;
+use crate::graph::prompt::context::{protected_tests, still_failing};
 use kotef_core::StopRule;
 
 /// Coder steps without progress whose only moves were refused changes to the protected tests
@@ -54,9 +54,9 @@ impl StopGuard<BeforePlanner> for TestEditsOnly {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::facts::testing::push_step;
-    use crate::graph::facts::testing::test_result;
-    use crate::graph::testing::run;
+    use crate::graph::memory::facts::testing::push_step;
+    use crate::graph::memory::facts::testing::test_result;
+    use crate::graph::memory::testing::run;
     use kotef_core::Limits;
     use kotef_core::{NodeName, Profile};
 

@@ -4,7 +4,7 @@
 //! after a coder step that changed nothing — ends the run `done_success` instead, saying why.
 
 use super::{Facts, Guard, Row, Verdict, ON_PROPOSAL_CHECKED};
-use crate::graph::state::Ending;
+use crate::graph::memory::state::Ending;
 use kotef_core::NodeName;
 
 pub struct VerifiedSuccessWins;
@@ -45,9 +45,9 @@ impl Guard for VerifiedSuccessWins {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::facts::testing::{changed_and_verified, push_step};
     use crate::graph::guards::testing::on_hop;
-    use crate::graph::state::RunState;
+    use crate::graph::memory::facts::testing::{changed_and_verified, push_step};
+    use crate::graph::memory::state::RunState;
     use kotef_core::TerminalStatus;
 
     fn after(passed: bool, next: NodeName, more: impl FnOnce(&mut RunState)) -> Verdict {

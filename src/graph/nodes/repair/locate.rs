@@ -1,0 +1,118 @@
+//! Localisation as a step of the repair loop: when tested attempts keep failing in one file
+//! ([`LOCATE_AFTER`] in the same file), the loop stops resampling it and looks where the
+//! failure's names (`ExitStatus.ERROR_TOO_MANY_REDIRECTS`, `output_path`) are defined and
+//! used ([`kotef_tools::locate::places`]), and the next attempts see those files instead.
+//! Bounded: at most [`MOVES`] moves a step, each with its reason in the transcript.
+
+use crate::graph::prompt::code_view::code_names;
+use crate::lang::traceback::exception_line;
+use std::collections::BTreeMap;
+
+/// Failed tested attempts in one file before the loop looks elsewhere.
+pub const LOCATE_AFTER: u32 = 2;
+/// Moves to other files in one repair step at most.
+pub const MOVES: u32 = 2;
+/// Names looked up at most.
+pub const NAMES: usize = 8;
+
+/// What the loop knows of where it has tried.
+#[derive(Debug, Default)]
+pub struct Locator {
+    failed_in: BTreeMap<String, u32>,
+    pub moves: u32,
+}
+
+impl Locator {
+    /// A tested attempt that did not pass changed `diff` (a [`super::feedback::line_diff`]
+    /// list, one `--- path` header a file).
+    pub fn failed(&mut self, diff: &str) {
+        for path in diff.lines().filter_map(|l| l.strip_prefix("--- ")) {
+            *self.failed_in.entry(path.to_string()).or_insert(0) += 1;
+        }
+    }
+
+    /// The files that failed [`LOCATE_AFTER`] times, when the loop should look elsewhere
+    /// now (moves left, and a file of `shown` among them).
+    pub fn due(&self, shown: &[String]) -> Option<Vec<String>> {
+        if self.moves >= MOVES {
+            return None;
+        }
+        let spent = self.spent();
+        spent.iter().any(|p| shown.contains(p)).then_some(spent)
+    }
+
+    /// After a failed tested attempt: the files to show next when attempts kept failing in
+    /// the ones shown (see [`super::shown::look_elsewhere`]), counted as a move.
+    pub(super) fn next_place(
+        &mut self,
+        ctx: &crate::graph::GraphContext,
+        state: &mut crate::graph::memory::state::RunState,
+        names: &[String],
+        protected: &[String],
+        shown: &super::shown::Shown,
+    ) -> Option<super::shown::Shown> {
+        let spent = self.due(&shown.paths())?;
+        self.moves += 1;
+        super::shown::look_elsewhere(ctx, state, &spent, names, protected, shown)
+    }
+
+    /// The files attempts have failed in [`LOCATE_AFTER`] times.
+    pub fn spent(&self) -> Vec<String> {
+        self.failed_in
+            .iter()
+            .filter(|(_, n)| **n >= LOCATE_AFTER)
+            .map(|(p, _)| p.clone())
+            .collect()
+    }
+}
+
+/// The names a failure is about: those in the lines that raised and the line before each (the
+/// assertion or call), then the goal's, at most [`NAMES`].
+pub fn failing_names(failure: &str, goal: &str) -> Vec<String> {
+    let lines: Vec<&str> = failure.lines().collect();
+    let mut text = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        if exception_line(l).is_some() {
+            if i > 0 {
+                text.push_str(lines[i - 1]);
+                text.push('\n');
+            }
+            text.push_str(l);
+            text.push('\n');
+        }
+    }
+    text.push_str(goal);
+    let mut names = code_names(&text);
+    names.truncate(NAMES);
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_names_of_an_assertion_and_its_error_are_looked_up() {
+        let failure = "FAIL: test_max_redirects (tests.test_redirects.T)\n  File \"tests/test_redirects.py\", line 20, in test_max_redirects\n    assert r.exit_status == ExitStatus.ERROR_TOO_MANY_REDIRECTS\nAssertionError: <ExitStatus.ERROR: 1> != <ExitStatus.ERROR_TOO_MANY_REDIRECTS: 6>\n";
+        assert_eq!(
+            failing_names(failure, "Fix the max-redirects test"),
+            ["exit_status", "ExitStatus", "ERROR_TOO_MANY_REDIRECTS"]
+        );
+        assert_eq!(
+            failing_names("NameError: name 'output_path' is not defined", ""),
+            ["output_path"]
+        );
+    }
+
+    #[test]
+    fn two_failed_attempts_in_one_file_make_the_loop_look_elsewhere_at_most_twice() {
+        let mut l = Locator::default();
+        let shown = vec!["httpie/__init__.py".to_string()];
+        l.failed("--- httpie/__init__.py\n-a\n+b\n");
+        assert_eq!(l.due(&shown), None);
+        l.failed("--- httpie/__init__.py\n-a\n+c\n");
+        assert_eq!(l.due(&shown), Some(shown.clone()));
+        l.moves = MOVES;
+        assert_eq!(l.due(&shown), None);
+    }
+}

@@ -1,0 +1,144 @@
+//! What the repair loop's attempts are shown of the repository: the files the failing run's
+//! traceback points into (deepest first), then the task's, each counted as read; and, when
+//! attempts keep failing in those, the move to the files where the failure's names are
+//! defined and used ([`super::locate`]), with its reason in the transcript.
+
+use super::REPAIR_FILES;
+use crate::graph::memory::state::RunState;
+use crate::graph::prompt::code_view::Traceback;
+use crate::graph::prompt::context;
+use crate::graph::prompt::messages::LookElsewhere;
+use crate::graph::GraphContext;
+use kotef_core::NodeName;
+
+/// The files shown to the model: the code only (the failing output quotes the assertions,
+/// and a small model shown a test copies it back as its "fix"), each counted as read; the
+/// files the traceback's frames are in first (deepest first), then the task's.
+pub(super) fn repair_files(
+    ctx: &GraphContext,
+    state: &RunState,
+    task: &str,
+    protected: &[String],
+    traced: &[String],
+) -> Vec<(String, String)> {
+    let tree = ctx.tools.workdir().tree();
+    let mut files: Vec<(String, String)> = traced
+        .iter()
+        .filter(|p| !protected.contains(p))
+        .filter_map(|p| Some((p.clone(), read_text(tree, p)?)))
+        .take(REPAIR_FILES)
+        .collect();
+    for (p, text) in context::task_files(ctx, state, task, REPAIR_FILES + protected.len()) {
+        // Installed code (a virtualenv in the tree) is never the project's to fix.
+        if files.len() < REPAIR_FILES
+            && !protected.contains(&p)
+            && !crate::graph::prompt::code_view::installed(&p)
+            && !files.iter().any(|(f, _)| *f == p)
+        {
+            files.push((p, text));
+        }
+    }
+    for (p, _) in &files {
+        ctx.tools.mark_read(p);
+    }
+    files
+}
+
+fn read_text(tree: &kotef_tools::Tree, path: &str) -> Option<String> {
+    tree.read_text(path, kotef_tools::file_tools::READ_CAP_BYTES as u64)
+        .ok()
+}
+
+/// What the attempts are shown: the files, the traceback that points into them, and why
+/// these files when the loop moved to them.
+pub(super) struct Shown {
+    pub(super) files: Vec<(String, String)>,
+    pub(super) trace: Traceback,
+    pub(super) note: Option<String>,
+}
+
+impl Shown {
+    pub(super) fn paths(&self) -> Vec<String> {
+        self.files.iter().map(|(p, _)| p.clone()).collect()
+    }
+}
+
+/// The loop's move to other files after attempts kept failing in `spent`: the project's
+/// source files (not tests, not vendored) where the failure's `names` are defined or used,
+/// best first, shown around those lines; `None` when there is no other such file. Either
+/// way the look-up and its reason are in the transcript.
+pub(super) fn look_elsewhere(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    spent: &[String],
+    names: &[String],
+    protected: &[String],
+    shown: &Shown,
+) -> Option<Shown> {
+    let wd = ctx.tools.workdir();
+    let current = shown.paths();
+    let places: Vec<kotef_tools::locate::Place> =
+        kotef_tools::locate::places(wd, names, 4 * REPAIR_FILES)
+            .into_iter()
+            .filter(|p| kotef_tools::locate::rank(&p.path) == 0)
+            .filter(|p| {
+                !protected.contains(&p.path)
+                    && !spent.contains(&p.path)
+                    && !current.contains(&p.path)
+            })
+            .take(REPAIR_FILES)
+            .collect();
+    let quote = |l: &[String]| {
+        l.iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let files: Vec<(String, String)> = places
+        .iter()
+        .filter_map(|p| Some((p.path.clone(), read_text(wd.tree(), &p.path)?)))
+        .collect();
+    let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
+    let note = if paths.is_empty() {
+        format!(
+            "attempts in {} kept failing; no other source file defines or uses {}",
+            quote(spent),
+            quote(names)
+        )
+    } else {
+        LookElsewhere {
+            tried: &quote(spent),
+            names: &quote(names),
+            files: &quote(&paths),
+        }
+        .to_string()
+    };
+    ctx.record(crate::graph::memory::events::RunEvent::ToolCall {
+        step: state.total_steps + 1,
+        node: NodeName::Coder,
+        name: "locate".into(),
+        arguments: serde_json::json!({ "names": names, "tried": spent, "files": paths }),
+        output: note.clone(),
+        is_error: paths.is_empty(),
+    });
+    state.count_tool("locate");
+    if paths.is_empty() {
+        return None;
+    }
+    for p in &paths {
+        ctx.tools.mark_read(p);
+    }
+    let repo = places
+        .iter()
+        .filter(|p| paths.contains(&p.path))
+        .flat_map(|p| p.lines.iter().map(|l| (p.path.clone(), *l)))
+        .collect();
+    Some(Shown {
+        files,
+        trace: Traceback {
+            repo,
+            outside: shown.trace.outside.clone(),
+        },
+        note: Some(note),
+    })
+}

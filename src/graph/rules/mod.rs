@@ -1,0 +1,13 @@
+//! The graph's rules as pure functions over the run's memory, above the prompts: budgets and
+//! hard limits (`budgets`), the coder's in-step breakers (`breakers`), sizing a model call
+//! (`pacing`), the coder's tasks (`tasks`), how a run ends (`endings`) and how the coder writes
+//! code (`edit_format`). The guards apply them; a rule never imports a guard.
+
+pub mod breakers;
+pub mod budgets;
+pub mod edit_format;
+pub mod endings;
+mod endings_tests;
+pub mod pacing;
+pub mod tasks;
+mod tasks_tests;
