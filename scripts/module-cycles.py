@@ -6,14 +6,21 @@ its own ancestors are the tree itself and are left out; every other edge is lift
 siblings under the modules' nearest common ancestor (`graph::snitch → sdd::issues` becomes
 `graph → sdd`). A cycle among siblings is reported with the references that make it.
 
-A crate listed in LAYERS also has its top-level modules in layers: a module may import only
-modules of a lower layer, so two folders of one layer (kotef-github's `inbound/` and
-`outbound/`) never import each other, and a leaf never imports a folder. Paths through the
-crate root's re-exports are followed to the module that defines the item.
+A folder listed in LAYERS (a crate's top level, or one of its modules) also has its children
+in layers: a child may import only children of a lower layer, so two folders of one layer
+(kotef-github's `inbound/` and `outbound/`) never import each other, and a leaf never imports a
+folder. The root crate's agent graph (`src/graph/`) is layered memory < prompt < rules <
+guards < nodes < the loop (`graph/mod.rs` and the stop table it generates from the
+registries). A folder listed in ISOLATED has children that never import each other, except
+its shared base: no guard imports another guard (`guards/mod.rs`, their parent, holds the
+checkpoint types and registries; `guards/runner.rs`, the registry runner, is what a guard may
+call to settle its stop). Paths through the crate root's re-exports are followed to the module
+that defines the item. Tests inside a module count: a test reaches only what its module may.
 
     scripts/module-cycles.py              # all crates: exit 1 on a cycle or a layer broken
     scripts/module-cycles.py --graph      # also print each crate's sibling edges
-    scripts/module-cycles.py --self-test  # a deliberate inbound → outbound import is caught
+    scripts/module-cycles.py --self-test  # deliberate inbound → outbound, memory → nodes and
+                                          # guard → guard imports are each caught
 """
 import re
 import sys
@@ -23,16 +30,31 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PATH_RE = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 USE_BLOCK_RE = re.compile(r"\buse\s+((?:crate|super|self)::[^;]*);", re.S)
-# Top-level modules by layer, lowest first: an import must go to a strictly lower layer.
+# A folder's children by layer, lowest first: an import must go to a strictly lower layer.
+# Keyed by (crate, folder); the folder () is the crate's top level.
 LAYERS = {
-    "kotef-github": [
+    ("kotef-github", ()): [
         {"text", "secret", "marker", "wire", "metrics"},
         {"inbound", "outbound"},
         {"queue", "config"},
         {"pipeline"},
         {"entry"},
     ],
+    ("kotef", ("graph",)): [
+        {"memory"},  # RunState and the facts derived from it
+        {"prompt"},  # what the model is shown
+        {"rules"},  # pure rules over the memory (budgets, pacing, tasks, endings)
+        {"guards"},  # every decision that ends, redirects or succeeds a run
+        {"nodes"},  # planner, researcher, coder (+ repair), verifier, snitch, and `llm`
+        {"stop_table"},  # with graph/mod.rs, the loop: the table from every registry
+    ],
 }
+# Folders whose children never import each other, except the shared base named here.
+ISOLATED = {
+    ("kotef", ("graph", "guards")): ("guard", {"runner"}),
+}
+# Explicit exceptions to the rules above: (crate, from, to) → why it cannot be fixed yet.
+EXCEPTIONS = {}
 REEXPORT_RE = re.compile(r"^\s*pub\s+use\s+([A-Za-z_][A-Za-z0-9_:]*)::(\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*)\s*;", re.M)
 
 
@@ -165,21 +187,27 @@ def cycles(edges):
 
 
 def layer_breaks(name, edges):
-    """Top-level edges that do not go to a strictly lower layer, with their references."""
-    layers = LAYERS.get(name)
-    if not layers:
-        return []
-    rank = {m: i for i, layer in enumerate(layers) for m in layer}
+    """Sibling edges that break a folder's layers or isolation, with their references."""
     out = []
     for (a, b), refs in sorted(edges.items()):
-        if len(a) != 1:
+        folder = a[:-1]
+        if (name, a, b) in EXCEPTIONS:
             continue
-        ra, rb = rank.get(a[0]), rank.get(b[0])
-        if ra is None or rb is None:
-            missing = a[0] if ra is None else b[0]
-            out.append((f"{name}: top-level module `{missing}` is in no layer (add it to LAYERS)", refs))
-        elif rb >= ra:
-            out.append((f"{name}: layer broken: `{a[0]}` (layer {ra}) imports `{b[0]}` (layer {rb})", refs))
+        where = "::".join(folder) + "::" if folder else ""
+        layers = LAYERS.get((name, folder))
+        if layers:
+            rank = {m: i for i, layer in enumerate(layers) for m in layer}
+            ra, rb = rank.get(a[-1]), rank.get(b[-1])
+            if ra is None or rb is None:
+                missing = a[-1] if ra is None else b[-1]
+                place = f"module `{where}{missing}`" if folder else f"top-level module `{missing}`"
+                out.append((f"{name}: {place} is in no layer (add it to LAYERS)", refs))
+            elif rb >= ra:
+                out.append((f"{name}: layer broken: `{where}{a[-1]}` (layer {ra}) imports `{where}{b[-1]}` (layer {rb})", refs))
+        isolated = ISOLATED.get((name, folder))
+        if isolated and b[-1] not in isolated[1]:
+            kind = isolated[0]
+            out.append((f"{name}: {kind} `{where}{a[-1]}` imports {kind} `{where}{b[-1]}` (only {', '.join(sorted(isolated[1]))} is shared)", refs))
     return out
 
 
@@ -194,6 +222,28 @@ def self_test():
     if clean or not any(want in msg for msg, _ in broken) or not any(want in msg for msg, _ in aliased):
         sys.exit(f"module-cycles self-test failed: clean={clean} broken={broken} aliased={aliased}")
     print("module-cycles self-test: a deliberate inbound → outbound import (by path and through a root re-export) is caught")
+    root = ROOT / "src"
+    if layer_breaks("kotef", analyse("kotef", root)):
+        sys.exit("module-cycles self-test failed: the root crate's graph is not clean as it is")
+    planted = {
+        "memory → nodes": ({("graph", "memory", "state"): "use crate::graph::nodes::planner::parse_decision;"},
+                           "`graph::memory` (layer 0) imports `graph::nodes` (layer 4)"),
+        "memory → nodes (relative)": ({("graph", "memory", "facts"): "fn f() { super::super::nodes::snitch::step; }"},
+                                      "`graph::memory` (layer 0) imports `graph::nodes` (layer 4)"),
+        "guard → guard": ({("graph", "guards", "budget"): "use crate::graph::guards::calls::CALL_PACED;"},
+                          "guard `graph::guards::budget` imports guard `graph::guards::calls`"),
+        "guard → guard (relative)": ({("graph", "guards", "no_progress"): "use super::oscillation::Oscillation;"},
+                                     "guard `graph::guards::no_progress` imports guard `graph::guards::oscillation`"),
+    }
+    for what, (extra, want) in planted.items():
+        found = layer_breaks("kotef", analyse("kotef", root, extra))
+        if not any(want in msg for msg, _ in found):
+            sys.exit(f"module-cycles self-test failed: a planted {what} import was not caught: {found}")
+        print(f"module-cycles self-test: a planted {what} import fails: {[m for m, _ in found][0]}")
+    ok = layer_breaks("kotef", analyse("kotef", root, {("graph", "guards", "budget"): "use super::runner::first_stop;"}))
+    if ok:
+        sys.exit(f"module-cycles self-test failed: a guard's import of the registry runner was refused: {ok}")
+    print("module-cycles self-test: a guard's import of the shared base (guards/runner.rs) passes")
 
 
 def main():
