@@ -56,7 +56,7 @@ pub fn registries() -> Vec<(&'static str, Vec<Row>)> {
                 .map(|g| g.row())
                 .collect(),
         ),
-        rows(crate::graph::nodes::repair::contradiction::IN_REPAIR),
+        rows(crate::graph::guards::contradicting_tests::IN_REPAIR),
         (guards::runner::RUNNER_CHECKED, vec![guards::runner::row()]),
     ]
 }

@@ -1,6 +1,7 @@
 //! Guards: every decision that ends, redirects or succeeds a run, one file each. A guard
-//! holds its threshold, its check over the run's facts ([`crate::graph::memory::facts`]), the text it gives,
-//! its row of the stop-rule table and its tests. Each is asked at a typed checkpoint
+//! holds its threshold, its check over the run's facts ([`crate::graph::memory::facts`]), the
+//! text it gives, its row of the stop-rule table and its tests; it applies the rules of
+//! `graph::rules` and imports no other guard (only this module and the [`runner`]). Each is asked at a typed checkpoint
 //! ([`Checkpoint`]): a checkpoint fixes the facts its guards see and whether a verified
 //! success wins over their stops. Stop-only checkpoints take [`StopGuard`]s, which can only
 //! answer with a stop; the planner's proposal takes [`Guard`]s ([`Verdict`]); the verifier's
@@ -20,6 +21,7 @@ pub mod budget;
 pub mod calls;
 pub mod coder_noop;
 pub mod commands;
+pub mod contradicting_tests;
 pub mod edge_limit;
 pub mod exact_repeat;
 pub mod fix_attempts;

@@ -5,6 +5,7 @@
 
 pub mod breakers;
 pub mod budgets;
+pub mod contradiction;
 pub mod edit_format;
 pub mod endings;
 mod endings_tests;

@@ -4,14 +4,15 @@
 //! change that could not be placed, a tested change (the best candidate so far; the tests
 //! the contradiction guards judge), and the step's reason.
 
-use super::contradiction::RepairFacts;
-use super::feedback::{feedback, tried_message, Outcome, TestSet};
+use super::feedback::{feedback, tried_message, Outcome};
 use super::{
     attempt_request, change_key, Best, REPAIR_PROMPT, SAME_CHANGE_LIMIT, UNREADABLE_LIMIT,
 };
+use crate::graph::guards::contradicting_tests::RepairFacts;
 use crate::graph::memory::state::CoderEnd;
 use crate::graph::prompt::context;
 use crate::graph::prompt::messages::SameCode;
+use crate::graph::rules::contradiction::TestSet;
 use kotef_model::{Message, ModelRequest};
 use kotef_tools::EditBlock;
 use std::collections::BTreeMap;
@@ -159,7 +160,7 @@ impl Attempts {
         self.tested.push(tests);
     }
 
-    /// What the repair loop's guards judge (`super::contradiction`): the tests at the start
+    /// What the repair loop's guards judge (`graph::guards::contradicting_tests`): the tests at the start
     /// and of every tested attempt.
     pub(super) fn facts<'a>(&'a self, command: &'a str) -> RepairFacts<'a> {
         RepairFacts {

@@ -38,14 +38,14 @@ use kotef_tools::{
 use std::collections::BTreeMap;
 
 mod attempts;
-pub mod contradiction;
 pub mod feedback;
 pub mod locate;
 pub mod room;
 mod shown;
 use crate::graph::prompt::code_view::Traceback;
+use crate::graph::rules::contradiction::TestSet;
 use attempts::{Attempts, Seen};
-use feedback::{badness, failure_text, line_diff, Opening, Outcome, TestSet};
+use feedback::{badness, failure_text, line_diff, Opening, Outcome};
 use shown::{repair_files, Shown};
 
 /// The repair loop's system prompt.
@@ -441,7 +441,11 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             errors,
         };
         a.failed(outcome, TestSet::of(&result));
-        guards::runner::ask(state, contradiction::IN_REPAIR, &a.facts(&command));
+        guards::runner::ask(
+            state,
+            guards::contradicting_tests::IN_REPAIR,
+            &a.facts(&command),
+        );
         if state.ending.is_some() {
             break CoderEnd::RunStopped;
         }

@@ -3,14 +3,13 @@
 //! in a single trade-off ([`MirroredTests`]), or [`TRADE_OFFS`] attempts that each made the
 //! failing tests pass and broke another ([`ContradictingTests`]). No change can satisfy both,
 //! so the run stops instead of spending its budget. The rules are in
-//! [`super::feedback`]. (The guards live beside the repair loop's rules, which the `guards`
-//! module may not import: the repair loop asks the guards' runner.)
+//! `graph::rules::contradiction`; the repair loop asks these guards through the runner.
 
-use super::feedback::{
-    contradiction, contradiction_reason, mirrored, mirrored_reason, TestSet, TRADE_OFFS,
-};
 use crate::graph::guards::{Checkpoint, Fires, Row, StopGuard};
 use crate::graph::memory::state::Fired;
+use crate::graph::rules::contradiction::{
+    contradiction, contradiction_reason, mirrored, mirrored_reason, TestSet, TRADE_OFFS,
+};
 use kotef_core::StopRule;
 
 /// What the repair loop's guards see: the tests at the start and of every tested attempt so
