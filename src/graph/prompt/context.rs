@@ -4,7 +4,6 @@
 
 use crate::graph::memory::state::RunState;
 use crate::graph::prompt::messages as m;
-use crate::graph::GraphContext;
 use kotef_tools::{file_tools, RepoSnapshot, Tree, TreeError};
 use std::fmt::Write as _;
 
@@ -222,13 +221,9 @@ fn named_file(tree: &Tree, path: String) -> Option<(String, String)> {
 }
 
 /// The files a task is about, as they are now (path, text): those the task, the goal and the
-/// failing verification name, then the code a named test imports; at most `max`.
-pub fn task_files(
-    ctx: &GraphContext,
-    state: &RunState,
-    task: &str,
-    max: usize,
-) -> Vec<(String, String)> {
+/// failing verification name, then the code a named test imports; at most `max`. `tree` is
+/// the run's work tree (`ctx.tools.workdir().tree()`).
+pub fn task_files(tree: &Tree, state: &RunState, task: &str, max: usize) -> Vec<(String, String)> {
     let failure = state
         .test
         .as_ref()
@@ -236,8 +231,7 @@ pub fn task_files(
         .map_or(&[][..], |t| t.report.files_named.as_slice());
     // The task's files first, then the goal's.
     let asked = format!("{task}\n{}", state.goal);
-    let tree = ctx.tools.workdir().tree().clone();
-    let read = |p: String| named_file(&tree, p);
+    let read = |p: String| named_file(tree, p);
     let mut named: Vec<(String, String)> = coder_files(&asked, failure, state.file_hashes.keys())
         .into_iter()
         .filter_map(read)

@@ -30,7 +30,12 @@ pub(super) async fn user_message(
     .to_string();
     // The files the task names, as they are now: the coder edits real text, and they count as
     // read for the read-before-write rule.
-    let named = context::task_files(ctx, state, task, context::NAMED_FILES + 1);
+    let named = context::task_files(
+        ctx.tools.workdir().tree(),
+        state,
+        task,
+        context::NAMED_FILES + 1,
+    );
     for (p, _) in &named {
         ctx.tools.mark_read(p);
     }

@@ -28,7 +28,12 @@ pub(super) fn repair_files(
         .filter_map(|p| Some((p.clone(), read_text(tree, p)?)))
         .take(REPAIR_FILES)
         .collect();
-    for (p, text) in context::task_files(ctx, state, task, REPAIR_FILES + protected.len()) {
+    for (p, text) in context::task_files(
+        ctx.tools.workdir().tree(),
+        state,
+        task,
+        REPAIR_FILES + protected.len(),
+    ) {
         // Installed code (a virtualenv in the tree) is never the project's to fix.
         if files.len() < REPAIR_FILES
             && !protected.contains(&p)
