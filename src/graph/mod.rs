@@ -45,10 +45,10 @@ pub struct GraphContext {
     /// Start with the verifier when a test command is known (see `rules::tasks::opening_task`).
     pub verify_first: bool,
     /// Whether, while the tests fail, the coder works as a generate-and-validate repair loop
-    /// with fenced edit blocks (see [`repair`]) instead of the JSON tool loop: fixed by the
-    /// config, or (`auto`) settled by what the server does ([`edit_format`]).
+    /// with fenced edit blocks (see [`nodes::repair`]) instead of the JSON tool loop: fixed by
+    /// the config, or (`auto`) settled by what the server does ([`rules::edit_format`]).
     pub edit_format: rules::edit_format::EditChoice,
-    /// Where the run's events go (the run wires in the transcript; see [`events`]).
+    /// Where the run's events go (the run wires in the transcript; see [`memory::events`]).
     pub events: memory::events::EventSink,
 }
 

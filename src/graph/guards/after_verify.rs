@@ -1,9 +1,9 @@
-//! The verifier's decisions, asked after every verification ([`AFTER_VERIFY`]): undo a coder
-//! change that made the tests worse ([`Regression`]), end the run when the coder's fix passes
-//! ([`FixedAndDone`]), send a failing opening verification to the coder ([`OpeningTask`]),
-//! and send a change that still fails back to the coder ([`FollowUp`]). The rules are in
-//! [`crate::graph::rules::endings`] and [`crate::graph::rules::tasks`]; the verifier does what the first
-//! verdict says (an undo that cannot be done whole asks the next guard).
+//! The verifier's decisions, asked after every verification ([`AFTER_VERIFY`]): undo a coder change
+//! that made the tests worse ([`Regression`]), end the run when the coder's fix passes
+//! ([`FixedAndDone`]), send a failing opening verification to the coder ([`OpeningTask`]), and send
+//! a change that still fails back to the coder ([`FollowUp`]). The rules are in
+//! [`crate::graph::rules::endings`] and [`crate::graph::rules::tasks`]; the verifier does what the
+//! first verdict says (an undo that cannot be done whole asks the next guard).
 
 use super::Row;
 use crate::graph::memory::state::{Ending, RunState, TestResult};

@@ -1,14 +1,14 @@
-//! Guards: every decision that ends, redirects or succeeds a run, one file each. A guard
-//! holds its threshold, its check over the run's facts ([`crate::graph::memory::facts`]), the
-//! text it gives, its row of the stop-rule table and its tests; it applies the rules of
-//! `graph::rules` and imports no other guard (only this module and the [`runner`]). Each is asked at a typed checkpoint
-//! ([`Checkpoint`]): a checkpoint fixes the facts its guards see and whether a verified
-//! success wins over their stops. Stop-only checkpoints take [`StopGuard`]s, which can only
-//! answer with a stop; the planner's proposal takes [`Guard`]s ([`Verdict`]); the verifier's
-//! result takes [`after_verify::VerifyGuard`]s. A registry lists the guards of each
-//! checkpoint in the order they are asked, the registry runner ([`runner`]) is the one place a
-//! stop ends the run, and the stop-rule table (`docs/stop-rules.md`, included below) is
-//! generated from the registries ([`crate::graph::stop_table`]): a test fails when they differ.
+//! Guards: every decision that ends, redirects or succeeds a run, one file each. A guard holds its
+//! threshold, its check over the run's facts ([`crate::graph::memory::facts`]), the text it gives,
+//! its row of the stop-rule table and its tests; it applies the rules of `graph::rules` and imports
+//! no other guard (only this module and the [`runner`]). Each is asked at a typed checkpoint
+//! ([`Checkpoint`]): a checkpoint fixes the facts its guards see and whether a verified success
+//! wins over their stops. Stop-only checkpoints take [`StopGuard`]s, which can only answer with a
+//! stop; the planner's proposal takes [`Guard`]s ([`Verdict`]); the verifier's result takes
+//! [`after_verify::VerifyGuard`]s. A registry lists the guards of each checkpoint in the order they
+//! are asked, the registry runner ([`runner`]) is the one place a stop ends the run, and the
+//! stop-rule table (`docs/stop-rules.md`, included below) is generated from the registries
+//! ([`crate::graph::stop_table`]): a test fails when they differ.
 //!
 //! A new heuristic is one new file here plus one line in its checkpoint's registry.
 #![doc = include_str!("../../../docs/stop-rules.md")]

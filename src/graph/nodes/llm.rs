@@ -163,9 +163,9 @@ fn room(ctx: &GraphContext) -> Room {
     }
 }
 
-/// Sizes `request` to the server's measured speed and the time left (`graph::rules::pacing`): lowers
-/// its reply cap when it must, or ends the run when it cannot finish or is a timed-out request
-/// that may not be sent again (false; the reason is in the transcript and the report).
+/// Sizes `request` to the server's measured speed and the time left (`graph::rules::pacing`):
+/// lowers its reply cap when it must, or ends the run when it cannot finish or is a timed-out
+/// request that may not be sent again (false; the reason is in the transcript and the report).
 fn sized(
     ctx: &GraphContext,
     state: &mut RunState,

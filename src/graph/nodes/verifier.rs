@@ -96,10 +96,10 @@ fn missing_command() -> CommandResult {
     }
 }
 
-/// Puts back the files the coder's step changed (see `crate::graph::rules::endings::regression`). When that restores
-/// exactly the verified files of the verification before, its result is the run's again.
-/// Returns the timeline reason, or `None` when the change cannot be undone whole (a file
-/// changed by a command, a file that could not be written): it then stands, and the run goes
+/// Puts back the files the coder's step changed (see `crate::graph::rules::endings::regression`).
+/// When that restores exactly the verified files of the verification before, its result is the
+/// run's again. Returns the timeline reason, or `None` when the change cannot be undone whole (a
+/// file changed by a command, a file that could not be written): it then stands, and the run goes
 /// on as usual.
 async fn undo_change(
     ctx: &GraphContext,

@@ -72,8 +72,8 @@ pub fn clip(text: &str, max: usize) -> String {
     kotef_core::text::cut_middle(text, max, max * 2 / 3, max / 3)
 }
 
-/// The repository part of the state: the listing ([`crate::graph::prompt::listing`]: file by file for a small
-/// repository, in a bounded summary for a large one) and the files changed in this run.
+/// The repository part of the state: the listing ([`crate::graph::prompt::listing`]: file by file
+/// for a small repository, in a bounded summary for a large one) and the files changed in this run.
 pub fn repo_state(snapshot: &RepoSnapshot, state: &RunState) -> String {
     let mut s = crate::graph::prompt::listing::listing(snapshot, state, &run_files(state));
     let changed = state.files_changed();

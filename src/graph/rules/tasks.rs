@@ -109,8 +109,8 @@ pub fn opening_failure(state: &RunState) -> Option<String> {
         .flatten()
 }
 
-/// The coder's task after its change was undone (`crate::graph::rules::endings::regression`): what went wrong, then the
-/// earlier failure as a task.
+/// The coder's task after its change was undone (`crate::graph::rules::endings::regression`): what
+/// went wrong, then the earlier failure as a task.
 pub fn undone_task(state: &RunState, files: &[String], worse: &str) -> Option<String> {
     let task = task_from_failure(state)?;
     let files: Vec<String> = files.iter().map(|f| format!("`{f}`")).collect();

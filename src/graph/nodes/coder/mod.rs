@@ -5,11 +5,11 @@
 //! rules decide (the same failing call three times, replies without tool calls, the step's
 //! call cap), each named in the timeline.
 //!
-//! In pieces: this loop (the breakers' thresholds and decisions are `crate::graph::rules::breakers`); what
-//! a step has seen and its breakers ([`turns`]: the budget check
-//! before a turn, a reply without tool calls, the step's ending and its reason, all pure);
-//! one turn's prompt ([`prompt`]); and the tool calls of one turn ([`calls`]: refusing a
-//! protected test, undo snapshots, each effect's note, repeated and failing calls).
+//! In pieces: this loop (the breakers' thresholds and decisions are
+//! `crate::graph::rules::breakers`); what a step has seen and its breakers ([`turns`]: the budget
+//! check before a turn, a reply without tool calls, the step's ending and its reason, all pure);
+//! one turn's prompt ([`prompt`]); and the tool calls of one turn ([`calls`]: refusing a protected
+//! test, undo snapshots, each effect's note, repeated and failing calls).
 
 mod calls;
 mod prompt;

@@ -160,8 +160,8 @@ impl Attempts {
         self.tested.push(tests);
     }
 
-    /// What the repair loop's guards judge (`graph::guards::contradicting_tests`): the tests at the start
-    /// and of every tested attempt.
+    /// What the repair loop's guards judge (`graph::guards::contradicting_tests`): the tests at the
+    /// start and of every tested attempt.
     pub(super) fn facts<'a>(&'a self, command: &'a str) -> RepairFacts<'a> {
         RepairFacts {
             start: &self.start_tests,

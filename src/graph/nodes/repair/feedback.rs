@@ -39,11 +39,11 @@ pub fn badness(r: &CommandResult) -> u32 {
         .unwrap_or(u32::MAX - 1)
 }
 
-/// The part of a failing run the model reads: the start of the output (where unittest,
-/// pytest and cargo print the first failure) and its last lines (the counts), compacted
-/// by [`compact_output`], with unittest's later failures shortened
-/// ([`crate::lang::unittest::trim_failure_blocks`]); the line that raised and the deepest
-/// frame in the repository (`files`) are never cut ([`crate::graph::prompt::code_view::raise_site`]).
+/// The part of a failing run the model reads: the start of the output (where unittest, pytest and
+/// cargo print the first failure) and its last lines (the counts), compacted by [`compact_output`],
+/// with unittest's later failures shortened ([`crate::lang::unittest::trim_failure_blocks`]); the
+/// line that raised and the deepest frame in the repository (`files`) are never cut
+/// ([`crate::graph::prompt::code_view::raise_site`]).
 pub fn failure_text(r: &CommandResult, root: &Path, files: &[String]) -> String {
     let out =
         crate::lang::traceback::without_warnings_summary(&format!("{}{}", r.stdout, r.stderr));

@@ -12,10 +12,10 @@
 //! third as long. The best candidate (fewest failing tests) is kept and left in the work
 //! tree when the step ends; the verifier then judges it as it judges the tool loop's work.
 //!
-//! The failure comes first: the files the failing run's traceback points into are shown
-//! (deepest frame first; installed code named as outside), a long file as its outline and the
-//! functions the failure points at ([`crate::graph::prompt::code_view`]); when attempts keep failing in one file, the
-//! loop moves to where the failure's names are defined and used ([`locate`]).
+//! The failure comes first: the files the failing run's traceback points into are shown (deepest
+//! frame first; installed code named as outside), a long file as its outline and the functions the
+//! failure points at ([`crate::graph::prompt::code_view`]); when attempts keep failing in one file,
+//! the loop moves to where the failure's names are defined and used ([`locate`]).
 //!
 //! The step ends, with the coder's named endings, when an attempt passes (`Done`), at the
 //! step's call cap (`CallCap`), after replies with no usable block (`NoToolCalls`) or the
