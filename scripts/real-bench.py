@@ -422,8 +422,10 @@ def shows_file(files_section, path):
                      files_section) is not None
 
 
-def harness_losses(repo, test_command, stderr=""):
-    """The issue-30 counts of one kotef run, from its records under `repo/.sdd/runs`."""
+def harness_losses(repo, test_command, stderr="", protected=()):
+    """The issue-30 counts of one kotef run, from its records under `repo/.sdd/runs`. The
+    task's protected test files are not counted as missing frames: the repair opening leaves
+    tests out on purpose (a small model shown a test copies it back as its fix)."""
     out = {"refused": 0, "refused_project": 0, "missing_vars": 0, "setup_failed": 0,
            "transcript_in_prompt": 0, "calls_cut": 0, "repair_prompts": 0,
            "repair_without_frames": 0}
@@ -468,7 +470,8 @@ def harness_losses(repo, test_command, stderr=""):
                 out["repair_prompts"] += 1
                 shown, _, failure = text.split("\n# Files\n", 1)[1].partition(
                     "\n# How the tests fail now")
-                frames = repo_frames(failure + "\n" + last_failure, repo)
+                frames = [f for f in repo_frames(failure + "\n" + last_failure, repo)
+                          if f not in protected]
                 if frames and not any(shows_file(shown, f) for f in frames):
                     out["repair_without_frames"] += 1
     return out
@@ -521,7 +524,8 @@ def run_agents(tasks, args):
                     row = runner(t, repo, args)
                     if name == "kotef":
                         row["losses"] = harness_losses(repo, t["test_command"],
-                                                       row.get("reason") or "")
+                                                       row.get("reason") or "",
+                                                       t.get("protected", []))
                     row.update(task=t["name"], kind="fix", group=group(t), run=run_no,
                                solved=judge(t, repo))
                     results[name].append(row)
@@ -610,7 +614,7 @@ def self_test():
         ]
         (runs / "a.transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
         got = harness_losses(repo, ".venv/bin/python -m pytest -q tests/test_mod.py",
-                             "error: setup failed: exit 1")
+                             "error: setup failed: exit 1", ["tests/test_mod.py"])
         want = {"refused": 2, "refused_project": 1, "missing_vars": 1, "setup_failed": 1,
                 "transcript_in_prompt": 1, "calls_cut": 1, "repair_prompts": 4,
                 "repair_without_frames": 1}
