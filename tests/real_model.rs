@@ -89,11 +89,9 @@ fn kotef_run(name: &str) -> (RunSummary, ReportJson<'static>) {
     let ran = support::kotef_run(&repo)
         .goal(&t.goal)
         .test_command(&t.test_command)
-        .model("openai:local")
+        .local_server(&base_url())
         .args(["--max-model-calls", &MAX_MODEL_CALLS.to_string()])
         .args(["--time-budget-s", &TIME_BUDGET_S.to_string()])
-        .env("OPENAI_BASE_URL", base_url())
-        .env("OPENAI_API_KEY", "sk-local")
         .timeout(Duration::from_secs(TIME_BUDGET_S + 120))
         .run_blocking();
     let summary = ran.summary();

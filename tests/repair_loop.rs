@@ -81,11 +81,9 @@ async fn run_on(
     let (url, fake) = serve(replies).await;
     let summary = kotef_testkit::KotefRun::new(env!("CARGO_BIN_EXE_kotef"), repo.path())
         .goal(goal)
-        .model("openai:local")
+        .local_server(&url)
         .test_command(test_command)
         .args(["--time-budget-s", "120"])
-        .env("OPENAI_BASE_URL", url)
-        .env("OPENAI_API_KEY", "sk-local")
         .timeout(std::time::Duration::from_secs(240))
         .run()
         .await

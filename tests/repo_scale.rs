@@ -91,11 +91,9 @@ async fn run(files: Vec<(String, String)>, goal: &str, test: &str, replies: &[St
     let (url, fake) = serve(replies).await;
     let summary = kotef_testkit::KotefRun::new(env!("CARGO_BIN_EXE_kotef"), repo.path())
         .goal(goal)
-        .model("openai:local")
+        .local_server(&url)
         .test_command(test)
         .args(["--time-budget-s", "120"])
-        .env("OPENAI_BASE_URL", url)
-        .env("OPENAI_API_KEY", "sk-local")
         .timeout(std::time::Duration::from_secs(240))
         .run()
         .await

@@ -81,6 +81,14 @@ impl KotefRun {
             .env("OPENAI_API_KEY", key)
     }
 
+    /// A self-hosted server at `base_url` as a local model is reached (`--model openai:local`,
+    /// `OPENAI_BASE_URL`, the placeholder key `sk-local`).
+    pub fn local_server(self, base_url: &str) -> Self {
+        self.model("openai:local")
+            .env("OPENAI_BASE_URL", base_url)
+            .env("OPENAI_API_KEY", "sk-local")
+    }
+
     /// `--goal GOAL`.
     pub fn goal(self, goal: &str) -> Self {
         self.args(["--goal", goal])
