@@ -35,7 +35,8 @@ mod tests {
     use super::*;
     use crate::graph::guards::testing::on_hop;
     use crate::graph::memory::facts::testing::changed_and_verified;
-    use crate::graph::memory::state::{Decision, StepRecord};
+    use crate::graph::memory::state::Decision;
+    use crate::graph::memory::testing::step;
 
     #[test]
     fn a_done_before_anything_happened_is_refused_with_what_to_do() {
@@ -54,18 +55,11 @@ mod tests {
             NodeName::Done,
             0,
             |s| {
-                s.timeline.push(StepRecord {
-                    step: 1,
-                    node: NodeName::Planner,
-                    decision: Decision::DoneRefused,
-                    reason: String::new(),
-                    progress: false,
-                    revisit_of: None,
-                    only_test_edits: false,
-                    redirect: None,
-                    refused_empty_done: false,
-                    off_list_denials: 0,
-                })
+                s.timeline.push(
+                    step(NodeName::Planner)
+                        .numbered(1)
+                        .deciding(Decision::DoneRefused),
+                )
             },
             &PrematureDone,
         );
