@@ -360,3 +360,52 @@ async fn after_two_failed_attempts_in_one_file_the_loop_moves_to_where_the_faili
         "no locate step in the transcript"
     );
 }
+
+const PORTS: &str =
+    "def parse_port(text):\n    host, port = text.split(':')\n    return int(port)\n";
+const CONNECT: &str = "from pkg.util import parse_port\n\n\ndef connect(addr):\n    return ('socket', parse_port(addr))\n";
+const PORT_TEST: &str = "import unittest\n\nfrom pkg.util import parse_port\n\n\nclass T(unittest.TestCase):\n    def test_default_port(self):\n        self.assertEqual(parse_port('example.org'), 80)\n";
+
+fn port_edit(old: &str, new: &str) -> String {
+    format!("Split once.\n\npkg/util.py\n<<<<<<< SEARCH\n{old}\n=======\n{new}\n>>>>>>> REPLACE\n")
+}
+
+#[tokio::test]
+async fn after_a_move_the_file_the_failure_was_raised_in_stays_shown_and_can_still_be_fixed() {
+    let replies = [
+        port_edit("    return int(port)", "    return int(port or 80)"),
+        port_edit("text.split(':')", "text.split(':', 1)"),
+        port_edit(
+            "    host, port = text.split(':')\n    return int(port)",
+            "    host, _, port = text.partition(':')\n    return int(port) if port else 80",
+        ),
+    ];
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/util.py", PORTS),
+        ("pkg/net.py", CONNECT),
+        ("test_ports.py", PORT_TEST),
+    ]);
+    repo.extend(filler(100));
+    let r = run(
+        repo,
+        "parse_port fails for a host without a port: make test_ports.py pass.",
+        "python3 -m unittest -q test_ports",
+        &replies,
+    )
+    .await;
+    assert_eq!(
+        r.summary.terminal_status,
+        TerminalStatus::DoneSuccess,
+        "{:?}",
+        r.summary
+    );
+    let f = r.fake.lock().unwrap();
+    let moved = files_section(&f.openings[2]);
+    assert!(
+        moved.contains("pkg/net.py")
+            && moved.contains("`pkg/util.py`, where the failure was raised, is shown after them")
+            && moved.contains("def parse_port(text):"),
+        "{moved}"
+    );
+}

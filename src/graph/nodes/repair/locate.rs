@@ -2,11 +2,14 @@
 //! ([`LOCATE_AFTER`] in the same file), the loop stops resampling it and looks where the
 //! failure's names (`ExitStatus.ERROR_TOO_MANY_REDIRECTS`, `output_path`) are defined and
 //! used ([`kotef_tools::locate::places`]), and the next attempts see those files instead.
-//! Bounded: at most [`MOVES`] moves a step, each with its reason in the transcript.
+//! The file the failure was raised in stays shown beside the new ones (the attempts may have
+//! changed the right line the wrong way); it takes [`LOCATE_AFTER`] more failures there
+//! before the loop moves again. Bounded: at most [`MOVES`] moves a step, each with its reason
+//! in the transcript.
 
 use crate::graph::prompt::code_view::code_names;
 use crate::lang::traceback::exception_line;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Failed tested attempts in one file before the loop looks elsewhere.
 pub const LOCATE_AFTER: u32 = 2;
@@ -18,7 +21,10 @@ pub const NAMES: usize = 8;
 /// What the loop knows of where it has tried.
 #[derive(Debug, Default)]
 pub struct Locator {
+    /// Failed tested attempts per file since the last move.
     failed_in: BTreeMap<String, u32>,
+    /// Every file the loop has moved away from: never looked up again.
+    left: BTreeSet<String>,
     pub moves: u32,
 }
 
@@ -31,8 +37,8 @@ impl Locator {
         }
     }
 
-    /// The files that failed [`LOCATE_AFTER`] times, when the loop should look elsewhere
-    /// now (moves left, and a file of `shown` among them).
+    /// The files that failed [`LOCATE_AFTER`] times since the last move, when the loop
+    /// should look elsewhere now (moves left, and a file of `shown` among them).
     pub fn due(&self, shown: &[String]) -> Option<Vec<String>> {
         if self.moves >= MOVES {
             return None;
@@ -52,11 +58,20 @@ impl Locator {
         shown: &super::shown::Shown,
     ) -> Option<super::shown::Shown> {
         let spent = self.due(&shown.paths())?;
-        self.moves += 1;
-        super::shown::look_elsewhere(ctx, state, &spent, names, protected, shown)
+        self.moved(&spent);
+        let avoid: Vec<String> = self.left.iter().cloned().collect();
+        super::shown::look_elsewhere(ctx, state, &spent, &avoid, names, protected, shown)
     }
 
-    /// The files attempts have failed in [`LOCATE_AFTER`] times.
+    /// Counts a move away from `spent`: its files are not looked up again, and the count of
+    /// failures starts anew (a file kept in view must fail [`LOCATE_AFTER`] times again).
+    fn moved(&mut self, spent: &[String]) {
+        self.moves += 1;
+        self.left.extend(spent.iter().cloned());
+        self.failed_in.clear();
+    }
+
+    /// The files attempts have failed in [`LOCATE_AFTER`] times since the last move.
     pub fn spent(&self) -> Vec<String> {
         self.failed_in
             .iter()
@@ -114,5 +129,20 @@ mod tests {
         assert_eq!(l.due(&shown), Some(shown.clone()));
         l.moves = MOVES;
         assert_eq!(l.due(&shown), None);
+    }
+
+    #[test]
+    fn a_file_kept_in_view_after_a_move_must_fail_twice_again_before_the_next_move() {
+        let mut l = Locator::default();
+        let kept = vec!["yt/utils.py".to_string(), "yt/extractor.py".to_string()];
+        l.failed("--- yt/utils.py\n-a\n+b\n");
+        l.failed("--- yt/utils.py\n-a\n+c\n");
+        let spent = l.due(&kept).unwrap_or_default();
+        l.moved(&spent);
+        l.failed("--- yt/utils.py\n-a\n+d\n");
+        assert_eq!(l.due(&kept), None);
+        l.failed("--- yt/utils.py\n-a\n+e\n");
+        assert_eq!(l.due(&kept), Some(vec!["yt/utils.py".to_string()]));
+        assert!(l.left.contains("yt/utils.py"));
     }
 }

@@ -7,7 +7,7 @@ use super::REPAIR_FILES;
 use crate::graph::memory::state::RunState;
 use crate::graph::prompt::code_view::Traceback;
 use crate::graph::prompt::context;
-use crate::graph::prompt::messages::LookElsewhere;
+use crate::graph::prompt::messages::{LookElsewhere, LookElsewhereKept};
 use crate::graph::GraphContext;
 use kotef_core::NodeName;
 
@@ -69,13 +69,15 @@ impl Shown {
 }
 
 /// The loop's move to other files after attempts kept failing in `spent`: the project's
-/// source files (not tests, not vendored) where the failure's `names` are defined or used,
-/// best first, shown around those lines; `None` when there is no other such file. Either
-/// way the look-up and its reason are in the transcript.
+/// source files (not tests, not vendored, none of `avoid`: the files left before) where the
+/// failure's `names` are defined or used, best first, shown around those lines, then the
+/// shown file the failure was raised in (see [`raised_in`]); `None` when there is no other
+/// such file. Either way the look-up and its reason are in the transcript.
 pub(super) fn look_elsewhere(
     ctx: &GraphContext,
     state: &mut RunState,
     spent: &[String],
+    avoid: &[String],
     names: &[String],
     protected: &[String],
     shown: &Shown,
@@ -89,6 +91,7 @@ pub(super) fn look_elsewhere(
             .filter(|p| {
                 !protected.contains(&p.path)
                     && !spent.contains(&p.path)
+                    && !avoid.contains(&p.path)
                     && !current.contains(&p.path)
             })
             .take(REPAIR_FILES)
@@ -99,12 +102,13 @@ pub(super) fn look_elsewhere(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let files: Vec<(String, String)> = places
+    let mut files: Vec<(String, String)> = places
         .iter()
         .filter_map(|p| Some((p.path.clone(), read_text(wd.tree(), &p.path)?)))
         .collect();
     let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
-    let note = if paths.is_empty() {
+    let kept = raised_in(shown).filter(|_| !paths.is_empty());
+    let mut note = if paths.is_empty() {
         format!(
             "attempts in {} kept failing; no other source file defines or uses {}",
             quote(spent),
@@ -118,6 +122,14 @@ pub(super) fn look_elsewhere(
         }
         .to_string()
     };
+    if let Some((path, _)) = &kept {
+        note = format!(
+            "{note} {}",
+            LookElsewhereKept {
+                file: &format!("`{path}`")
+            }
+        );
+    }
     ctx.record(crate::graph::memory::events::RunEvent::ToolCall {
         step: state.total_steps + 1,
         node: NodeName::Coder,
@@ -133,11 +145,15 @@ pub(super) fn look_elsewhere(
     for p in &paths {
         ctx.tools.mark_read(p);
     }
-    let repo = places
+    let mut repo: Vec<(String, usize)> = places
         .iter()
         .filter(|p| paths.contains(&p.path))
         .flat_map(|p| p.lines.iter().map(|l| (p.path.clone(), *l)))
         .collect();
+    if let Some((path, text)) = kept {
+        repo.extend(shown.trace.repo.iter().filter(|(p, _)| *p == path).cloned());
+        files.push((path, text));
+    }
     Some(Shown {
         files,
         trace: Traceback {
@@ -146,4 +162,16 @@ pub(super) fn look_elsewhere(
         },
         note: Some(note),
     })
+}
+
+/// The shown file the failure was raised in (its deepest frame in the repository), with its
+/// text: kept in view when the loop looks elsewhere, since attempts there may have changed
+/// the right line the wrong way.
+fn raised_in(shown: &Shown) -> Option<(String, String)> {
+    shown
+        .trace
+        .repo
+        .iter()
+        .find_map(|(path, _)| shown.files.iter().find(|(p, _)| p == path))
+        .cloned()
 }
