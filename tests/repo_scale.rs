@@ -12,6 +12,9 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+/// The mark of a scripted reply the fake sends as cut at the token cap.
+const CUT: &str = "<cut>";
+
 struct Fake {
     /// What the repair attempts answer, in order; the last one repeats.
     replies: Vec<String>,
@@ -40,10 +43,15 @@ async fn chat(State(fake): State<Arc<Mutex<Fake>>>, Json(body): Json<Value>) -> 
     } else {
         "I cannot call tools.".to_string()
     };
+    // A reply written as `<cut>…` arrives cut at the token cap.
+    let (content, finish) = match content.strip_prefix(CUT) {
+        Some(rest) => (rest.to_string(), "length"),
+        None => (content, "stop"),
+    };
     Json(
         json!({"id": "x", "object": "chat.completion", "model": "local",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                     "finish_reason": "stop"}],
+                     "finish_reason": finish}],
         "usage": {"prompt_tokens": 200, "completion_tokens": 40}}),
     )
 }
@@ -407,5 +415,40 @@ async fn after_a_move_the_file_the_failure_was_raised_in_stays_shown_and_can_sti
             && moved.contains("`pkg/util.py`, where the failure was raised, is shown after them")
             && moved.contains("def parse_port(text):"),
         "{moved}"
+    );
+}
+
+const DATES: &str = "import re\n\n\ndef parse_date(text):\n    \"\"\"The date in `text` as YYYYMMDD, or None.\"\"\"\n    text = text.strip(',')\n    formats = [\n        '%Y-%m-%d',\n        '%d.%m.%Y',\n        '%d/%m/%Y',\n        '%Y/%m/%d',\n    ]\n    for f in formats:\n        m = re.match(r'(\\d+)\\D(\\d+)\\D(\\d+)$', text)\n        if m and f.startswith('%Y'):\n            return ''.join(m.groups())\n        if m:\n            d, mo, y = m.groups()\n            return y + mo + d\n    return None\n";
+const DATE_TEST: &str = "import unittest\n\nfrom pkg.dates import parse_date\n\n\nclass T(unittest.TestCase):\n    def test_commas(self):\n        self.assertEqual(parse_date('2020-01-02,  '), '20200102')\n";
+
+#[tokio::test]
+async fn a_whole_function_reply_cut_at_the_token_cap_is_completed_from_the_file_and_tested() {
+    let cut = format!(
+        "{CUT}The strip keeps the spaces.\n\npkg/dates.py\n```python\ndef parse_date(text):\n    text = text.strip(', ')\n    formats = [\n        '%Y-%m-%d',\n        '%d.%m.%Y',\n        '%d/%m"
+    );
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/dates.py", DATES),
+        ("test_dates.py", DATE_TEST),
+    ]);
+    repo.extend(filler(100));
+    let r = run(
+        repo,
+        "parse_date fails on a date followed by a comma and spaces: make test_dates.py pass.",
+        "python3 -m unittest -q test_dates",
+        &[cut],
+    )
+    .await;
+    assert_eq!(
+        r.summary.terminal_status,
+        TerminalStatus::DoneSuccess,
+        "{:?}",
+        r.summary
+    );
+    let fixed = std::fs::read_to_string(r.repo.path().join("pkg/dates.py")).unwrap();
+    assert_eq!(
+        fixed,
+        DATES.replace("text.strip(',')", "text.strip(', ')"),
+        "the rest of the function and its docstring are the file's"
     );
 }

@@ -27,8 +27,10 @@ use crate::file_tools::{edit_file, write_file, Written};
 use crate::workdir::WorkDir;
 use crate::ToolError;
 
+mod cut;
 mod definitions;
 use crate::outline;
+pub use cut::complete_cut_definition;
 use definitions::*;
 pub use definitions::{replace_definitions, split_docstrings};
 

@@ -124,6 +124,29 @@ fn reply_blocks(reply: &kotef_model::ModelReply) -> Vec<EditBlock> {
     reply.tool_calls.iter().filter_map(call_block).collect()
 }
 
+/// The reply's edit blocks; of a reply cut at the token cap while it rewrote a long function
+/// whole, the part written completed by the rest of the function from the file (noted).
+fn attempt_blocks(
+    reply: &kotef_model::ModelReply,
+    files: &[(String, String)],
+    a: &mut Attempts,
+) -> Vec<EditBlock> {
+    let blocks = reply_blocks(reply);
+    if !blocks.is_empty() || !reply.cut_off() {
+        return blocks;
+    }
+    let completed: Vec<EditBlock> = kotef_tools::complete_cut_definition(&reply.content, files)
+        .into_iter()
+        .collect();
+    if !completed.is_empty() {
+        a.notes.push(format!(
+            "attempt {}: a reply cut at the token cap, completed from the file",
+            a.made
+        ));
+    }
+    completed
+}
+
 fn call_block(c: &kotef_model::ToolCall) -> Option<EditBlock> {
     let arg = |k: &str| {
         c.arguments
@@ -391,7 +414,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             Err(CallFailure::Failed(_)) => continue,
             Ok(reply) => reply,
         };
-        let blocks = reply_blocks(&reply);
+        let blocks = attempt_blocks(&reply, &shown.files, &mut a);
         if blocks.is_empty() {
             match a.unreadable(reply.cut_off()) {
                 Some(end) => break end,
