@@ -369,9 +369,8 @@ async fn after_two_failed_attempts_in_one_file_the_loop_moves_to_where_the_faili
     );
 }
 
-const PORTS: &str =
-    "def parse_port(text):\n    host, port = text.split(':')\n    return int(port)\n";
-const CONNECT: &str = "from pkg.util import parse_port\n\n\ndef connect(addr):\n    return ('socket', parse_port(addr))\n";
+const PORTS: &str = "from pkg.config import DEFAULT_PORT\n\n\ndef parse_port(text):\n    host, port = text.split(':')\n    return int(port)\n";
+const CONFIG: &str = "DEFAULT_PORT = 80\nTIMEOUT = 5\n";
 const PORT_TEST: &str = "import unittest\n\nfrom pkg.util import parse_port\n\n\nclass T(unittest.TestCase):\n    def test_default_port(self):\n        self.assertEqual(parse_port('example.org'), 80)\n";
 
 fn port_edit(old: &str, new: &str) -> String {
@@ -391,13 +390,13 @@ async fn after_a_move_the_file_the_failure_was_raised_in_stays_shown_and_can_sti
     let mut repo = files(&[
         ("pkg/__init__.py", ""),
         ("pkg/util.py", PORTS),
-        ("pkg/net.py", CONNECT),
+        ("pkg/config.py", CONFIG),
         ("test_ports.py", PORT_TEST),
     ]);
     repo.extend(filler(100));
     let r = run(
         repo,
-        "parse_port fails for a host without a port: make test_ports.py pass.",
+        "parse_port fails for a host without a port (it should be DEFAULT_PORT): make test_ports.py pass.",
         "python3 -m unittest -q test_ports",
         &replies,
     )
@@ -411,7 +410,7 @@ async fn after_a_move_the_file_the_failure_was_raised_in_stays_shown_and_can_sti
     let f = r.fake.lock().unwrap();
     let moved = files_section(&f.openings[2]);
     assert!(
-        moved.contains("pkg/net.py")
+        moved.contains("pkg/config.py")
             && moved.contains("`pkg/util.py`, where the failure was raised, is shown after them")
             && moved.contains("def parse_port(text):"),
         "{moved}"
@@ -450,5 +449,49 @@ async fn a_whole_function_reply_cut_at_the_token_cap_is_completed_from_the_file_
         fixed,
         DATES.replace("text.strip(',')", "text.strip(', ')"),
         "the rest of the function and its docstring are the file's"
+    );
+}
+
+const JOIN: &str = "def join_url(base, path):\n    if path.startswith('/'):\n        return None\n    return base + path\n";
+const JOIN_CALLER: &str =
+    "from pkg.util import join_url\n\n\ndef fetch(path):\n    return join_url('http://a', path)\n";
+const JOIN_TEST: &str = "import unittest\n\nfrom pkg.util import join_url\n\n\nclass T(unittest.TestCase):\n    def test_join(self):\n        self.assertEqual(join_url('http://a', '/b'), 'http://a/b')\n";
+
+fn join_edit(old: &str, new: &str) -> String {
+    format!("Join.\n\npkg/util.py\n<<<<<<< SEARCH\n{old}\n=======\n{new}\n>>>>>>> REPLACE\n")
+}
+
+#[tokio::test]
+async fn a_failing_call_to_the_function_attempts_changed_keeps_the_loop_off_its_callers() {
+    let replies = [
+        join_edit("        return None", "        return ''"),
+        join_edit("    return base + path", "    return base + '/' + path"),
+        join_edit("        return None", "        return base + path"),
+    ];
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/util.py", JOIN),
+        ("pkg/client.py", JOIN_CALLER),
+        ("test_join.py", JOIN_TEST),
+    ]);
+    repo.extend(filler(100));
+    let r = run(
+        repo,
+        "join_url drops a path that starts with a slash: make test_join.py pass.",
+        "python3 -m unittest -q test_join",
+        &replies,
+    )
+    .await;
+    assert_eq!(
+        r.summary.terminal_status,
+        TerminalStatus::DoneSuccess,
+        "{:?}",
+        r.summary
+    );
+    let f = r.fake.lock().unwrap();
+    assert!(
+        !f.openings[2].contains("pkg/client.py") && f.openings[2].contains("def join_url"),
+        "{}",
+        f.openings[2]
     );
 }

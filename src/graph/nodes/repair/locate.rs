@@ -21,6 +21,8 @@ pub const NAMES: usize = 8;
 /// What the loop knows of where it has tried.
 #[derive(Debug, Default)]
 pub struct Locator {
+    /// The names the failure calls (`urljoin(`), see [`called_names`].
+    called: Vec<String>,
     /// Failed tested attempts per file since the last move.
     failed_in: BTreeMap<String, u32>,
     /// Every file the loop has moved away from: never looked up again.
@@ -29,6 +31,14 @@ pub struct Locator {
 }
 
 impl Locator {
+    /// A locator for a failure that calls `called`.
+    pub fn new(called: Vec<String>) -> Self {
+        Locator {
+            called,
+            ..Locator::default()
+        }
+    }
+
     /// A tested attempt that did not pass changed `diff` (a [`super::feedback::line_diff`]
     /// list, one `--- path` header a file).
     pub fn failed(&mut self, diff: &str) {
@@ -60,7 +70,19 @@ impl Locator {
         let spent = self.due(&shown.paths())?;
         self.moved(&spent);
         let avoid: Vec<String> = self.left.iter().cloned().collect();
-        super::shown::look_elsewhere(ctx, state, &spent, &avoid, names, protected, shown)
+        let settled = settled(names, &self.called, &spent, &shown.files);
+        let names: Vec<String> = names
+            .iter()
+            .filter(|n| !settled.contains(n))
+            .cloned()
+            .collect();
+        let look = super::shown::LookUp {
+            spent: &spent,
+            avoid: &avoid,
+            names: &names,
+            settled: &settled,
+        };
+        super::shown::look_elsewhere(ctx, state, &look, protected, shown)
     }
 
     /// Counts a move away from `spent`: its files are not looked up again, and the count of
@@ -79,6 +101,42 @@ impl Locator {
             .map(|(p, _)| p.clone())
             .collect()
     }
+}
+
+/// The names of `names` the failure calls (`urljoin(` in a traceback's line).
+pub fn called_names(failure: &str, names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .filter(|n| {
+            failure.match_indices(n.as_str()).any(|(at, _)| {
+                let before = failure[..at].chars().next_back();
+                !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    && failure[at + n.len()..].starts_with('(')
+            })
+        })
+        .cloned()
+        .collect()
+}
+
+/// The names the failure calls that a file of `spent` defines: the function the attempts
+/// kept changing is where the fix is, and its callers elsewhere (not on the traceback) cannot
+/// change what the failing call returns, so they are no place to look.
+pub fn settled(
+    names: &[String],
+    called: &[String],
+    spent: &[String],
+    files: &[(String, String)],
+) -> Vec<String> {
+    names
+        .iter()
+        .filter(|n| called.contains(n))
+        .filter(|n| {
+            files
+                .iter()
+                .any(|(p, text)| spent.contains(p) && kotef_tools::outline::defines(text, n))
+        })
+        .cloned()
+        .collect()
 }
 
 /// The names a failure is about: those in the lines that raised and the line before each (the
@@ -129,6 +187,21 @@ mod tests {
         assert_eq!(l.due(&shown), Some(shown.clone()));
         l.moves = MOVES;
         assert_eq!(l.due(&shown), None);
+    }
+
+    #[test]
+    fn a_called_function_defined_where_attempts_failed_is_settled_and_a_constant_is_not() {
+        let failure = "    self.assertEqual(urljoin(None, 'rtmp://foo.de'), 'rtmp://foo.de')\nAssertionError: None != 'rtmp://foo.de'\nMAX_LEN used: nourljoin(x)\n";
+        let names: Vec<String> = ["urljoin", "MAX_LEN", "nourl"].map(String::from).to_vec();
+        let called = called_names(failure, &names);
+        assert_eq!(called, ["urljoin"]);
+        let files = vec![(
+            "yt/utils.py".to_string(),
+            "MAX_LEN = 3\n\ndef urljoin(base, path):\n    return None\n".to_string(),
+        )];
+        let spent = vec!["yt/utils.py".to_string()];
+        assert_eq!(settled(&names, &called, &spent, &files), ["urljoin"]);
+        assert!(settled(&names, &called, &[], &files).is_empty());
     }
 
     #[test]

@@ -402,7 +402,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         })
     };
     let mut opening = opening_of(&shown);
-    let mut locator = locate::Locator::default();
+    let mut locator = locate::Locator::new(locate::called_names(&failure, &names));
     let mut a = Attempts::new(badness(&start), TestSet::of(&start));
     let end = loop {
         if crate::graph::rules::breakers::coder_step_cap_reached(a.made, &ctx.limits) {

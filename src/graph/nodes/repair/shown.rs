@@ -73,15 +73,29 @@ impl Shown {
 /// failure's `names` are defined or used, best first, shown around those lines, then the
 /// shown file the failure was raised in (see [`raised_in`]); `None` when there is no other
 /// such file. Either way the look-up and its reason are in the transcript.
+/// What a look-up is asked: the files the attempts kept failing in, every file left before,
+/// the names to look for, and the failing calls whose definition is in `spent` (no caller
+/// elsewhere is a place for them, see [`super::locate::settled`]).
+pub(super) struct LookUp<'a> {
+    pub(super) spent: &'a [String],
+    pub(super) avoid: &'a [String],
+    pub(super) names: &'a [String],
+    pub(super) settled: &'a [String],
+}
+
 pub(super) fn look_elsewhere(
     ctx: &GraphContext,
     state: &mut RunState,
-    spent: &[String],
-    avoid: &[String],
-    names: &[String],
+    look: &LookUp,
     protected: &[String],
     shown: &Shown,
 ) -> Option<Shown> {
+    let LookUp {
+        spent,
+        avoid,
+        names,
+        settled,
+    } = *look;
     let wd = ctx.tools.workdir();
     let current = shown.paths();
     let places: Vec<kotef_tools::locate::Place> =
@@ -108,7 +122,13 @@ pub(super) fn look_elsewhere(
         .collect();
     let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
     let kept = raised_in(shown).filter(|_| !paths.is_empty());
-    let mut note = if paths.is_empty() {
+    let mut note = if paths.is_empty() && names.is_empty() && !settled.is_empty() {
+        format!(
+            "attempts in {} kept failing; the failure calls {}, defined there, so the fix stays there",
+            quote(spent),
+            quote(settled)
+        )
+    } else if paths.is_empty() {
         format!(
             "attempts in {} kept failing; no other source file defines or uses {}",
             quote(spent),
