@@ -92,10 +92,12 @@ def load_tasks(only=(), held_out=False):
 
 
 def sample(tasks, n):
-    """The `n` lightest tasks (fewest requirements, then the smallest bundle), one per
-    project first: what CI can build in a few minutes."""
+    """The `n` lightest tuning tasks (fewest requirements, then the smallest bundle), one per
+    project first: what CI can build in a few minutes. Held-out tasks are never sampled, so
+    CI's logs show nothing of them."""
     weight = lambda t: (len(t.get("requirements") or []), (TASKS / t["bundle"]).stat().st_size,
                         t["name"])
+    tasks = [t for t in tasks if not t.get("held_out")]
     usable = [t for t in tasks if python_for(t["python"])]
     if len(usable) < n:
         missing = sorted({t["python"] for t in tasks} - {t["python"] for t in usable})
@@ -623,6 +625,11 @@ def self_test():
         frames = repo_frames(tb, repo)
         if frames != ["tests/test_mod.py", "pkg/mod.py"]:
             die(f"self-test: frames {frames}")
+    tasks = load_tasks()
+    tuning = [t for t in tasks if not t.get("held_out") and python_for(t["python"])]
+    held = [t["name"] for t in sample(tasks, len(tuning)) if t.get("held_out")]
+    if held:
+        die(f"self-test: the sample holds held-out tasks: {held}")
     print("real-bench self-test: ok")
 
 
@@ -640,7 +647,7 @@ def main(argv=None):
     ap.add_argument("--mini-swe-agent", action="store_true", help="also run mini-swe-agent")
     ap.add_argument("--no-kotef", action="store_true", help="skip kotef (with --mini-swe-agent)")
     ap.add_argument("--only", nargs="*", default=[], help="task names to run")
-    ap.add_argument("--held-out", action="store_true", help="only the held-out third")
+    ap.add_argument("--held-out", action="store_true", help="only the held-out tasks (draw 2; draw 1's were read while tuning)")
     ap.add_argument("--sample", type=int, help="only the N lightest tasks (for CI)")
     ap.add_argument("--keep", help="keep the task copies under this folder")
     ap.add_argument("--json", help="write the rows as JSON to this file")
