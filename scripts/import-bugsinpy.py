@@ -19,7 +19,8 @@ bench machine /work/.mirror, each as <owner>+<name>/repo):
         youtube-dl:1,3,4,11,13,17,20,29,43 tornado:2,7,8,9,11,14,16 black:3,10,13,17,19,21 \
         luigi:3,13,17,22,32 fastapi:4,5,7,10,14 scrapy:17,20,28,29,37
 
-(the draw-2 drops, listed in benches/real-tasks/draws.json, are further `--drop NAME=why`).
+(the draw-2 drops, listed in benches/real-tasks/draws.json, are further `--drop NAME=why`;
+none so far). Re-run, it writes the same files byte for byte.
 
 Draw 1 (`"draw": 1`) is the bugs named on the command line; its held-out third was drawn per
 project with the seed "kotef-real-tasks-1" before any result was seen, and was then read while
@@ -392,8 +393,9 @@ def main():
             bundle = OUT / f"{project}.bundle"
             refs = [f"refs/tasks/{n}" for n in by_project.get(project, []) + second.get(project, [])
                     if n not in drops]
-            subprocess.run(["git", "--git-dir", str(scratch), "bundle", "create", "-q",
-                            str(bundle), *refs], check=True)
+            # One pack thread: the same bundle, byte for byte, each time.
+            subprocess.run(["git", "-c", "pack.threads=1", "--git-dir", str(scratch), "bundle",
+                            "create", "-q", str(bundle), *refs], check=True)
     held = draw_held_out(by_project)
     first = [n for names in by_project.values() for n in names]
     for n in drops:

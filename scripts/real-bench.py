@@ -647,7 +647,8 @@ def main(argv=None):
     ap.add_argument("--mini-swe-agent", action="store_true", help="also run mini-swe-agent")
     ap.add_argument("--no-kotef", action="store_true", help="skip kotef (with --mini-swe-agent)")
     ap.add_argument("--only", nargs="*", default=[], help="task names to run")
-    ap.add_argument("--held-out", action="store_true", help="only the held-out tasks (draw 2; draw 1's were read while tuning)")
+    ap.add_argument("--held-out", action="store_true",
+                    help="only the held-out tasks (draw 2; draw 1's were read while tuning)")
     ap.add_argument("--sample", type=int, help="only the N lightest tasks (for CI)")
     ap.add_argument("--keep", help="keep the task copies under this folder")
     ap.add_argument("--json", help="write the rows as JSON to this file")
