@@ -9,6 +9,7 @@ medians are scripts/agent-bench.py's; `scripts/agent-bench.py --tasks real ...` 
     scripts/real-bench.py --build-envs                    # build (or reuse) every environment
     scripts/real-bench.py --base-url URL --runs 2 --mini-swe-agent [--held-out]
     scripts/real-bench.py --openings [--base-url URL]      # no model: each first repair prompt
+                                                          # (held-out tasks only if named)
 
 A task's environment lives in ~/.cache/kotef/bench/real/<task>/ (KOTEF_BENCH_CACHE moves it):
 `tree/` (the project at the buggy commit with the fixed commit's test files, from the
@@ -557,6 +558,18 @@ def run_agents(tasks, args):
         Path(args.json).write_text(json.dumps(results, indent=1, default=str) + "\n")
 
 
+def unseen_kept(tasks, asked, quiet=False):
+    """The tasks `--openings` may audit: held-out tasks only when asked for by name or by
+    --held-out (their prompts are not to be read before they are measured)."""
+    if asked:
+        return tasks
+    kept = [t for t in tasks if not t.get("held_out")]
+    if len(kept) < len(tasks) and not quiet:
+        print(f"real-bench: {len(tasks) - len(kept)} held-out tasks left out (--held-out or "
+              "--only audits them, once they are measured)", file=sys.stderr)
+    return kept
+
+
 def openings(tasks, args):
     """`--openings`: scripts/real_openings.py's audit of every task's first repair prompt."""
     spec = importlib.util.spec_from_file_location("real_openings",
@@ -579,7 +592,8 @@ def openings(tasks, args):
 
 
 def self_test():
-    """The loss counters over a made-up transcript (one of each), and the sample's choice."""
+    """The loss counters over a made-up transcript (one of each), and that neither the sample
+    (CI) nor --openings picks a held-out task unasked."""
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp)
         (repo / "pkg").mkdir()
@@ -626,6 +640,9 @@ def self_test():
         if frames != ["tests/test_mod.py", "pkg/mod.py"]:
             die(f"self-test: frames {frames}")
     tasks = load_tasks()
+    if any(t.get("held_out") for t in unseen_kept(tasks, False, quiet=True)) or \
+            len(unseen_kept(tasks, True)) != len(tasks):
+        die("self-test: --openings audits held-out tasks unasked, or drops asked ones")
     tuning = [t for t in tasks if not t.get("held_out") and python_for(t["python"])]
     held = [t["name"] for t in sample(tasks, len(tuning)) if t.get("held_out")]
     if held:
@@ -683,7 +700,7 @@ def main(argv=None):
     if args.check_tasks:
         sys.exit(0 if check_tasks(tasks) else 1)
     if args.openings:
-        return openings(tasks, args)
+        return openings(unseen_kept(tasks, args.held_out or bool(args.only)), args)
     if not args.base_url and (args.mini_swe_agent or not args.kotef_model):
         die("--base-url is needed (scripts/local-model.sh prints one)")
     if not args.no_kotef and not Path(args.kotef).is_file():
