@@ -5,16 +5,35 @@ orphan commit whose tree is the project at the buggy commit with the fixed commi
 and per task a directory `<project>-<bug>/` with `task.json`, `solution/` (the fix commit's
 non-test files) and `cheats/stub-tests/` (the failing tests' bodies replaced by `pass`).
 
-It needs bare clones of BugsInPy and of each project (GitHub; CI does not run this script):
+It needs bare clones of BugsInPy and of each project (GitHub; CI does not run this script).
+The whole set, both draws, is re-created by one command (M: where the clones are; on the
+bench machine /work/.mirror, each as <owner>+<name>/repo):
 
-    scripts/import-bugsinpy.py --bugsinpy /path/BugsInPy.git \
-        --mirror youtube-dl=/path/youtube-dl.git --mirror tornado=/path/tornado.git \
-        youtube-dl:1,4,11 tornado:9,11
+    scripts/import-bugsinpy.py --bugsinpy $M/soarsmu+BugsInPy/repo \
+        --mirror youtube-dl=$M/ytdl-org+youtube-dl/repo --mirror tornado=$M/tornadoweb+tornado/repo \
+        --mirror black=$M/psf+black/repo --mirror luigi=$M/spotify+luigi/repo \
+        --mirror fastapi=$M/tiangolo+fastapi/repo --mirror scrapy=$M/scrapy+scrapy/repo \
+        --drop "black-3=the fixed black.py imports _black_version, which setuptools_scm writes at install" \
+               "black-21=its test passes as given in this environment" \
+        --draw2 2 \
+        youtube-dl:1,3,4,11,13,17,20,29,43 tornado:2,7,8,9,11,14,16 black:3,10,13,17,19,21 \
+        luigi:3,13,17,22,32 fastapi:4,5,7,10,14 scrapy:17,20,28,29,37
 
-The held-out third is drawn here, per project, with a fixed seed and before any result is seen
-(`held_out` in task.json). `scripts/real-bench.py --record-known-failing` then records, per task,
-the tests of the test file that fail even with the real fix in the built environment (they are
-left out of the judge's whole-file run).
+(the draw-2 drops, listed in benches/real-tasks/draws.json, are further `--drop NAME=why`;
+none so far). Re-run, it writes the same files byte for byte.
+
+Draw 1 (`"draw": 1`) is the bugs named on the command line; its held-out third was drawn per
+project with the seed "kotef-real-tasks-1" before any result was seen, and was then read while
+tuning (in session 3), so those tasks are tuning tasks now (`"held_out": false`,
+`"held_out_in_draw": 1`, `"read_while_tuning"`). Draw 2 (`"draw": 2`, `--draw2 K`) takes K more
+bugs per project, all held out: the project's BugsInPy bugs not in draw 1 whose fix changes one
+source `.py` file (as draw 1's all do), in the order `random.Random("kotef-real-tasks-2-<project>")`
+shuffles them to, fixed before any result is seen; a bug that fails `real-bench.py
+--check-tasks` is dropped (`--drop NAME=why`) and the next in the order takes its place.
+benches/real-tasks/draws.json records both draws: seeds, draw 2's order, the tasks, the drops
+and why. `scripts/real-bench.py --record-known-failing` then records, per task, the tests of the
+test file that fail even with the real fix in the built environment (they are left out of the
+judge's whole-file run).
 """
 import argparse
 import json
@@ -30,6 +49,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benches" / "real-tasks"
 SEED = "kotef-real-tasks-1"
+SEED2 = "kotef-real-tasks-2"
+DRAW1_READ = "session 3"  # when draw 1's held-out third was read while tuning
 
 PROJECTS = {
     "youtube-dl": {"url": "https://github.com/ytdl-org/youtube-dl", "licence": "Unlicense",
@@ -285,52 +306,121 @@ def draw_held_out(names_by_project):
     return held
 
 
+RULE2 = ("bugs not in draw 1 whose fix changes exactly one source .py file (other files may "
+         "change too) and deletes none, tested by BugsInPy with unittest or pytest")
+
+
+def eligible(bugsinpy, project, bug, mirror):
+    """Whether a bug may be drawn in draw 2 (`RULE2`, draw 1's bugs are all of this kind),
+    decided from BugsInPy's metadata and the project's commits alone."""
+    kv, run_test, _ = bug_files(bugsinpy, project, bug)
+    r = subprocess.run(["git", "--git-dir", str(mirror), "diff", "--name-status", "--no-renames",
+                        kv["buggy_commit_id"], kv["fixed_commit_id"]], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        return False
+    source = [line.split("\t", 1) for line in r.stdout.splitlines()]
+    source = [(s, p) for s, p in source if not is_test_path(p)]
+    if any(s == "D" for s, _ in source) or len([p for _, p in source if p.endswith(".py")]) != 1:
+        return False
+    lines = [w.split() for w in run_test.splitlines() if w.strip() and not w.startswith("#")]
+    return all(w[:3] == ["python", "-m", "unittest"] or w[0] == "pytest" for w in lines)
+
+
+def second_draw_order(bugsinpy, project, mirror, taken):
+    """Draw 2's order for one project: its eligible BugsInPy bugs not in draw 1 (`taken`,
+    draw 1's drops included), shuffled by `random.Random("kotef-real-tasks-2-<project>")`.
+    The draw takes them in this order, skipping only the ones `--drop` names."""
+    listing = git(bugsinpy, "ls-tree", "--name-only", f"HEAD:projects/{project}/bugs/")
+    bugs = sorted(int(b) for b in listing.split() if b.isdigit() and int(b) not in taken)
+    order = [b for b in bugs if eligible(bugsinpy, project, b, mirror)]
+    random.Random(f"{SEED2}-{project}").shuffle(order)
+    return order
+
+
+def set_fields(name, **fields):
+    p = OUT / name / "task.json"
+    t = json.loads(p.read_text())
+    t.update(fields)
+    p.write_text(json.dumps(t, indent=1) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bugsinpy", required=True, type=Path, help="bare clone of BugsInPy")
     ap.add_argument("--mirror", action="append", default=[], help="PROJECT=bare clone")
     ap.add_argument("--drop", nargs="*", default=[],
-                    help="tasks (PROJECT-BUG) that failed --check-tasks: drawn for the held-out "
-                         "third like the rest (so the draw does not move), then left out")
-    ap.add_argument("tasks", nargs="+", help="PROJECT:BUG,BUG,... (the whole set, each time)")
+                    help="tasks (PROJECT-BUG or PROJECT-BUG=why) that failed --check-tasks: in "
+                         "draw 1 drawn for the held-out third like the rest (so the draw does not "
+                         "move), then left out; in draw 2 skipped for the next in the order")
+    ap.add_argument("--draw2", type=int, default=0, metavar="K",
+                    help="draw 2: K more bugs per project, in a seeded order, all held out")
+    ap.add_argument("tasks", nargs="+", help="PROJECT:BUG,BUG,... (draw 1, the whole of it)")
     args = ap.parse_args()
     mirrors = dict(m.split("=", 1) for m in args.mirror)
+    drops = dict((d.split("=", 1) + [""])[:2] for d in args.drop)
     OUT.mkdir(parents=True, exist_ok=True)
-    by_project, dropped = {}, []
+    by_project, second, orders, dropped = {}, {}, {}, []
     for spec in args.tasks:
         project, bugs = spec.split(":")
         if project not in PROJECTS:
             sys.exit(f"import-bugsinpy: {project} is not a known project")
         mirror = Path(mirrors[project])
+        bugs = [int(b) for b in bugs.split(",")]
         with tempfile.TemporaryDirectory(prefix="bugsinpy-") as tmp:
             scratch = Path(tmp) / "scratch.git"
             subprocess.run(["git", "init", "-q", "--bare", str(scratch)], check=True)
             (scratch / "objects" / "info" / "alternates").write_text(
                 str((mirror / "objects").resolve()) + "\n")
-            for bug in [int(b) for b in bugs.split(",")]:
+            for bug in bugs:
                 task, why = import_task(args, project, bug, mirror, scratch)
                 if task is None:
                     dropped.append(why)
                     continue
                 by_project.setdefault(project, []).append(f"{project}-{bug}")
+            if args.draw2:
+                order = second_draw_order(args.bugsinpy, project, mirror, set(bugs))
+                orders[project] = [f"{project}-{b}" for b in order]
+                for bug in order:
+                    if len(second.get(project, [])) == args.draw2:
+                        break
+                    if f"{project}-{bug}" in drops:
+                        continue
+                    task, why = import_task(args, project, bug, mirror, scratch)
+                    if task is None:
+                        sys.exit(f"import-bugsinpy: {why} (draw 2 takes only eligible bugs)")
+                    second.setdefault(project, []).append(f"{project}-{bug}")
             bundle = OUT / f"{project}.bundle"
-            refs = [f"refs/tasks/{n}" for n in by_project.get(project, [])
-                    if n not in args.drop]
-            subprocess.run(["git", "--git-dir", str(scratch), "bundle", "create", "-q",
-                            str(bundle), *refs], check=True)
+            refs = [f"refs/tasks/{n}" for n in by_project.get(project, []) + second.get(project, [])
+                    if n not in drops]
+            # One pack thread: the same bundle, byte for byte, each time.
+            subprocess.run(["git", "-c", "pack.threads=1", "--git-dir", str(scratch), "bundle",
+                            "create", "-q", str(bundle), *refs], check=True)
     held = draw_held_out(by_project)
-    for n in args.drop:
+    first = [n for names in by_project.values() for n in names]
+    for n in drops:
         shutil.rmtree(OUT / n, ignore_errors=True)
         dropped.append(f"{n}: --drop")
-    held -= set(args.drop)
-    for names in by_project.values():
-        for n in [n for n in names if n not in args.drop]:
-            p = OUT / n / "task.json"
-            t = json.loads(p.read_text())
-            t["held_out"] = n in held
-            p.write_text(json.dumps(t, indent=1) + "\n")
-    total = sum(len(v) for v in by_project.values()) - len(set(args.drop))
-    print(f"imported {total} tasks, {len(held)} held out; dropped: {dropped or 'none'}")
+    for n in [n for n in first if n not in drops]:
+        fields = {"draw": 1, "held_out": False}
+        if n in held:  # held out in draw 1, then read while tuning: no longer clean
+            fields.update(held_out_in_draw=1, read_while_tuning=DRAW1_READ)
+        set_fields(n, **fields)
+    for n in [n for names in second.values() for n in names]:
+        set_fields(n, draw=2, held_out=True)
+    record = {"dataset": "BugsInPy (github.com/soarsmu/BugsInPy)", "draws": [
+        {"draw": 1, "seed": SEED, "tasks": sorted(n for n in first if n not in drops),
+         "held_out": sorted(held - set(drops)),
+         "dropped": {n: drops[n] for n in first if n in drops},
+         "note": f"the held-out third was read while tuning in {DRAW1_READ}: now tuning tasks"},
+        {"draw": 2, "seed": SEED2, "per_project": args.draw2, "rule": RULE2,
+         "order": orders, "tasks": sorted(n for v in second.values() for n in v),
+         "dropped": {n: drops[n] for v in orders.values() for n in v if n in drops},
+         "note": "all held out; the order was fixed before any result was seen"}]}
+    (OUT / "draws.json").write_text(json.dumps(record, indent=1) + "\n")
+    total = len(first) - len([n for n in first if n in drops]) + len(record["draws"][1]["tasks"])
+    print(f"imported {total} tasks ({len(record['draws'][1]['tasks'])} in draw 2, all held "
+          f"out; draw 1's held-out third now tuning); dropped: {dropped or 'none'}")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ medians are scripts/agent-bench.py's; `scripts/agent-bench.py --tasks real ...` 
     scripts/real-bench.py --build-envs                    # build (or reuse) every environment
     scripts/real-bench.py --base-url URL --runs 2 --mini-swe-agent [--held-out]
     scripts/real-bench.py --openings [--base-url URL]      # no model: each first repair prompt
+                                                          # (held-out tasks only if named)
 
 A task's environment lives in ~/.cache/kotef/bench/real/<task>/ (KOTEF_BENCH_CACHE moves it):
 `tree/` (the project at the buggy commit with the fixed commit's test files, from the
@@ -92,10 +93,12 @@ def load_tasks(only=(), held_out=False):
 
 
 def sample(tasks, n):
-    """The `n` lightest tasks (fewest requirements, then the smallest bundle), one per
-    project first: what CI can build in a few minutes."""
+    """The `n` lightest tuning tasks (fewest requirements, then the smallest bundle), one per
+    project first: what CI can build in a few minutes. Held-out tasks are never sampled, so
+    CI's logs show nothing of them."""
     weight = lambda t: (len(t.get("requirements") or []), (TASKS / t["bundle"]).stat().st_size,
                         t["name"])
+    tasks = [t for t in tasks if not t.get("held_out")]
     usable = [t for t in tasks if python_for(t["python"])]
     if len(usable) < n:
         missing = sorted({t["python"] for t in tasks} - {t["python"] for t in usable})
@@ -555,6 +558,18 @@ def run_agents(tasks, args):
         Path(args.json).write_text(json.dumps(results, indent=1, default=str) + "\n")
 
 
+def unseen_kept(tasks, asked, quiet=False):
+    """The tasks `--openings` may audit: held-out tasks only when asked for by name or by
+    --held-out (their prompts are not to be read before they are measured)."""
+    if asked:
+        return tasks
+    kept = [t for t in tasks if not t.get("held_out")]
+    if len(kept) < len(tasks) and not quiet:
+        print(f"real-bench: {len(tasks) - len(kept)} held-out tasks left out (--held-out or "
+              "--only audits them, once they are measured)", file=sys.stderr)
+    return kept
+
+
 def openings(tasks, args):
     """`--openings`: scripts/real_openings.py's audit of every task's first repair prompt."""
     spec = importlib.util.spec_from_file_location("real_openings",
@@ -577,7 +592,8 @@ def openings(tasks, args):
 
 
 def self_test():
-    """The loss counters over a made-up transcript (one of each), and the sample's choice."""
+    """The loss counters over a made-up transcript (one of each), and that neither the sample
+    (CI) nor --openings picks a held-out task unasked."""
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp)
         (repo / "pkg").mkdir()
@@ -623,6 +639,14 @@ def self_test():
         frames = repo_frames(tb, repo)
         if frames != ["tests/test_mod.py", "pkg/mod.py"]:
             die(f"self-test: frames {frames}")
+    tasks = load_tasks()
+    if any(t.get("held_out") for t in unseen_kept(tasks, False, quiet=True)) or \
+            len(unseen_kept(tasks, True)) != len(tasks):
+        die("self-test: --openings audits held-out tasks unasked, or drops asked ones")
+    tuning = [t for t in tasks if not t.get("held_out") and python_for(t["python"])]
+    held = [t["name"] for t in sample(tasks, len(tuning)) if t.get("held_out")]
+    if held:
+        die(f"self-test: the sample holds held-out tasks: {held}")
     print("real-bench self-test: ok")
 
 
@@ -640,7 +664,8 @@ def main(argv=None):
     ap.add_argument("--mini-swe-agent", action="store_true", help="also run mini-swe-agent")
     ap.add_argument("--no-kotef", action="store_true", help="skip kotef (with --mini-swe-agent)")
     ap.add_argument("--only", nargs="*", default=[], help="task names to run")
-    ap.add_argument("--held-out", action="store_true", help="only the held-out third")
+    ap.add_argument("--held-out", action="store_true",
+                    help="only the held-out tasks (draw 2; draw 1's were read while tuning)")
     ap.add_argument("--sample", type=int, help="only the N lightest tasks (for CI)")
     ap.add_argument("--keep", help="keep the task copies under this folder")
     ap.add_argument("--json", help="write the rows as JSON to this file")
@@ -675,7 +700,7 @@ def main(argv=None):
     if args.check_tasks:
         sys.exit(0 if check_tasks(tasks) else 1)
     if args.openings:
-        return openings(tasks, args)
+        return openings(unseen_kept(tasks, args.held_out or bool(args.only)), args)
     if not args.base_url and (args.mini_swe_agent or not args.kotef_model):
         die("--base-url is needed (scripts/local-model.sh prints one)")
     if not args.no_kotef and not Path(args.kotef).is_file():
