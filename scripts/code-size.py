@@ -17,6 +17,8 @@ import re
 import sys
 from pathlib import Path
 
+from rust_source import blank_literals
+
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE = ROOT / "scripts" / "code-size.baseline"
 FILE_LIMIT = 600
@@ -33,50 +35,6 @@ MOD_RE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+[A-Za-z_][A-Za-z0-9_]*\
 def production_files():
     for src in [ROOT / "src", *sorted(ROOT.glob("crates/*/src"))]:
         yield from sorted(src.rglob("*.rs"))
-
-
-def blank_literals(text):
-    """The text with comments, strings and char literals replaced by spaces (newlines kept),
-    so braces inside them do not count."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif text.startswith("/*", i):
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if text.startswith("/*", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("*/", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif (m := re.match(r"b?r(#*)\"", text[i:i + 260])) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
-            close = '"' + m.group(1)
-            j = text.find(close, i + m.end())
-            j = n if j < 0 else j + len(close)
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            j = min(j + 1, n)
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif c == "'" and (m := re.match(r"'(?:\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)|[^\\'])'", text[i:i + 12])):
-            out.append(" " * m.end())
-            i += m.end()
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def production_lines(lines):

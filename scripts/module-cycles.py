@@ -27,6 +27,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from rust_source import blank_comments, blank_literals
+
 ROOT = Path(__file__).resolve().parent.parent
 PATH_RE = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 USE_BLOCK_RE = re.compile(r"\buse\s+((?:crate|super|self)::[^;]*);", re.S)
@@ -80,61 +82,17 @@ def module_of(src, f):
     return tuple(parts)
 
 
-def literal_end(text, i):
-    """The end of the string, raw string or char literal that starts at `i`, else None."""
-    n = len(text)
-    if i and (text[i - 1].isalnum() or text[i - 1] == "_"):
-        return None
-    raw = re.match(r'b?r(#*)"', text[i:i + 80]) if text[i] in "br" else None
-    if raw:
-        end = text.find('"' + raw.group(1), i + len(raw.group(0)))
-        return n if end < 0 else end + 1 + len(raw.group(1))
-    if text[i] == '"' or text.startswith('b"', i):
-        j = i + (2 if text[i] == "b" else 1)
-        while j < n and text[j] != '"':
-            j += 2 if text[j] == "\\" else 1
-        return j + 1
-    if text[i] == "'" and i + 2 < n and text[i + 1] == "\\":
-        end = text.find("'", i + 3)
-        return n if end < 0 else end + 1
-    if text[i] == "'" and i + 2 < n and text[i + 2] == "'":
-        return i + 3
-    return None
-
-
 def strip_comments(text):
     """The text with its comments blanked (same length and lines; strings kept whole)."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        end = literal_end(text, i)
-        if end is not None:
-            out.append(text[i:end])
-            i = end
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-            out.append(" " * (end - i))
-            i = end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:end]))
-            i = end
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
+    return blank_comments(text)
 
 
 def inline_modules(text):
     """Spans of the inline `mod name { … }` blocks of a file whose comments are blanked (a
     `super` inside one names the file's own module, not its parent)."""
+    text = blank_literals(text)
     spans, stack, i, n = [], [], 0, len(text)
     while i < n:
-        end = literal_end(text, i)
-        if end is not None:
-            i = end
-            continue
         c = text[i]
         m = re.match(r"mod\s+\w+\s*\{", text[i:i + 80]) if c == "m" and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")) else None
         if m:

@@ -22,6 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from rust_source import blank_bodies
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Text searches whose first argument is the needle.
@@ -90,59 +92,8 @@ def unescape(body):
 def lex(text):
     """The code with comments and string contents blanked (newlines kept), and the string
     literals as (start, value)."""
-    code, lits, i, n = list(text), [], 0, len(text)
-
-    def blank(a, b):
-        for k in range(a, b):
-            if code[k] != "\n":
-                code[k] = " "
-
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            blank(i, j)
-            i = j
-        elif text.startswith("/*", i):
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if text.startswith("/*", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("*/", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
-            blank(i, j)
-            i = j
-        elif (m := re.match(r'b?r(#*)"', text[i:])) and not (i and (text[i - 1].isalnum() or text[i - 1] == "_")):
-            close = '"' + m.group(1)
-            body_start = i + m.end()
-            j = text.find(close, body_start)
-            j = n if j < 0 else j
-            lits.append((i, text[body_start:j]))
-            blank(body_start, j)
-            i = j + len(close)
-        elif c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            lits.append((i, unescape(text[i + 1 : j])))
-            blank(i + 1, j)
-            i = j + 1
-        elif c == "'":
-            if i + 1 < n and text[i + 1] == "\\":
-                j = text.find("'", i + 3)
-                blank(i + 1, j)
-                i = j + 1
-            elif i + 2 < n and text[i + 2] == "'":
-                blank(i + 1, i + 2)
-                i += 3
-            else:
-                i += 1  # a lifetime
-        else:
-            i += 1
-    return "".join(code), lits
+    code, lits = blank_bodies(text)
+    return code, [(a, unescape(body) if kind == "str" else body) for a, body, kind in lits]
 
 
 def test_ranges(code):
