@@ -89,6 +89,18 @@ struct Run {
     fake: Arc<Mutex<Fake>>,
 }
 
+impl Run {
+    /// The run ended `done_success` (its summary shown otherwise).
+    fn assert_success(&self) {
+        assert_eq!(
+            self.summary.terminal_status,
+            TerminalStatus::DoneSuccess,
+            "{:?}",
+            self.summary
+        );
+    }
+}
+
 /// Runs `kotef run` on a committed repository of `files` against the fake.
 async fn run(files: Vec<(String, String)>, goal: &str, test: &str, replies: &[String]) -> Run {
     let refs: Vec<(&str, &str)> = files
@@ -158,12 +170,7 @@ async fn the_tracebacks_repository_frames_are_opened_and_installed_code_is_named
         &[TRACER_FIX.to_string()],
     )
     .await;
-    assert_eq!(
-        r.summary.terminal_status,
-        TerminalStatus::DoneSuccess,
-        "{:?}",
-        r.summary
-    );
+    r.assert_success();
     let f = r.fake.lock().unwrap();
     let opening = &f.openings[0];
     let shown = files_section(opening);
@@ -216,12 +223,7 @@ async fn one_function_of_a_long_file_is_shown_and_replaced_without_copying_the_f
         &[fix.to_string()],
     )
     .await;
-    assert_eq!(
-        r.summary.terminal_status,
-        TerminalStatus::DoneSuccess,
-        "{:?}",
-        r.summary
-    );
+    r.assert_success();
     let after = read(r.repo.path(), "pkg/big.py");
     assert_eq!(after, big.replace("return totl * 2", "return total * 2"));
     let f = r.fake.lock().unwrap();
@@ -264,12 +266,7 @@ async fn a_block_that_names_no_file_goes_to_the_one_file_that_defines_its_functi
         &[fix.to_string()],
     )
     .await;
-    assert_eq!(
-        r.summary.terminal_status,
-        TerminalStatus::DoneSuccess,
-        "{:?}",
-        r.summary
-    );
+    r.assert_success();
     assert_eq!(
         read(r.repo.path(), "pkg/deep/util.py"),
         "def normalize(path):\n    return path.strip().lower()\n"
@@ -337,12 +334,7 @@ async fn after_two_failed_attempts_in_one_file_the_loop_moves_to_where_the_faili
         &replies,
     )
     .await;
-    assert_eq!(
-        r.summary.terminal_status,
-        TerminalStatus::DoneSuccess,
-        "{:?}",
-        r.summary
-    );
+    r.assert_success();
     let f = r.fake.lock().unwrap();
     assert!(
         files_section(&f.openings[0]).contains("pkg/__init__.py\n```")
@@ -401,12 +393,7 @@ async fn after_a_move_the_file_the_failure_was_raised_in_stays_shown_and_can_sti
         &replies,
     )
     .await;
-    assert_eq!(
-        r.summary.terminal_status,
-        TerminalStatus::DoneSuccess,
-        "{:?}",
-        r.summary
-    );
+    r.assert_success();
     let f = r.fake.lock().unwrap();
     let moved = files_section(&f.openings[2]);
     assert!(
@@ -438,12 +425,7 @@ async fn a_whole_function_reply_cut_at_the_token_cap_is_completed_from_the_file_
         &[cut],
     )
     .await;
-    assert_eq!(
-        r.summary.terminal_status,
-        TerminalStatus::DoneSuccess,
-        "{:?}",
-        r.summary
-    );
+    r.assert_success();
     let fixed = std::fs::read_to_string(r.repo.path().join("pkg/dates.py")).unwrap();
     assert_eq!(
         fixed,
@@ -482,12 +464,7 @@ async fn a_failing_call_to_the_function_attempts_changed_keeps_the_loop_off_its_
         &replies,
     )
     .await;
-    assert_eq!(
-        r.summary.terminal_status,
-        TerminalStatus::DoneSuccess,
-        "{:?}",
-        r.summary
-    );
+    r.assert_success();
     let f = r.fake.lock().unwrap();
     assert!(
         !f.openings[2].contains("pkg/client.py") && f.openings[2].contains("def join_url"),
