@@ -42,9 +42,24 @@ fn sandbox_available(test: &str) -> bool {
 }
 
 /// A directory outside `/tmp` (the sandbox's own `/tmp` hides the host's whatever the binds),
-/// as a runner's home or `RUNNER_TEMP` would be.
+/// as a runner's home or `RUNNER_TEMP` would be: under cargo's target directory, or, for a
+/// checkout that itself lives under `/tmp`, under the user's home.
 fn outside_tmp() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let parent = if target.starts_with("/tmp") {
+        let home = std::env::var_os("HOME").expect("HOME is set for a directory outside /tmp");
+        let dir = Path::new(&home).join(".cache/kotef-test-tmp");
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    } else {
+        target.to_path_buf()
+    };
+    assert!(
+        !parent.starts_with("/tmp"),
+        "these tests need a directory outside /tmp, and {} is inside it",
+        parent.display()
+    );
+    tempfile::tempdir_in(parent).unwrap()
 }
 
 fn write(path: &Path, text: &str) {

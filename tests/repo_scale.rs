@@ -138,7 +138,10 @@ fn files(list: &[(&str, &str)]) -> Vec<(String, String)> {
 /// The section of an opening between `# Files` and the failure.
 fn files_section(opening: &str) -> &str {
     let from = opening.find("# Files").unwrap();
-    let to = opening.find("# How the tests fail now").unwrap();
+    let to = opening
+        .find("# The failing test")
+        .or_else(|| opening.find("# How the tests fail now"))
+        .unwrap();
     &opening[from..to]
 }
 
@@ -470,5 +473,64 @@ async fn a_failing_call_to_the_function_attempts_changed_keeps_the_loop_off_its_
         !f.openings[2].contains("pkg/client.py") && f.openings[2].contains("def join_url"),
         "{}",
         f.openings[2]
+    );
+}
+
+const BYTES: &str = "def to_bytes(text):\n    if not isinstance(text, str):\n        raise TypeError('to_bytes must receive a str, got %s' % type(text).__name__)\n    return text.encode()\n";
+const HTTPREPR: &str = "from pkg.util import to_bytes\n\n\ndef httprepr(method, host):\n    return to_bytes(method) + b' ' + to_bytes(host)\n";
+const HTTPREPR_TEST: &str = "import unittest\n\nfrom pkg.request import httprepr\n\n\nclass T(unittest.TestCase):\n    def test_no_host(self):\n        got = httprepr(\n            'GET',\n            None,\n        )\n        self.assertEqual(got, b'GET ')\n";
+const HTTPREPR_FIX: &str = "The host may be None.\n\npkg/request.py\n```python\ndef httprepr(method, host):\n    return to_bytes(method) + b' ' + to_bytes(host or '')\n```\n";
+
+/// A repository whose failure is raised by a `raise` statement in a helper (`to_bytes`) that
+/// was handed `None` by its caller (`httprepr`), called over several lines by the test.
+fn httprepr_repo() -> Vec<(String, String)> {
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/util.py", BYTES),
+        ("pkg/request.py", HTTPREPR),
+        ("test_request.py", HTTPREPR_TEST),
+    ]);
+    repo.extend(filler(100));
+    repo
+}
+
+/// The fix of [`httprepr_repo`] in one attempt; the run succeeded.
+async fn run_httprepr() -> Run {
+    let r = run(
+        httprepr_repo(),
+        "httprepr fails without a host: make test_request.py pass.",
+        "python3 -m unittest -q test_request",
+        &[HTTPREPR_FIX.to_string()],
+    )
+    .await;
+    r.assert_success();
+    r
+}
+
+#[tokio::test]
+async fn a_failure_raised_by_a_raise_statement_shows_the_caller_first() {
+    let r = run_httprepr().await;
+    let f = r.fake.lock().unwrap();
+    let shown = files_section(&f.openings[0]);
+    let (caller, helper) = (shown.find("pkg/request.py"), shown.find("pkg/util.py"));
+    assert!(
+        caller.is_some() && helper.is_some() && caller < helper,
+        "{shown}"
+    );
+}
+
+#[tokio::test]
+async fn a_unittest_failure_shows_the_failing_test_function_above_the_failure() {
+    let r = run_httprepr().await;
+    let f = r.fake.lock().unwrap();
+    let opening = &f.openings[0];
+    let test = opening
+        .find("# The failing test: `test_request.py` lines 7-12")
+        .unwrap_or_else(|| panic!("{opening}"));
+    let failure = opening.find("# How the tests fail now").unwrap();
+    assert!(test < failure, "{opening}");
+    assert!(
+        opening[test..failure].contains("    got = httprepr(\n        'GET',\n        None,\n    )\n    self.assertEqual(got, b'GET ')"),
+        "{opening}"
     );
 }

@@ -28,6 +28,60 @@ pub fn defined_name(line: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
+/// For each line, whether it starts inside a triple-quoted Python string: a docstring's
+/// example (`class MyTask(luigi.Task):`) is text, not a definition. A comment, or a quote
+/// inside a one-line string, opens nothing.
+pub fn in_string(lines: &[&str]) -> Vec<bool> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut open: Option<&[u8]> = None;
+    for line in lines {
+        out.push(open.is_some());
+        let b = line.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if let Some(q) = open {
+                if b[i..].starts_with(q) {
+                    open = None;
+                    i += 3;
+                } else {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                continue;
+            }
+            match b[i] {
+                b'#' => break,
+                quote @ (b'"' | b'\'') => {
+                    let triple: &[u8] = if quote == b'"' { b"\"\"\"" } else { b"'''" };
+                    if b[i..].starts_with(triple) {
+                        open = Some(triple);
+                        i += 3;
+                        continue;
+                    }
+                    i += 1;
+                    while i < b.len() && b[i] != quote {
+                        i += if b[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i += 1;
+                }
+                _ => i += 1,
+            }
+        }
+    }
+    out
+}
+
+/// The definitions of `lines` that are code, not text inside a string: each line's index and
+/// the name it defines.
+pub fn code_definitions(lines: &[&str]) -> Vec<(usize, String)> {
+    let text = in_string(lines);
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !text[*i])
+        .filter_map(|(i, l)| defined_name(l).map(|n| (i, n)))
+        .collect()
+}
+
 /// Where a definition starting at `start` ends: for a brace language the line that closes
 /// its first brace, otherwise (Python) before the next non-blank line indented no deeper.
 pub fn definition_end(lines: &[&str], start: usize) -> usize {
@@ -67,4 +121,47 @@ pub fn definition_end(lines: &[&str], start: usize) -> usize {
         end += 1;
     }
     last_code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(file: &str) -> Vec<(usize, String)> {
+        let lines: Vec<&str> = file.lines().collect();
+        code_definitions(&lines)
+    }
+
+    #[test]
+    fn a_definition_inside_a_docstring_is_text() {
+        let file = r#"class TupleParameter:
+    """
+    Example::
+
+        class MyTask(luigi.Task):
+            def run(self):
+    """
+
+    def parse(self, x):
+        return x
+"#;
+        assert_eq!(
+            names(file),
+            [(0, "TupleParameter".to_string()), (8, "parse".to_string())]
+        );
+    }
+
+    #[test]
+    fn quotes_in_comments_and_one_line_strings_open_no_string() {
+        let file = r#"x = '"""'  # a """ here
+y = "it's"
+def f():
+    s = '''a
+    def g(): pass
+    '''
+def h():
+    pass
+"#;
+        assert_eq!(names(file), [(2, "f".to_string()), (6, "h".to_string())]);
+    }
 }

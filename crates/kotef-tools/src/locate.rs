@@ -204,14 +204,23 @@ pub fn places(wd: &WorkDir, names: &[String], cap: usize) -> Vec<Place> {
     found.into_iter().map(|(_, p)| p).take(cap).collect()
 }
 
+/// Whether `c` may stand inside an identifier.
+fn ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Where `word` starts in `text` with no identifier character before it (`urljoin` in
+/// `x = urljoin(`, not in `my_urljoin(`): the offsets, for the caller to check what follows.
+pub fn name_starts<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
+    text.match_indices(word)
+        .map(|(at, _)| at)
+        .filter(move |&at| !text[..at].chars().next_back().is_some_and(ident))
+}
+
 /// Whether `word` stands in `line` as a whole identifier (`ERROR_TOO_MANY_REDIRECTS` is not in
 /// `ERROR_TOO_MANY_REDIRECTS_X`).
 fn contains_word(line: &str, word: &str) -> bool {
-    let ident = |c: char| c.is_alphanumeric() || c == '_';
-    line.match_indices(word).any(|(at, _)| {
-        !line[..at].chars().next_back().is_some_and(ident)
-            && !line[at + word.len()..].chars().next().is_some_and(ident)
-    })
+    name_starts(line, word).any(|at| !line[at + word.len()..].chars().next().is_some_and(ident))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! function, without copying the file. Pure; Python and brace languages as
 //! [`crate::defs`] reads them.
 
-use crate::defs::{defined_name, definition_end, indent_of};
+use crate::defs::{code_definitions, definition_end, indent_of};
 
 /// One definition of a file, at any depth.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,10 +30,8 @@ impl Outlined {
 pub fn outline(text: &str) -> Vec<Outlined> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        let Some(name) = defined_name(l) else {
-            continue;
-        };
+    for (i, name) in code_definitions(&lines) {
+        let l = lines[i];
         let mut first = i;
         while first > 0 && lines[first - 1].trim_start().starts_with('@') {
             first -= 1;
@@ -78,8 +76,10 @@ pub fn defined(text: &str, name: &str) -> Vec<Outlined> {
 /// Whether `text` defines `name` (`def name`, `class name`, `fn name`, `function name`) at any
 /// depth, without building the outline.
 pub fn defines(text: &str, name: &str) -> bool {
-    text.lines()
-        .any(|l| defined_name(l).is_some_and(|n| n == name))
+    text.contains(name) && {
+        let lines: Vec<&str> = text.lines().collect();
+        code_definitions(&lines).iter().any(|(_, n)| n == name)
+    }
 }
 
 #[cfg(test)]

@@ -311,6 +311,8 @@ pub fn code_names(text: &str) -> Vec<String> {
         "filter",
         "enumerate",
         "round",
+        // The type of `None`, as an error message names it (`got NoneType`).
+        "NoneType",
     ];
     let mut out: Vec<String> = Vec::new();
     for (at, word) in words_at(text) {
@@ -329,6 +331,9 @@ pub fn code_names(text: &str) -> Vec<String> {
             && !COMMON.contains(&word)
             && !word.starts_with("assert")
             && !word.starts_with("test_")
+            // A test class (`UtilsRequestTest`, `TestUtil`) is where the failure is seen.
+            && !word.starts_with("Test")
+            && !word.ends_with("Test")
             && exception_line(word).is_none()
             && !out.iter().any(|w| w == word);
         if keep {

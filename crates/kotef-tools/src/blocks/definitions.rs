@@ -12,7 +12,7 @@ pub(super) struct Definition {
     pub(super) end: usize,
 }
 
-pub(super) use crate::defs::{defined_name, definition_end, indent_of};
+pub(super) use crate::defs::{code_definitions, defined_name, definition_end, indent_of};
 
 /// The outermost definitions of `lines` (decorators included).
 pub(super) fn definitions(lines: &[&str]) -> Vec<Definition> {
@@ -61,11 +61,7 @@ pub fn replace_definitions(file: &str, code: &str) -> Option<String> {
     let mut placed = 0;
     for d in defs {
         let lines: Vec<&str> = text.lines().collect();
-        let target = lines
-            .iter()
-            .enumerate()
-            .find_map(|(i, l)| (defined_name(l).as_deref() == Some(d.name.as_str())).then_some(i));
-        let Some(at) = target else {
+        let Some(at) = closest_definition(&lines, &d.name, &code_lines[d.start..d.end]) else {
             continue;
         };
         let mut start = at;
@@ -93,6 +89,38 @@ pub fn replace_definitions(file: &str, code: &str) -> Option<String> {
         return None;
     }
     Some(add_imports(&text, code))
+}
+
+/// Where in `lines` the definition named `name` that `written` rewrites starts: of the
+/// file's definitions of that name (never one inside a string, such as a docstring's
+/// example), the one sharing the most lines with `written`, the first on a tie. A file has
+/// many `parse` or `__init__` methods, and the one the model was shown is the one it copies.
+fn closest_definition(lines: &[&str], name: &str, written: &[&str]) -> Option<usize> {
+    let written: std::collections::BTreeSet<&str> = written
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    let shared = |at: usize| {
+        let end = definition_end(lines, at).max(at + 1);
+        lines[at..end]
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| written.contains(l))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+    };
+    let mut best: Option<(usize, usize)> = None;
+    for (at, _) in code_definitions(lines)
+        .into_iter()
+        .filter(|(_, n)| n == name)
+    {
+        let score = shared(at);
+        if best.is_none_or(|(_, s)| score > s) {
+            best = Some((at, score));
+        }
+    }
+    best.map(|(at, _)| at)
 }
 
 /// A Python definition's header and docstring: the index after the header (the line that
@@ -191,14 +219,31 @@ pub(super) fn add_imports(file: &str, code: &str) -> String {
         (l.starts_with("import ") || l.starts_with("from ") && l.contains(" import "))
             && !l.contains('(')
     };
+    let lines: Vec<&str> = file.lines().collect();
+    let own: Vec<String> = code_definitions(&lines)
+        .into_iter()
+        .filter(|(i, _)| indent_of(lines[*i]) == 0)
+        .map(|(_, n)| n)
+        .collect();
+    // `from luigi.parameter import TupleParameter` copied into `luigi/parameter.py` itself
+    // would import the file from itself.
+    let imports_own = |l: &str| {
+        l.starts_with("from ")
+            && l.split(" import ").nth(1).is_some_and(|names| {
+                names.split(',').any(|n| {
+                    own.iter()
+                        .any(|o| o == n.split_whitespace().next().unwrap_or(""))
+                })
+            })
+    };
     let missing: Vec<&str> = code
         .lines()
-        .filter(|l| is_import(l) && !file.lines().any(|f| f.trim_end() == l.trim_end()))
+        .filter(|l| is_import(l) && !imports_own(l))
+        .filter(|l| !file.lines().any(|f| f.trim_end() == l.trim_end()))
         .collect();
     if missing.is_empty() {
         return file.to_string();
     }
-    let lines: Vec<&str> = file.lines().collect();
     let at = lines
         .iter()
         .rposition(|l| is_import(l))

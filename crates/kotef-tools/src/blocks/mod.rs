@@ -163,6 +163,8 @@ pub fn parse_edit_blocks_ignoring(reply: &str, ignore: &[&str]) -> Vec<EditBlock
     // The nearest path seen on a line of its own (or a fence's info string).
     let mut last_path: Option<String> = None;
     let mut fence_open: Option<usize> = None;
+    // The line that closed the last fenced code block read, if the last block read is it.
+    let mut last_fence: Option<usize> = None;
     while i < lines.len() {
         let line = lines[i];
         if word_line(line, '<', "SEARCH") {
@@ -174,6 +176,7 @@ pub fn parse_edit_blocks_ignoring(reply: &str, ignore: &[&str]) -> Vec<EditBlock
                         replace: joined(&replace),
                     },
                 });
+                last_fence = None;
                 i = next;
                 continue;
             }
@@ -199,6 +202,7 @@ pub fn parse_edit_blocks_ignoring(reply: &str, ignore: &[&str]) -> Vec<EditBlock
                     replace: joined(&clean_section(&replace, ignore)),
                 },
             });
+            last_fence = None;
             i = k + 1;
             continue;
         }
@@ -227,10 +231,17 @@ pub fn parse_edit_blocks_ignoring(reply: &str, ignore: &[&str]) -> Vec<EditBlock
                         }
                     }
                     if !has_markers && !code.is_empty() {
-                        out.push(EditBlock {
+                        let block = EditBlock {
                             path: last_path.clone(),
                             change: Change::Code { text: joined(body) },
-                        });
+                        };
+                        match (last_fence.take(), out.pop()) {
+                            (Some(closed), Some(before)) if start <= closed + PAIR_GAP => {
+                                out.extend(as_pair(before, block));
+                            }
+                            (_, before) => out.extend(before.into_iter().chain([block])),
+                        }
+                        last_fence = Some(i);
                     }
                 }
             }
@@ -249,6 +260,30 @@ pub fn parse_edit_blocks_ignoring(reply: &str, ignore: &[&str]) -> Vec<EditBlock
     }
     // Search/replace blocks inside a fence were taken already; the fence itself is not code.
     out
+}
+
+/// Lines from the close of one fenced block to the open of the next for the two to be read
+/// as a pair: "changed from: ```a``` to: ```b```" has one line of words between them.
+const PAIR_GAP: usize = 3;
+
+/// Two fenced blocks in a row, neither defining a function or class, with at most a line or
+/// two of words between them ("It should be changed from … to …"), read as the lines to find
+/// and the lines to put instead; any other two stay two blocks.
+fn as_pair(before: EditBlock, block: EditBlock) -> Vec<EditBlock> {
+    let plain = |b: &EditBlock| match &b.change {
+        Change::Code { text } => {
+            let lines: Vec<&str> = text.lines().collect();
+            definitions(&lines).is_empty().then(|| text.clone())
+        }
+        Change::Replace { .. } => None,
+    };
+    match (plain(&before), plain(&block)) {
+        (Some(search), Some(replace)) if search.trim() != replace.trim() => vec![EditBlock {
+            path: block.path.or(before.path),
+            change: Change::Replace { search, replace },
+        }],
+        _ => vec![before, block],
+    }
 }
 
 fn joined(lines: &[&str]) -> String {
@@ -670,6 +705,62 @@ mod tests {
             replace_definitions(file, code).unwrap(),
             "import os\nimport re\n\n\ndef f(s):\n    return re.sub('a', 'b', s)\n"
         );
+    }
+
+    /// Two classes with a `parse` each, as a real module has.
+    const TWO_PARSES: &str = "class Parameter:\n    def parse(self, x):\n        return x  # default impl\n\n\nclass TupleParameter(Parameter):\n    def parse(self, x):\n        try:\n            return tuple(json.loads(x))\n        except ValueError:\n            return literal_eval(x)\n";
+
+    #[test]
+    fn a_method_replaces_the_one_of_its_name_it_was_copied_from_not_the_first() {
+        let code = "def parse(self, x):\n    try:\n        return tuple(json.loads(x))\n    except (ValueError, TypeError):\n        return tuple(literal_eval(x))\n";
+        let out = replace_definitions(TWO_PARSES, code).unwrap();
+        assert!(out.contains("return x  # default impl"), "{out}");
+        assert!(
+            out.ends_with(
+                "    except (ValueError, TypeError):\n            return tuple(literal_eval(x))\n"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_class_that_only_a_docstring_example_defines_is_not_replaced() {
+        let file = "class TupleParameter:\n    \"\"\"\n    Example::\n\n        class MyTask(luigi.Task):\n            foo = luigi.Parameter()\n    \"\"\"\n\n    def parse(self, x):\n        return x\n";
+        let code = "class MyTask(luigi.Task):\n    foo = 1\n";
+        assert_eq!(replace_definitions(file, code), None);
+    }
+
+    #[test]
+    fn an_import_of_the_files_own_definitions_is_not_added() {
+        let file =
+            "import json\n\n\nclass TupleParameter:\n    def parse(self, x):\n        return x\n";
+        let code = "from luigi.parameter import TupleParameter\nimport ast\n\ndef parse(self, x):\n    return ast.literal_eval(x)\n";
+        assert_eq!(
+            replace_definitions(file, code).unwrap(),
+            "import json\nimport ast\n\n\nclass TupleParameter:\n    def parse(self, x):\n        return ast.literal_eval(x)\n"
+        );
+    }
+
+    #[test]
+    fn two_plain_fenced_blocks_said_to_be_from_and_to_are_a_search_and_replace() {
+        let reply = "1. The line of `tornado/httputil.py` needs to be changed from:\n```python\n        parsed_query.extend(args)\n```\nto:\n```python\n        parsed_query.extend(list(args))\n```\n";
+        assert_eq!(
+            parse_edit_blocks(reply),
+            vec![EditBlock {
+                path: None,
+                change: Change::Replace {
+                    search: "        parsed_query.extend(args)\n".into(),
+                    replace: "        parsed_query.extend(list(args))\n".into(),
+                },
+            }]
+        );
+    }
+
+    #[test]
+    fn two_fenced_functions_in_a_row_stay_two_blocks() {
+        let reply =
+            "```python\ndef f():\n    return 1\n```\nand\n```python\ndef g():\n    return 2\n```\n";
+        assert_eq!(parse_edit_blocks(reply).len(), 2);
     }
 
     #[test]

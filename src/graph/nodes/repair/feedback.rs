@@ -125,6 +125,7 @@ pub fn opening_message(
         protected,
         command,
         failure,
+        test: None,
         trace: &Traceback::default(),
         names: &[],
         note: None,
@@ -141,6 +142,9 @@ pub struct Opening<'a> {
     pub protected: &'a [String],
     pub command: &'a str,
     pub failure: &'a str,
+    /// The failing test's function, rendered (`super::spec`), when the failure does not
+    /// quote it.
+    pub test: Option<&'a str>,
     /// The failing run's tracebacks: the lines each file is shown around, the files outside.
     pub trace: &'a Traceback,
     /// Names the failure mentions: a long file's functions of these names are shown.
@@ -168,6 +172,9 @@ pub fn opening(o: &Opening) -> String {
         names: o.names,
         allowance: o.allowance,
     }));
+    if let Some(test) = o.test {
+        out.push_str(test);
+    }
     let failure = messages::RepairFailure {
         command: o.command,
         failure: o.failure,

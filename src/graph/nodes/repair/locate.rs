@@ -40,8 +40,12 @@ impl Locator {
     }
 
     /// A tested attempt that did not pass changed `diff` (a [`super::feedback::line_diff`]
-    /// list, one `--- path` header a file).
-    pub fn failed(&mut self, diff: &str) {
+    /// list, one `--- path` header a file). One that made the tests `worse` (a module that
+    /// no longer imports) says nothing of where the fix is, so it is not counted.
+    pub fn failed(&mut self, diff: &str, worse: bool) {
+        if worse {
+            return;
+        }
         for path in diff.lines().filter_map(|l| l.strip_prefix("--- ")) {
             *self.failed_in.entry(path.to_string()).or_insert(0) += 1;
         }
@@ -108,11 +112,8 @@ pub fn called_names(failure: &str, names: &[String]) -> Vec<String> {
     names
         .iter()
         .filter(|n| {
-            failure.match_indices(n.as_str()).any(|(at, _)| {
-                let before = failure[..at].chars().next_back();
-                !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
-                    && failure[at + n.len()..].starts_with('(')
-            })
+            kotef_tools::locate::name_starts(failure, n)
+                .any(|at| failure[at + n.len()..].starts_with('('))
         })
         .cloned()
         .collect()
@@ -181,12 +182,24 @@ mod tests {
     fn two_failed_attempts_in_one_file_make_the_loop_look_elsewhere_at_most_twice() {
         let mut l = Locator::default();
         let shown = vec!["httpie/__init__.py".to_string()];
-        l.failed("--- httpie/__init__.py\n-a\n+b\n");
+        l.failed("--- httpie/__init__.py\n-a\n+b\n", false);
         assert_eq!(l.due(&shown), None);
-        l.failed("--- httpie/__init__.py\n-a\n+c\n");
+        l.failed("--- httpie/__init__.py\n-a\n+c\n", false);
         assert_eq!(l.due(&shown), Some(shown.clone()));
         l.moves = MOVES;
         assert_eq!(l.due(&shown), None);
+    }
+
+    #[test]
+    fn attempts_that_made_the_tests_worse_do_not_move_the_loop() {
+        let mut l = Locator::default();
+        let shown = vec!["luigi/parameter.py".to_string()];
+        l.failed("--- luigi/parameter.py\n-a\n+b\n", true);
+        l.failed("--- luigi/parameter.py\n-a\n+c\n", true);
+        assert_eq!(l.due(&shown), None);
+        l.failed("--- luigi/parameter.py\n-a\n+d\n", false);
+        l.failed("--- luigi/parameter.py\n-a\n+e\n", false);
+        assert_eq!(l.due(&shown), Some(shown.clone()));
     }
 
     #[test]
@@ -208,13 +221,13 @@ mod tests {
     fn a_file_kept_in_view_after_a_move_must_fail_twice_again_before_the_next_move() {
         let mut l = Locator::default();
         let kept = vec!["yt/utils.py".to_string(), "yt/extractor.py".to_string()];
-        l.failed("--- yt/utils.py\n-a\n+b\n");
-        l.failed("--- yt/utils.py\n-a\n+c\n");
+        l.failed("--- yt/utils.py\n-a\n+b\n", false);
+        l.failed("--- yt/utils.py\n-a\n+c\n", false);
         let spent = l.due(&kept).unwrap_or_default();
         l.moved(&spent);
-        l.failed("--- yt/utils.py\n-a\n+d\n");
+        l.failed("--- yt/utils.py\n-a\n+d\n", false);
         assert_eq!(l.due(&kept), None);
-        l.failed("--- yt/utils.py\n-a\n+e\n");
+        l.failed("--- yt/utils.py\n-a\n+e\n", false);
         assert_eq!(l.due(&kept), Some(vec!["yt/utils.py".to_string()]));
         assert!(l.left.contains("yt/utils.py"));
     }

@@ -42,6 +42,7 @@ pub mod feedback;
 pub mod locate;
 pub mod room;
 mod shown;
+mod spec;
 use crate::graph::prompt::code_view::Traceback;
 use crate::graph::rules::contradiction::TestSet;
 use attempts::{Attempts, Seen};
@@ -360,12 +361,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
     let root = ctx.tools.workdir().root().to_path_buf();
     let before = state.file_hashes.clone();
     let Some(command) = state.test_command.clone() else {
-        return StepResult::to(
-            NodeName::Verifier,
-            Decision::Code(CoderEnd::RunStopped),
-            "no test command to repair against".into(),
-            false,
-        );
+        return no_test_command();
     };
     let protected = context::protected_tests(Some(&command), &state.goal, state.file_hashes.keys());
     // Read before the starting run below replaces the failure the task was written from.
@@ -381,8 +377,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
     let trace = Traceback::read(&output, &root.display().to_string(), &listed);
     let failure = failure_text(&start, &root, &listed);
     let names = locate::failing_names(&failure, &state.goal);
+    let test_view = spec::in_tree(ctx, &trace, &protected, &failure);
     let mut shown = Shown {
-        files: repair_files(ctx, state, task, &protected, &trace.files()),
+        files: repair_files(ctx, state, task, &protected, &trace),
         trace,
         note: None,
     };
@@ -395,6 +392,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             protected: &protected,
             command: &command,
             failure: &failure,
+            test: test_view.as_deref(),
             trace: &shown.trace,
             names: &names,
             note: shown.note.as_deref(),
@@ -450,7 +448,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             a.best = Some(candidate(ctx, &snap, bad, &diff));
         }
         restore(ctx, &snap);
-        locator.failed(&diff);
+        locator.failed(&diff, bad > a.baseline);
         if let Some(moved) = locator.next_place(ctx, state, &names, &protected, &shown) {
             a.notes
                 .push(format!("attempt {}: looked elsewhere", a.made));
@@ -474,6 +472,16 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         }
     };
     finish(ctx, state, a, end, &before).await
+}
+
+/// The step's end when there is no test command to judge attempts by.
+fn no_test_command() -> StepResult {
+    StepResult::to(
+        NodeName::Verifier,
+        Decision::Code(CoderEnd::RunStopped),
+        "no test command to repair against".into(),
+        false,
+    )
 }
 
 /// A test run that hit a resource limit ends the run (`guards::commands`).

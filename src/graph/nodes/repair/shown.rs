@@ -13,31 +13,38 @@ use kotef_core::NodeName;
 
 /// The files shown to the model: the code only (the failing output quotes the assertions,
 /// and a small model shown a test copies it back as its "fix"), each counted as read; the
-/// files the traceback's frames are in first (deepest first), then the task's.
+/// files the traceback's frames are in first (deepest first, but see [`guard_raised`]), then
+/// the task's.
 pub(super) fn repair_files(
     ctx: &GraphContext,
     state: &RunState,
     task: &str,
     protected: &[String],
-    traced: &[String],
+    trace: &Traceback,
 ) -> Vec<(String, String)> {
     let tree = ctx.tools.workdir().tree();
-    let mut files: Vec<(String, String)> = traced
+    let mut files: Vec<(String, String)> = trace
+        .files()
         .iter()
         .filter(|p| !protected.contains(p))
         .filter_map(|p| Some((p.clone(), read_text(tree, p)?)))
         .take(REPAIR_FILES)
         .collect();
+    if files.len() > 1 && guard_raised(trace, &files[0]) {
+        files.swap(0, 1);
+    }
     for (p, text) in context::task_files(
         ctx.tools.workdir().tree(),
         state,
         task,
         REPAIR_FILES + protected.len(),
     ) {
-        // Installed code (a virtualenv in the tree) is never the project's to fix.
+        // Installed code (a virtualenv in the tree) is never the project's to fix, and a
+        // link (`maint/.../tornado -> ../../tornado`) holds no code to change.
         if files.len() < REPAIR_FILES
             && !protected.contains(&p)
             && !crate::graph::prompt::code_view::installed(&p)
+            && !matches!(tree.kind(&p), Ok(kotef_tools::Kind::Symlink { .. }))
             && !files.iter().any(|(f, _)| *f == p)
         {
             files.push((p, text));
@@ -47,6 +54,21 @@ pub(super) fn repair_files(
         ctx.tools.mark_read(p);
     }
     files
+}
+
+/// Whether the deepest frame, in `file`, is a `raise` statement: code that turns away what it
+/// was given on purpose (`raise TypeError('to_bytes must receive a unicode, str or bytes
+/// object')`) is most often right, and the fix is in its caller, which passed the wrong
+/// value; so the caller's file is shown first.
+pub(super) fn guard_raised(trace: &Traceback, file: &(String, String)) -> bool {
+    let Some((path, line)) = trace.repo.first() else {
+        return false;
+    };
+    *path == file.0
+        && line
+            .checked_sub(1)
+            .and_then(|i| file.1.lines().nth(i))
+            .is_some_and(|l| l.trim_start().starts_with("raise "))
 }
 
 fn read_text(tree: &kotef_tools::Tree, path: &str) -> Option<String> {
@@ -194,4 +216,34 @@ fn raised_in(shown: &Shown) -> Option<(String, String)> {
         .iter()
         .find_map(|(path, _)| shown.files.iter().find(|(p, _)| p == path))
         .cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace_at(path: &str, line: usize) -> Traceback {
+        Traceback {
+            repo: vec![
+                (path.to_string(), line),
+                ("scrapy/utils/request.py".into(), 82),
+            ],
+            outside: Vec::new(),
+        }
+    }
+
+    const TO_BYTES: &str = "def to_bytes(text):\n    if not isinstance(text, str):\n        raise TypeError('to_bytes must receive a str, got %s' % type(text).__name__)\n    return text.encode()\n";
+
+    #[test]
+    fn a_failure_raised_by_a_raise_statement_shows_the_caller_first() {
+        let file = ("scrapy/utils/python.py".to_string(), TO_BYTES.to_string());
+        assert!(guard_raised(&trace_at("scrapy/utils/python.py", 3), &file));
+    }
+
+    #[test]
+    fn a_failure_raised_by_any_other_line_keeps_the_deepest_frame_first() {
+        let file = ("scrapy/utils/python.py".to_string(), TO_BYTES.to_string());
+        assert!(!guard_raised(&trace_at("scrapy/utils/python.py", 4), &file));
+        assert!(!guard_raised(&trace_at("scrapy/other.py", 3), &file));
+    }
 }
