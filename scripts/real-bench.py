@@ -431,7 +431,7 @@ def harness_losses(repo, test_command, stderr="", protected=()):
     tests out on purpose (a small model shown a test copies it back as its fix)."""
     out = {"refused": 0, "refused_project": 0, "missing_vars": 0, "setup_failed": 0,
            "transcript_in_prompt": 0, "calls_cut": 0, "repair_prompts": 0,
-           "repair_without_frames": 0}
+           "repair_without_frames": 0, "tests_timed_out": 0}
     if re.search(r"\bsetup\b.*\b(failed|exited)", stderr or "", re.I):
         out["setup_failed"] = 1
     runs = sorted((repo / ".sdd" / "runs").glob("*.transcript.jsonl"))
@@ -460,6 +460,7 @@ def harness_losses(repo, test_command, stderr="", protected=()):
         elif kind == "verification":
             text = str(e.get("output", ""))
             out["missing_vars"] += len(MISSING_VAR.findall(text))
+            out["tests_timed_out"] += bool(e.get("timed_out"))
             if not e.get("passed"):
                 last_failure = text
         elif kind == "model_error":
@@ -481,7 +482,12 @@ def harness_losses(repo, test_command, stderr="", protected=()):
 
 
 LOSS_KEYS = ["refused", "refused_project", "missing_vars", "setup_failed",
-             "transcript_in_prompt", "calls_cut", "repair_prompts", "repair_without_frames"]
+             "transcript_in_prompt", "calls_cut", "repair_prompts", "repair_without_frames",
+             "tests_timed_out"]
+# Counted beside the losses, not losses themselves: every repair prompt, and test runs cut by
+# their time limit (a change that loops forever is the model's; a start that times out is
+# the environment's, and the task's row says which).
+NOT_LOST = ("repair_prompts", "tests_timed_out")
 
 
 def print_losses(rows):
@@ -493,9 +499,9 @@ def print_losses(rows):
         sums = [sum((r.get("losses") or {}).get(k, 0) for r in rs) for k in LOSS_KEYS]
         print(f"| {run_no} | " + " | ".join(str(s) for s in sums) + " |")
     lost = [r for r in rows if any((r.get("losses") or {}).get(k, 0) for k in LOSS_KEYS
-                                   if k != "repair_prompts")]
+                                   if k not in NOT_LOST)]
     for r in lost:
-        got = {k: v for k, v in r["losses"].items() if v and k != "repair_prompts"}
+        got = {k: v for k, v in r["losses"].items() if v and k not in NOT_LOST}
         print(f"- run {r['run']} {r['task']}: {got}")
 
 
@@ -614,6 +620,8 @@ def self_test():
              "arguments": {"command": "awk 1 f"}, "output": "command denied by the strict profile",
              "is_error": True},
             {"type": "verification", "command": "t", "passed": False, "output": tb},
+            {"type": "verification", "command": "t", "passed": False, "timed_out": True,
+             "output": "(timed out)"},
             {"type": "model_error", "node": "coder", "error": "model call timed out after 120000 ms"},
             {"type": "model_request", "node": "researcher",
              "messages": [{"role": "user", "content": "files: .sdd/runs/a.transcript.jsonl"}]},
@@ -633,7 +641,7 @@ def self_test():
                              "error: setup failed: exit 1", ["tests/test_mod.py"])
         want = {"refused": 2, "refused_project": 1, "missing_vars": 1, "setup_failed": 1,
                 "transcript_in_prompt": 1, "calls_cut": 1, "repair_prompts": 4,
-                "repair_without_frames": 1}
+                "repair_without_frames": 1, "tests_timed_out": 1}
         if got != want:
             die(f"self-test: losses {got}, expected {want}")
         frames = repo_frames(tb, repo)

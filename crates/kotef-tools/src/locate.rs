@@ -145,16 +145,32 @@ pub struct Place {
     pub uses: usize,
     /// 1-based lines of the first few uses and definitions, to show the code around them.
     pub lines: Vec<usize>,
+    /// The names it defines or uses, each once.
+    pub names: Vec<String>,
 }
 
-impl Place {
-    fn score(&self) -> usize {
-        self.defines.len() * 10 + self.uses.min(20)
-    }
+/// How much a name found in `holding` of `files` code files says of where the fix is, in
+/// thousandths: a name few files hold (`_FrozenOrderedDict`) says much, one most files hold
+/// (`loads`, `get`) little (inverse document frequency, as search engines weigh words).
+fn weight(holding: usize, files: usize) -> u64 {
+    let idf = ((files as f64 + 1.0) / (holding as f64 + 0.5))
+        .ln()
+        .max(0.0);
+    (idf * 1000.0) as u64
 }
 
-/// The files where `names` are defined or used, best first: more names defined, then more
-/// uses, source before tests; vendored and generated files are not looked at. At most `cap`.
+/// A place's score from the weights of its names: a name it defines counts three times one
+/// it only uses; the number of uses breaks ties.
+fn score(place: &Place, weights: &std::collections::HashMap<&str, u64>) -> (u64, usize) {
+    let of = |n: &String| weights.get(n.as_str()).copied().unwrap_or(0);
+    let defined: u64 = place.defines.iter().map(of).sum();
+    let named: u64 = place.names.iter().map(of).sum();
+    (named + 2 * defined, place.uses.min(20))
+}
+
+/// The files where `names` are defined or used, best first: source before tests, then by
+/// the names they hold, each weighed by how few files hold it ([`weight`]), a definition
+/// most; vendored and generated files are not looked at. At most `cap`.
 pub fn places(wd: &WorkDir, names: &[String], cap: usize) -> Vec<Place> {
     let words: Vec<&str> = names
         .iter()
@@ -164,13 +180,17 @@ pub fn places(wd: &WorkDir, names: &[String], cap: usize) -> Vec<Place> {
     if words.is_empty() {
         return Vec::new();
     }
+    let mut files = 0usize;
+    let mut holding: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let mut found: Vec<(u8, Place)> = Vec::new();
     for (path, text) in code_files(wd) {
+        files += 1;
         let mut place = Place {
             path: path.clone(),
             defines: Vec::new(),
             uses: 0,
             lines: Vec::new(),
+            names: Vec::new(),
         };
         for (i, line) in text.lines().enumerate() {
             let hit: Vec<&str> = words
@@ -180,6 +200,11 @@ pub fn places(wd: &WorkDir, names: &[String], cap: usize) -> Vec<Place> {
                 .collect();
             if hit.is_empty() {
                 continue;
+            }
+            for w in &hit {
+                if !place.names.iter().any(|n| n == w) {
+                    place.names.push(w.to_string());
+                }
             }
             let defined = crate::outline::outline(line)
                 .into_iter()
@@ -192,13 +217,22 @@ pub fn places(wd: &WorkDir, names: &[String], cap: usize) -> Vec<Place> {
                 place.lines.push(i + 1);
             }
         }
+        for w in &words {
+            if place.names.iter().any(|n| n == w) {
+                *holding.entry(w).or_insert(0) += 1;
+            }
+        }
         if !place.lines.is_empty() {
             found.push((rank(&path), place));
         }
     }
+    let weights: std::collections::HashMap<&str, u64> = holding
+        .iter()
+        .map(|(w, n)| (*w, weight(*n, files)))
+        .collect();
     found.sort_by(|(ra, a), (rb, b)| {
         ra.cmp(rb)
-            .then(b.score().cmp(&a.score()))
+            .then(score(b, &weights).cmp(&score(a, &weights)))
             .then(a.path.cmp(&b.path))
     });
     found.into_iter().map(|(_, p)| p).take(cap).collect()
@@ -246,6 +280,56 @@ mod tests {
         .map(|p| rank(p))
         .collect();
         assert_eq!(ranks, [0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+    }
+
+    fn tree(files: &[(&str, &str)]) -> (tempfile::TempDir, WorkDir) {
+        let t = tempfile::tempdir().unwrap();
+        for (p, text) in files {
+            let path = t.path().join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let wd = WorkDir::new(t.path()).unwrap();
+        (t, wd)
+    }
+
+    #[test]
+    fn a_rare_name_outranks_many_uses_of_a_common_one() {
+        let mut files: Vec<(String, String)> = (0..12)
+            .map(|i| {
+                (
+                    format!("pkg/m{i}.py"),
+                    "import json\n\ndef f(x):\n    a = json.loads(x)\n    return json.loads(a)\n"
+                        .to_string(),
+                )
+            })
+            .collect();
+        files.push((
+            "pkg/params.py".into(),
+            "import json\n\ndef parse(x):\n    return _Frozen(json.loads(x))\n".into(),
+        ));
+        let borrowed: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let (_t, wd) = tree(&borrowed);
+        let names = ["loads".to_string(), "_Frozen".to_string()];
+        let found = places(&wd, &names, 3);
+        assert_eq!(found[0].path, "pkg/params.py", "{found:?}");
+    }
+
+    #[test]
+    fn a_file_defining_a_name_outranks_one_using_it() {
+        let (_t, wd) = tree(&[
+            (
+                "pkg/a.py",
+                "from pkg.b import ExitStatus\n\nx = ExitStatus.OK\ny = ExitStatus.ERROR\n",
+            ),
+            ("pkg/b.py", "class ExitStatus:\n    OK = 0\n"),
+        ]);
+        let found = places(&wd, &["ExitStatus".to_string()], 3);
+        let paths: Vec<&str> = found.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(paths, ["pkg/b.py", "pkg/a.py"]);
     }
 
     #[test]

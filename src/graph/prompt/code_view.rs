@@ -9,7 +9,7 @@
 //! survive any clip.
 
 use crate::graph::prompt::messages::{
-    DocstringIntro, FileExcerpt, FileExcerptLong, FileOutline, OutsideFrames, RaisedAt,
+    DocstringIntro, FileExcerpt, FileExcerptLong, FileLines, FileOutline, OutsideFrames, RaisedAt,
 };
 use crate::lang::traceback::{exception_line, frames};
 use kotef_tools::outline::{defined, enclosing, outline, Outlined};
@@ -344,8 +344,8 @@ pub fn code_names(text: &str) -> Vec<String> {
 }
 
 /// A long file's text for the prompt: its outline, then the definitions around `lines` (the
-/// traceback's frames) and those named in `names`, each with its line range; the file's head
-/// when nothing points into it.
+/// traceback's frames) and those named in `names`, each with its line range; the outline
+/// alone when nothing points into it (its head is a licence and imports, not the fix).
 pub fn long_file(path: &str, text: &str, lines: &[usize], names: &[String]) -> String {
     long_file_at(path, text, lines, names, Detail::Full)
 }
@@ -395,21 +395,21 @@ pub fn long_file_at(
 ) -> String {
     let all: Vec<&str> = text.lines().collect();
     let defs = outline(text);
-    let mut picked: Vec<(usize, usize, String)> = Vec::new();
+    let mut picked: Vec<Picked> = Vec::new();
     for &line in lines {
         match enclosing(text, line) {
-            Some(d) => pick(&mut picked, d.first, d.last, d.name),
+            Some(d) => pick(&mut picked, d.first, d.last, Some(d.name)),
             None => pick(
                 &mut picked,
                 line.saturating_sub(10).max(1),
                 (line + 10).min(all.len()),
-                format!("line {line}"),
+                None,
             ),
         }
     }
     for n in names {
         if let Some(d) = defined(text, n).into_iter().find(|d| !d.is_class()) {
-            pick(&mut picked, d.first, d.last, d.name);
+            pick(&mut picked, d.first, d.last, Some(d.name));
         }
     }
     follow_wrappers(text, &all, &mut picked);
@@ -419,7 +419,7 @@ pub fn long_file_at(
         let set = format!("self.{n} =");
         if let Some(at) = all.iter().position(|l| l.trim_start().starts_with(&set)) {
             if let Some(d) = enclosing(text, at + 1) {
-                pick(&mut picked, d.first, d.last, d.name);
+                pick(&mut picked, d.first, d.last, Some(d.name));
             }
         }
     }
@@ -439,31 +439,30 @@ pub fn long_file_at(
             outline_text(&defs, &picked, entries)
         );
     }
-    if picked.is_empty() {
-        let head: String = all.iter().take(60).map(|l| format!("{l}\n")).collect();
-        let last = all.len().min(60).to_string();
-        let name = "the start of the file";
-        let intro = FileExcerpt {
-            path,
-            first: "1",
-            last: &last,
-            name,
-        };
-        out.push_str(&format!("\n{intro}\n```\n{head}```\n"));
-    }
     let doc_chars = match detail {
         Detail::Full => WHOLE_FILE_CHARS / 4,
         Detail::Brief => BRIEF_DOC_CHARS,
         Detail::Excerpts => 0,
     };
     for (first, last, name) in picked {
-        out.push_str(&excerpt(path, &all, (first, last), &name, lines, doc_chars));
+        out.push_str(&excerpt(
+            path,
+            &all,
+            (first, last),
+            name.as_deref(),
+            lines,
+            doc_chars,
+        ));
     }
     out
 }
 
+/// An excerpt's first and last line, and the definition it shows (`None`: the lines around
+/// a frame outside any function).
+type Picked = (usize, usize, Option<String>);
+
 /// Adds the excerpt `first..=last` unless [`EXCERPTS`] are picked or one holds it.
-fn pick(picked: &mut Vec<(usize, usize, String)>, first: usize, last: usize, name: String) {
+fn pick(picked: &mut Vec<Picked>, first: usize, last: usize, name: Option<String>) {
     if picked.len() < EXCERPTS && !picked.iter().any(|(f, l, _)| *f <= first && last <= *l) {
         picked.push((first, last, name));
     }
@@ -472,7 +471,7 @@ fn pick(picked: &mut Vec<(usize, usize, String)>, first: usize, last: usize, nam
 /// A picked function of at most [`WRAPPER_LINES`] lines hands its work on: the functions of
 /// this file it calls are picked too (`get_element_by_attribute` calls
 /// `get_elements_by_attribute`, where the bug is).
-fn follow_wrappers(text: &str, all: &[&str], picked: &mut Vec<(usize, usize, String)>) {
+fn follow_wrappers(text: &str, all: &[&str], picked: &mut Vec<Picked>) {
     let wrappers: Vec<(usize, usize)> = picked
         .iter()
         .filter(|(f, l, _)| l + 1 - f <= WRAPPER_LINES)
@@ -491,7 +490,7 @@ fn follow_wrappers(text: &str, all: &[&str], picked: &mut Vec<(usize, usize, Str
                 .into_iter()
                 .find(|d| !d.is_class() && d.first != first)
             {
-                pick(picked, d.first, d.last, d.name);
+                pick(picked, d.first, d.last, Some(d.name));
             }
         }
     }
@@ -499,7 +498,7 @@ fn follow_wrappers(text: &str, all: &[&str], picked: &mut Vec<(usize, usize, Str
 
 /// The outline's text: every definition when few, else the `entries` nearest the excerpts
 /// (top-level ones first), in file order.
-fn outline_text(defs: &[Outlined], picked: &[(usize, usize, String)], entries: usize) -> String {
+fn outline_text(defs: &[Outlined], picked: &[Picked], entries: usize) -> String {
     let near = |d: &Outlined| picked.iter().any(|(f, l, _)| d.first <= *l && *f <= d.last);
     let anchors: Vec<usize> = (0..defs.len()).filter(|&i| near(&defs[i])).collect();
     let mut order: Vec<usize> = (0..defs.len()).collect();
@@ -538,7 +537,7 @@ fn excerpt(
     path: &str,
     all: &[&str],
     (first, last): (usize, usize),
-    name: &str,
+    name: Option<&str>,
     lines: &[usize],
     doc_chars: usize,
 ) -> String {
@@ -566,26 +565,30 @@ fn excerpt(
             clip(doc.trim_end(), doc_chars)
         ));
     }
-    let (first_s, last_s) = (a.to_string(), b.to_string());
+    let (first, last, whole) = (
+        &a.to_string(),
+        &b.to_string(),
+        b + 1 - a <= LONG_FUNCTION_LINES && (a, b) == (first.max(1), last.min(all.len())),
+    );
     // Rewriting a long function whole costs minutes of generation on a small machine (and
-    // cannot be done from a cut excerpt): it is changed by a search/replace block instead.
-    let intro = if b + 1 - a > LONG_FUNCTION_LINES || (a, b) != (first.max(1), last.min(all.len()))
-    {
-        FileExcerptLong {
+    // cannot be done from a cut excerpt), and lines outside any function are no function to
+    // write: both are changed by a search/replace block instead.
+    let intro = match name {
+        Some(name) if whole => FileExcerpt {
             path,
-            first: &first_s,
-            last: &last_s,
+            first,
+            last,
             name,
         }
-        .to_string()
-    } else {
-        FileExcerpt {
+        .to_string(),
+        Some(name) => FileExcerptLong {
             path,
-            first: &first_s,
-            last: &last_s,
+            first,
+            last,
             name,
         }
-        .to_string()
+        .to_string(),
+        None => FileLines { path, first, last }.to_string(),
     };
     out.push_str(&format!("\n{intro}\n```\n{}\n```\n", code.trim_end()));
     out
@@ -707,6 +710,21 @@ mod tests {
             shown.contains("`f7` (to change it, write the whole corrected `f7`"),
             "{shown}"
         );
+    }
+
+    #[test]
+    fn lines_outside_any_function_are_changed_by_a_search_replace_block() {
+        let mut text = String::new();
+        for i in 0..400 {
+            text.push_str(&format!("LIMIT_{i} = {i}\n"));
+        }
+        text.push_str("def f(a):\n    return a\n");
+        let shown = long_file("settings.py", &text, &[200], &[]);
+        assert!(
+            shown.contains("settings.py lines 190-210 (code outside any function: to change them, write a search/replace block"),
+            "{shown}"
+        );
+        assert!(!shown.contains("`line 200`"), "{shown}");
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! what the server can read in the time left (a quarter of it, so the first attempt leaves
 //! time for its reply and a second one), and when the files would not fit, each walks down
 //! the [`Detail`] ladder, the last (least relevant) first: a shorter outline and docstrings,
-//! then the excerpts alone, then one line naming it. The first file (the deepest frame)
-//! never drops below its excerpts, so the code the failure points at is always shown.
+//! then the excerpts alone, then one line naming it. The first file and the deepest frame's
+//! file never drop below their excerpts, so the code the failure points at is always shown.
 
 use crate::graph::prompt::code_view::{
     long_file_at, points_into, Detail, Traceback, WHOLE_FILE_CHARS,
@@ -65,6 +65,15 @@ pub fn files_section(o: &Files) -> String {
         return render(&rungs);
     };
     let mut text = render(&rungs);
+    // The first file and the one the deepest frame is in (after a move to other files it is
+    // shown last, see `super::shown::look_elsewhere`) keep at least their excerpts.
+    let deepest = o.trace.repo.first().map(|(p, _)| p.as_str());
+    let anchored: Vec<bool> = o
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| i == 0 || Some(p.as_str()) == deepest)
+        .collect();
     let ladder = [
         Rung::Shown(Detail::Brief),
         Rung::Shown(Detail::Excerpts),
@@ -75,7 +84,7 @@ pub fn files_section(o: &Files) -> String {
             if text.chars().count() <= allowance {
                 return text;
             }
-            if i == 0 && rung == Rung::Named {
+            if anchored[i] && rung == Rung::Named {
                 continue;
             }
             rungs[i] = rung;
@@ -234,6 +243,19 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("pkg/b.py has"), "{text}");
+    }
+
+    #[test]
+    fn the_deepest_frames_file_keeps_its_code_when_shown_last() {
+        let (mut files, trace) = files();
+        files.rotate_left(1);
+        let text = files_section(&opening(&files, &trace, Some(10)));
+        assert!(text.contains("def a_100(a):"), "{text}");
+        assert!(text.contains("def b_200(a):"), "{text}");
+        assert!(
+            text.contains("pkg/c.py is on the failure's path too (line 56)"),
+            "{text}"
+        );
     }
 
     #[test]

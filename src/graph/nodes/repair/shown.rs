@@ -187,15 +187,19 @@ pub(super) fn look_elsewhere(
     for p in &paths {
         ctx.tools.mark_read(p);
     }
-    let mut repo: Vec<(String, usize)> = places
-        .iter()
-        .filter(|p| paths.contains(&p.path))
-        .flat_map(|p| p.lines.iter().map(|l| (p.path.clone(), *l)))
-        .collect();
+    // The kept file's frames stay the deepest (first), so the room keeps its code in view
+    // (`super::room`) and a later move keeps it again; its text is shown after the new files.
+    let mut repo: Vec<(String, usize)> = Vec::new();
     if let Some((path, text)) = kept {
         repo.extend(shown.trace.repo.iter().filter(|(p, _)| *p == path).cloned());
         files.push((path, text));
     }
+    repo.extend(
+        places
+            .iter()
+            .filter(|p| paths.contains(&p.path))
+            .flat_map(|p| p.lines.iter().map(|l| (p.path.clone(), *l))),
+    );
     Some(Shown {
         files,
         trace: Traceback {
