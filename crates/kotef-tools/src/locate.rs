@@ -161,8 +161,8 @@ fn weight(holding: usize, files: usize) -> u64 {
 
 /// A place's score from the weights of its names: a name it defines counts three times one
 /// it only uses; the number of uses breaks ties.
-fn score(place: &Place, weights: &std::collections::HashMap<&str, u64>) -> (u64, usize) {
-    let of = |n: &String| weights.get(n.as_str()).copied().unwrap_or(0);
+fn score(place: &Place, weights: &std::collections::HashMap<String, u64>) -> (u64, usize) {
+    let of = |n: &String| weights.get(n).copied().unwrap_or(0);
     let defined: u64 = place.defines.iter().map(of).sum();
     let named: u64 = place.names.iter().map(of).sum();
     (named + 2 * defined, place.uses.min(20))
@@ -180,11 +180,10 @@ pub fn places(wd: &WorkDir, names: &[String], cap: usize) -> Vec<Place> {
     if words.is_empty() {
         return Vec::new();
     }
-    let mut files = 0usize;
-    let mut holding: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let code = code_files(wd);
+    let mut holding: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut found: Vec<(u8, Place)> = Vec::new();
-    for (path, text) in code_files(wd) {
-        files += 1;
+    for (path, text) in &code {
         let mut place = Place {
             path: path.clone(),
             defines: Vec::new(),
@@ -217,18 +216,16 @@ pub fn places(wd: &WorkDir, names: &[String], cap: usize) -> Vec<Place> {
                 place.lines.push(i + 1);
             }
         }
-        for w in &words {
-            if place.names.iter().any(|n| n == w) {
-                *holding.entry(w).or_insert(0) += 1;
-            }
+        for n in &place.names {
+            *holding.entry(n.clone()).or_insert(0) += 1;
         }
         if !place.lines.is_empty() {
-            found.push((rank(&path), place));
+            found.push((rank(path), place));
         }
     }
-    let weights: std::collections::HashMap<&str, u64> = holding
-        .iter()
-        .map(|(w, n)| (*w, weight(*n, files)))
+    let weights: std::collections::HashMap<String, u64> = holding
+        .into_iter()
+        .map(|(w, n)| (w, weight(n, code.len())))
         .collect();
     found.sort_by(|(ra, a), (rb, b)| {
         ra.cmp(rb)
@@ -282,16 +279,7 @@ mod tests {
         assert_eq!(ranks, [0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
     }
 
-    fn tree(files: &[(&str, &str)]) -> (tempfile::TempDir, WorkDir) {
-        let t = tempfile::tempdir().unwrap();
-        for (p, text) in files {
-            let path = t.path().join(p);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        let wd = WorkDir::new(t.path()).unwrap();
-        (t, wd)
-    }
+    use crate::workdir::with_files as tree;
 
     #[test]
     fn a_rare_name_outranks_many_uses_of_a_common_one() {

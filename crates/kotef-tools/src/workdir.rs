@@ -158,6 +158,19 @@ pub(crate) fn resolve_cwd(cwd: &Path) -> Result<std::path::PathBuf, String> {
     }
 }
 
+/// A work directory in a fresh temporary directory holding `files` (path, text), for tests.
+#[cfg(test)]
+pub(crate) fn with_files(files: &[(&str, &str)]) -> (tempfile::TempDir, WorkDir) {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, text) in files {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let wd = WorkDir::new(dir.path()).unwrap();
+    (dir, wd)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

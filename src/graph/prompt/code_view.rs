@@ -565,11 +565,8 @@ fn excerpt(
             clip(doc.trim_end(), doc_chars)
         ));
     }
-    let (first, last, whole) = (
-        &a.to_string(),
-        &b.to_string(),
-        b + 1 - a <= LONG_FUNCTION_LINES && (a, b) == (first.max(1), last.min(all.len())),
-    );
+    let whole = b + 1 - a <= LONG_FUNCTION_LINES && (a, b) == (first.max(1), last.min(all.len()));
+    let (first, last) = (&a.to_string(), &b.to_string());
     // Rewriting a long function whole costs minutes of generation on a small machine (and
     // cannot be done from a cut excerpt), and lines outside any function are no function to
     // write: both are changed by a search/replace block instead.

@@ -768,16 +768,7 @@ mod tests {
         assert_eq!(replace_definitions("def f():\n    pass\n", "x = 1\n"), None);
     }
 
-    fn workdir(files: &[(&str, &str)]) -> (tempfile::TempDir, WorkDir) {
-        let dir = tempfile::tempdir().unwrap();
-        for (p, t) in files {
-            let path = dir.path().join(p);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, t).unwrap();
-        }
-        let wd = WorkDir::new(dir.path()).unwrap();
-        (dir, wd)
-    }
+    use crate::workdir::with_files as workdir;
 
     #[test]
     fn a_block_without_a_path_goes_to_the_one_shown_file_that_holds_its_search_text() {
