@@ -18,6 +18,8 @@ const CUT: &str = "<cut>";
 struct Fake {
     /// What the repair attempts answer, in order; the last one repeats.
     replies: Vec<String>,
+    /// llama.cpp's `timings` sent with every reply: the speed kotef measures the server by.
+    timings: Option<Value>,
     /// Every repair request's opening (the first user message).
     openings: Vec<String>,
     /// Every repair request's last message (the list of tried attempts, or the opening).
@@ -48,17 +50,20 @@ async fn chat(State(fake): State<Arc<Mutex<Fake>>>, Json(body): Json<Value>) -> 
         Some(rest) => (rest.to_string(), "length"),
         None => (content, "stop"),
     };
-    Json(
-        json!({"id": "x", "object": "chat.completion", "model": "local",
+    let mut reply = json!({"id": "x", "object": "chat.completion", "model": "local",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
                      "finish_reason": finish}],
-        "usage": {"prompt_tokens": 200, "completion_tokens": 40}}),
-    )
+        "usage": {"prompt_tokens": 200, "completion_tokens": 40}});
+    if let Some(t) = &f.timings {
+        reply["timings"] = t.clone();
+    }
+    Json(reply)
 }
 
-async fn serve(replies: &[String]) -> (String, Arc<Mutex<Fake>>) {
+async fn serve(replies: &[String], timings: Option<Value>) -> (String, Arc<Mutex<Fake>>) {
     let state = Arc::new(Mutex::new(Fake {
         replies: replies.to_vec(),
+        timings,
         openings: Vec::new(),
         lasts: Vec::new(),
     }));
@@ -103,12 +108,23 @@ impl Run {
 
 /// Runs `kotef run` on a committed repository of `files` against the fake.
 async fn run(files: Vec<(String, String)>, goal: &str, test: &str, replies: &[String]) -> Run {
+    run_timed(files, goal, test, replies, None).await
+}
+
+/// [`run`] against a fake whose replies carry `timings` (its measured speed).
+async fn run_timed(
+    files: Vec<(String, String)>,
+    goal: &str,
+    test: &str,
+    replies: &[String],
+    timings: Option<Value>,
+) -> Run {
     let refs: Vec<(&str, &str)> = files
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
     let repo = kotef_testkit::committed_repo(&refs, &[]);
-    let (url, fake) = serve(replies).await;
+    let (url, fake) = serve(replies, timings).await;
     let summary = kotef_testkit::KotefRun::new(env!("CARGO_BIN_EXE_kotef"), repo.path())
         .goal(goal)
         .local_server(&url)
@@ -494,17 +510,22 @@ fn httprepr_repo() -> Vec<(String, String)> {
     repo
 }
 
+/// [`run`] with one reply, `fix`, which passes the tests (asserted).
+async fn run_fixed(files: Vec<(String, String)>, goal: &str, test: &str, fix: &str) -> Run {
+    let r = run(files, goal, test, &[fix.to_string()]).await;
+    r.assert_success();
+    r
+}
+
 /// The fix of [`httprepr_repo`] in one attempt; the run succeeded.
 async fn run_httprepr() -> Run {
-    let r = run(
+    run_fixed(
         httprepr_repo(),
         "httprepr fails without a host: make test_request.py pass.",
         "python3 -m unittest -q test_request",
-        &[HTTPREPR_FIX.to_string()],
+        HTTPREPR_FIX,
     )
-    .await;
-    r.assert_success();
-    r
+    .await
 }
 
 #[tokio::test]
@@ -532,5 +553,123 @@ async fn a_unittest_failure_shows_the_failing_test_function_above_the_failure() 
     assert!(
         opening[test..failure].contains("    got = httprepr(\n        'GET',\n        None,\n    )\n    self.assertEqual(got, b'GET ')"),
         "{opening}"
+    );
+}
+
+const PAGE: &str = "def render_field(name, value):\n    if name == 'title':\n        return '<h1>%s</h1>' % value\n    return '<p>%s</p>' % value\n\n\ndef render_page(fields, skip_empty=False):\n    if skip_empty:\n        fields = {k: v for k, v in fields.items() if k}\n    return ''.join(render_field(k, v) for k, v in fields.items())\n";
+const EXTRAS: &str = "def banner(text):\n    return '** %s **' % text\n";
+const PAGE_TEST: &str = "import unittest\n\nfrom pkg import render_page\nfrom pkg.extras import banner\n\nPAGE = {'title': 'x', 'body': None}\n\n\nclass T(unittest.TestCase):\n    def assertRendered(self, expected, fields):\n        self.assertEqual(expected, render_page(fields, skip_empty=True))\n\n    def test_skip_empty(self):\n        self.assertRendered('<h1>x</h1>', PAGE)\n\n    def test_banner(self):\n        self.assertEqual(banner('x'), '** x **')\n";
+const PAGE_FIX: &str = "Empty values must be left out.\n\npkg/page.py\n```python\ndef render_page(fields, skip_empty=False):\n    if skip_empty:\n        fields = {k: v for k, v in fields.items() if v is not None}\n    return ''.join(render_field(k, v) for k, v in fields.items())\n```\n";
+
+/// A failure raised in the test's own assertion helper: no frame is in the project's code,
+/// and the test file imports the package (`pkg/__init__.py`) and a module this test does not
+/// use (`pkg/extras.py`); the code it ran, `render_page`, is in `pkg/page.py`.
+async fn run_tests_only_trace() -> Run {
+    let mut repo = files(&[
+        ("pkg/__init__.py", "from pkg.page import render_page\n"),
+        ("pkg/page.py", PAGE),
+        ("pkg/extras.py", EXTRAS),
+        ("test_render.py", PAGE_TEST),
+    ]);
+    repo.extend(filler(200));
+    run_fixed(
+        repo,
+        "Rendering with skip_empty keeps empty fields: make test_render.T.test_skip_empty pass.",
+        "python3 -m unittest -q test_render.T.test_skip_empty",
+        PAGE_FIX,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_traceback_through_the_tests_only_starts_where_the_failing_tests_names_are_defined() {
+    let r = run_tests_only_trace().await;
+    let f = r.fake.lock().unwrap();
+    let shown = files_section(&f.openings[0]);
+    assert!(
+        shown.contains("def render_page(fields, skip_empty=False):")
+            && shown.contains("passes through the tests only")
+            && !shown.contains("pkg/extras.py"),
+        "{}",
+        f.openings[0]
+    );
+}
+
+#[tokio::test]
+async fn the_failing_test_shown_is_the_test_function_not_its_assertion_helper() {
+    let r = run_tests_only_trace().await;
+    let f = r.fake.lock().unwrap();
+    let opening = &f.openings[0];
+    assert!(
+        opening.contains("# The failing test: `test_render.py` lines 13-14")
+            && !opening.contains("def assertRendered"),
+        "{opening}"
+    );
+}
+
+/// `n` short functions, to make a module long (shown as its outline and excerpts).
+fn padding(prefix: &str, n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "def {prefix}_{i}(value, scale=1):\n    \"\"\"Scales value for step {i}.\"\"\"\n    result = value * scale + {i}\n    return result\n\n\n"
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn after_a_move_in_a_tight_room_the_code_the_failure_was_raised_in_stays_shown() {
+    let replies = [
+        port_edit("    return int(port)", "    return int(port or 80)"),
+        port_edit("text.split(':')", "text.split(':', 1)"),
+        port_edit(
+            "    host, port = text.split(':')\n    return int(port)",
+            "    host, _, port = text.partition(':')\n    return int(port) if port else 80",
+        ),
+    ];
+    // Two long files whose functions are long too: their excerpts alone overflow the room.
+    let steps: String = (0..30)
+        .map(|i| format!("    # step {i}: a port may follow the host after a colon\n"))
+        .collect();
+    let util = format!(
+        "{}from pkg.config import DEFAULT_PORT\n\n\ndef parse_port(text):\n{steps}    host, port = text.split(':')\n    return int(port)\n",
+        padding("convert", 60)
+    );
+    let config = format!(
+        "DEFAULT_PORT = 80\nTIMEOUT = 5\n\n\ndef default_address(host):\n{steps}    return '%s:%d' % (host, DEFAULT_PORT)\n\n\n{}",
+        padding("setting", 60)
+    );
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/util.py", &util),
+        ("pkg/config.py", &config),
+        ("test_ports.py", PORT_TEST),
+    ]);
+    repo.extend(filler(100));
+    // A server that reads 40 prompt tokens a second: the opening's files get about 1,100
+    // tokens, the least the room gives, so two long files do not fit whole.
+    let timings =
+        json!({"prompt_n": 400, "prompt_ms": 10000.0, "predicted_n": 40, "predicted_ms": 1000.0});
+    let r = run_timed(
+        repo,
+        "parse_port fails for a host without a port (it should be DEFAULT_PORT): make test_ports.py pass.",
+        "python3 -m unittest -q test_ports",
+        &replies,
+        Some(timings),
+    )
+    .await;
+    r.assert_success();
+    let f = r.fake.lock().unwrap();
+    let moved = files_section(&f.openings[2]);
+    assert!(
+        moved.contains("pkg/config.py")
+            && moved.contains("where the failure was raised, is shown after them")
+            && moved.contains("def parse_port(text):"),
+        "{moved}"
+    );
+    assert!(
+        moved.contains("pkg/config.py lines 5-36, `default_address`"),
+        "{moved}"
     );
 }

@@ -16,7 +16,9 @@ pub const LOCATE_FILES: usize = 20_000;
 
 /// Where a path stands for search and localisation: 0 the project's source, 1 its tests,
 /// 2 vendored, generated or installed code (`vendor/`, `third_party/`, `node_modules/`,
-/// `build/`, `dist/`, `.venv`, `site-packages`, `*_pb2.py`, minified `.js`) and test fixtures.
+/// `build/`, `dist/`, `.venv`, `site-packages`, `*_pb2.py`, minified `.js`), test fixtures and
+/// the examples of the documentation (`docs/`, `examples/`: a `def read_root()` there is a
+/// tutorial's, not the code a failing test runs).
 pub fn rank(path: &str) -> u8 {
     let lower = path.to_lowercase();
     let parts: Vec<&str> = lower.split('/').collect();
@@ -43,6 +45,11 @@ pub fn rank(path: &str) -> u8 {
                 | "fixtures"
                 | "__snapshots__"
                 | "generated"
+                | "docs"
+                | "doc"
+                | "docs_src"
+                | "examples"
+                | "example"
         )
     });
     let generated = name.ends_with("_pb2.py")
@@ -143,7 +150,8 @@ pub struct Place {
     pub defines: Vec<String>,
     /// Lines that use one of the names.
     pub uses: usize,
-    /// 1-based lines of the first few uses and definitions, to show the code around them.
+    /// 1-based lines of its [`PLACE_LINES`] weightiest uses and definitions (see
+    /// [`line_weight`]), the weightiest first, to show the code around them.
     pub lines: Vec<usize>,
     /// The names it defines or uses, each once.
     pub names: Vec<String>,
@@ -157,6 +165,32 @@ fn weight(holding: usize, files: usize) -> u64 {
         .ln()
         .max(0.0);
     (idf * 1000.0) as u64
+}
+
+/// Lines of a place shown at most.
+pub const PLACE_LINES: usize = 4;
+/// Lines of a file with hits that are weighed to choose [`PLACE_LINES`] of them, at most.
+const WEIGHED_LINES: usize = 400;
+
+/// A line's weight from the names it holds: a definition counts three times, as in [`score`].
+fn line_weight(hit: &Hit, weights: &std::collections::HashMap<String, u64>) -> u64 {
+    let named: u64 = hit
+        .names
+        .iter()
+        .map(|n| weights.get(n).copied().unwrap_or(0))
+        .sum();
+    if hit.defines {
+        3 * named
+    } else {
+        named
+    }
+}
+
+/// A line holding some of the names.
+struct Hit {
+    line: usize,
+    names: Vec<String>,
+    defines: bool,
 }
 
 /// A place's score from the weights of its names: a name it defines counts three times one
@@ -182,7 +216,7 @@ pub fn places(wd: &WorkDir, names: &[String], cap: usize) -> Vec<Place> {
     }
     let code = code_files(wd);
     let mut holding: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut found: Vec<(u8, Place)> = Vec::new();
+    let mut found: Vec<(u8, Place, Vec<Hit>)> = Vec::new();
     for (path, text) in &code {
         let mut place = Place {
             path: path.clone(),
@@ -191,6 +225,7 @@ pub fn places(wd: &WorkDir, names: &[String], cap: usize) -> Vec<Place> {
             lines: Vec::new(),
             names: Vec::new(),
         };
+        let mut hits: Vec<Hit> = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let hit: Vec<&str> = words
                 .iter()
@@ -208,24 +243,38 @@ pub fn places(wd: &WorkDir, names: &[String], cap: usize) -> Vec<Place> {
             let defined = crate::outline::outline(line)
                 .into_iter()
                 .find(|d| hit.contains(&d.name.as_str()));
+            let defines = defined.is_some();
             match defined {
                 Some(d) if !place.defines.contains(&d.name) => place.defines.push(d.name),
                 _ => place.uses += 1,
             }
-            if place.lines.len() < 4 {
-                place.lines.push(i + 1);
+            if hits.len() < WEIGHED_LINES {
+                hits.push(Hit {
+                    line: i + 1,
+                    names: hit.iter().map(|w| w.to_string()).collect(),
+                    defines,
+                });
             }
         }
         for n in &place.names {
             *holding.entry(n.clone()).or_insert(0) += 1;
         }
-        if !place.lines.is_empty() {
-            found.push((rank(path), place));
+        if !hits.is_empty() {
+            found.push((rank(path), place, hits));
         }
     }
     let weights: std::collections::HashMap<String, u64> = holding
         .into_iter()
         .map(|(w, n)| (w, weight(n, code.len())))
+        .collect();
+    let mut found: Vec<(u8, Place)> = found
+        .into_iter()
+        .map(|(r, mut place, mut hits)| {
+            // The weightiest lines first, the earliest first among equals.
+            hits.sort_by_key(|h| (std::cmp::Reverse(line_weight(h, &weights)), h.line));
+            place.lines = hits.iter().take(PLACE_LINES).map(|h| h.line).collect();
+            (r, place)
+        })
         .collect();
     found.sort_by(|(ra, a), (rb, b)| {
         ra.cmp(rb)
@@ -272,11 +321,13 @@ mod tests {
             "static/app.min.js",
             ".venv/lib/python3.11/site-packages/six.py",
             "tests/fixtures/sample.py",
+            "docs/src/tutorial001.py",
+            "examples/app.py",
         ]
         .iter()
         .map(|p| rank(p))
         .collect();
-        assert_eq!(ranks, [0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+        assert_eq!(ranks, [0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
     }
 
     use crate::workdir::with_files as tree;
@@ -318,6 +369,29 @@ mod tests {
         let found = places(&wd, &["ExitStatus".to_string()], 3);
         let paths: Vec<&str> = found.iter().map(|p| p.path.as_str()).collect();
         assert_eq!(paths, ["pkg/b.py", "pkg/a.py"]);
+    }
+
+    #[test]
+    fn a_place_is_shown_around_its_rarest_names_not_its_first_hits() {
+        let mut files: Vec<(String, String)> = (0..6)
+            .map(|i| (format!("pkg/m{i}.py"), "import json\n".to_string()))
+            .collect();
+        let mut routing = String::from("import json\n");
+        for i in 0..10 {
+            routing.push_str(&format!("a{i} = json.dumps({i})\n"));
+        }
+        routing.push_str("def serialize(skip_defaults):\n    return skip_defaults\n");
+        files.push(("pkg/routing.py".into(), routing));
+        let borrowed: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let (_t, wd) = tree(&borrowed);
+        let names = ["json".to_string(), "skip_defaults".to_string()];
+        let found = places(&wd, &names, 1);
+        assert_eq!(found[0].path, "pkg/routing.py");
+        let lines = &found[0].lines;
+        assert!(lines.contains(&12) && lines.contains(&13), "{found:?}");
     }
 
     #[test]

@@ -14,8 +14,10 @@
 //!
 //! The failure comes first: the files the failing run's traceback points into are shown (deepest
 //! frame first; installed code named as outside), a long file as its outline and the functions the
-//! failure points at ([`crate::graph::prompt::code_view`]); when attempts keep failing in one file,
-//! the loop moves to where the failure's names are defined and used ([`locate`]).
+//! failure points at ([`crate::graph::prompt::code_view`]); a traceback through the tests only
+//! starts where the failing test's names are defined and used ([`spec::test_names`]); when
+//! attempts keep failing in one file, the loop moves to where the failure's names are defined
+//! and used ([`locate`]).
 //!
 //! The step ends, with the coder's named endings, when an attempt passes (`Done`), at the
 //! step's call cap (`CallCap`), after replies with no usable block (`NoToolCalls`) or the
@@ -43,11 +45,12 @@ pub mod locate;
 pub mod room;
 mod shown;
 mod spec;
-use crate::graph::prompt::code_view::Traceback;
+mod start;
 use crate::graph::rules::contradiction::TestSet;
 use attempts::{Attempts, Seen};
 use feedback::{badness, failure_text, line_diff, Opening, Outcome};
-use shown::{repair_files, Shown};
+use shown::Shown;
+use start::Start;
 
 /// The repair loop's system prompt.
 pub const REPAIR_PROMPT: &str = include_str!("../../../../prompts/repair.md");
@@ -374,15 +377,12 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
     // The failure comes first: the traceback's frames in the repository bring their files.
     let listed: Vec<String> = state.file_hashes.keys().cloned().collect();
     let output = format!("{}{}", start.stdout, start.stderr);
-    let trace = Traceback::read(&output, &root.display().to_string(), &listed);
     let failure = failure_text(&start, &root, &listed);
-    let names = locate::failing_names(&failure, &state.goal);
-    let test_view = spec::in_tree(ctx, &trace, &protected, &failure);
-    let mut shown = Shown {
-        files: repair_files(ctx, state, task, &protected, &trace),
-        trace,
-        note: None,
-    };
+    let Start {
+        names,
+        test_view,
+        mut shown,
+    } = start::start_from(ctx, state, task, &protected, &output, &failure);
     let goal = state.goal.clone();
     let opening_of = |shown: &Shown| {
         feedback::opening(&Opening {

@@ -1,13 +1,16 @@
 //! What the repair loop's attempts are shown of the repository: the files the failing run's
 //! traceback points into (deepest first), then the task's, each counted as read; and, when
 //! attempts keep failing in those, the move to the files where the failure's names are
-//! defined and used ([`super::locate`]), with its reason in the transcript.
+//! defined and used ([`super::locate`]), with its reason in the transcript. A failure whose
+//! traceback passes through the tests only starts with the files where the failing test's
+//! names are defined and used, unless the test's imports lead there already
+//! ([`opening_files`]).
 
 use super::REPAIR_FILES;
 use crate::graph::memory::state::RunState;
 use crate::graph::prompt::code_view::Traceback;
 use crate::graph::prompt::context;
-use crate::graph::prompt::messages::{LookElsewhere, LookElsewhereKept};
+use crate::graph::prompt::messages::{LookElsewhere, LookElsewhereKept, TestsOnlyTrace};
 use crate::graph::GraphContext;
 use kotef_core::NodeName;
 
@@ -15,7 +18,7 @@ use kotef_core::NodeName;
 /// and a small model shown a test copies it back as its "fix"), each counted as read; the
 /// files the traceback's frames are in first (deepest first, but see [`guard_raised`]), then
 /// the task's.
-pub(super) fn repair_files(
+fn repair_files(
     ctx: &GraphContext,
     state: &RunState,
     task: &str,
@@ -40,9 +43,12 @@ pub(super) fn repair_files(
         REPAIR_FILES + protected.len(),
     ) {
         // Installed code (a virtualenv in the tree) is never the project's to fix, and a
-        // link (`maint/.../tornado -> ../../tornado`) holds no code to change.
+        // link (`maint/.../tornado -> ../../tornado`) holds no code to change; a test helper
+        // a test imports (`tests/__init__.py`) is the tests' unless the task names it.
+        let asked = state.goal.contains(p.as_str()) || task.contains(p.as_str());
         if files.len() < REPAIR_FILES
             && !protected.contains(&p)
+            && (asked || kotef_tools::locate::rank(&p) == 0)
             && !crate::graph::prompt::code_view::installed(&p)
             && !matches!(tree.kind(&p), Ok(kotef_tools::Kind::Symlink { .. }))
             && !files.iter().any(|(f, _)| *f == p)
@@ -69,6 +75,14 @@ pub(super) fn guard_raised(trace: &Traceback, file: &(String, String)) -> bool {
             .checked_sub(1)
             .and_then(|i| file.1.lines().nth(i))
             .is_some_and(|l| l.trim_start().starts_with("raise "))
+}
+
+/// `a`, `b` as the prompt quotes paths and names.
+fn quote(list: &[String]) -> String {
+    list.iter()
+        .map(|p| format!("`{p}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn read_text(tree: &kotef_tools::Tree, path: &str) -> Option<String> {
@@ -132,12 +146,6 @@ pub(super) fn look_elsewhere(
             })
             .take(REPAIR_FILES)
             .collect();
-    let quote = |l: &[String]| {
-        l.iter()
-            .map(|p| format!("`{p}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let mut files: Vec<(String, String)> = places
         .iter()
         .filter_map(|p| Some((p.path.clone(), read_text(wd.tree(), &p.path)?)))
@@ -208,6 +216,116 @@ pub(super) fn look_elsewhere(
         },
         note: Some(note),
     })
+}
+
+/// What the opening shows: [`repair_files`], unless the traceback passes through the tests
+/// only (`looked_up` holds the failure's and the failing test's names then). Then those names
+/// decide: when the best source file they are defined and used in
+/// ([`kotef_tools::locate::places`]) is the one the usual files start with (the test imports
+/// the code it runs), the usual files stand, less those that hold none of the names (a module
+/// imported for other tests); otherwise the opening starts from those places
+/// ([`by_test_names`]).
+pub(super) fn opening_files(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    task: &str,
+    looked_up: Option<&[String]>,
+    protected: &[String],
+    trace: Traceback,
+) -> Shown {
+    let usual = repair_files(ctx, state, task, protected, &trace);
+    let Some(names) = looked_up else {
+        return Shown {
+            files: usual,
+            trace,
+            note: None,
+        };
+    };
+    let places: Vec<kotef_tools::locate::Place> =
+        kotef_tools::locate::places(ctx.tools.workdir(), names, 4 * REPAIR_FILES)
+            .into_iter()
+            .filter(|p| kotef_tools::locate::rank(&p.path) == 0 && !protected.contains(&p.path))
+            .take(REPAIR_FILES)
+            .collect();
+    let held = |path: &str| places.iter().any(|p| p.path == path);
+    match (places.first(), usual.first()) {
+        (Some(best), first) if first.map(|(p, _)| p) != Some(&best.path) => {
+            by_test_names(ctx, state, names, &places, trace)
+        }
+        (Some(_), _) => Shown {
+            files: usual
+                .into_iter()
+                .enumerate()
+                .filter(|(i, (p, _))| *i == 0 || held(p))
+                .map(|(_, f)| f)
+                .collect(),
+            trace,
+            note: None,
+        },
+        (None, _) => Shown {
+            files: usual,
+            trace,
+            note: None,
+        },
+    }
+}
+
+/// The opening of a failure whose traceback passes through the tests only, when the test's
+/// names point elsewhere than its imports: the `places` (source files, best first) shown
+/// around their weightiest lines, with the reason in the prompt and the transcript.
+fn by_test_names(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    names: &[String],
+    places: &[kotef_tools::locate::Place],
+    trace: Traceback,
+) -> Shown {
+    let wd = ctx.tools.workdir();
+    let files: Vec<(String, String)> = places
+        .iter()
+        .filter_map(|p| Some((p.path.clone(), read_text(wd.tree(), &p.path)?)))
+        .collect();
+    let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
+    let held: Vec<String> = names
+        .iter()
+        .filter(|n| places.iter().any(|p| p.names.contains(n)))
+        .take(6)
+        .cloned()
+        .collect();
+    let note = TestsOnlyTrace {
+        names: &quote(&held),
+        files: &quote(&paths),
+    }
+    .to_string();
+    ctx.record(crate::graph::memory::events::RunEvent::ToolCall {
+        step: state.total_steps + 1,
+        node: NodeName::Coder,
+        name: "locate".into(),
+        arguments: serde_json::json!({ "names": names, "tried": [], "files": paths }),
+        output: note.clone(),
+        is_error: false,
+    });
+    state.count_tool("locate");
+    for p in &paths {
+        ctx.tools.mark_read(p);
+    }
+    // The places' lines come first, so the room keeps the best file's code in view; the
+    // test's own frames stay behind them (not shown: the test is protected). Two lines a
+    // file, so the next files' code fits beside the first's.
+    let mut repo: Vec<(String, usize)> = places
+        .iter()
+        .filter(|p| paths.contains(&p.path))
+        .flat_map(|p| p.lines.iter().take(2).map(|l| (p.path.clone(), *l)))
+        .collect();
+    repo.extend(trace.repo.iter().cloned());
+    Shown {
+        files,
+        trace: Traceback {
+            repo,
+            outside: trace.outside,
+        },
+        note: Some(note),
+    }
 }
 
 /// The shown file the failure was raised in (its deepest frame in the repository), with its
