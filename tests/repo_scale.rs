@@ -673,3 +673,45 @@ async fn after_a_move_in_a_tight_room_the_code_the_failure_was_raised_in_stays_s
         "{moved}"
     );
 }
+
+const STORE: &str = "import abc\nimport os\n\n\nclass Store(abc.ABC):\n    @abc.abstractmethod\n    def exists(self, path):\n        ...\n\n\nclass LocalStore(Store):\n    \"\"\"Files on disk.\"\"\"\n\n    def exists(self, path):\n        return os.path.exists(path)\n\n    def mkdir(self, path):\n        os.makedirs(path, exist_ok=True)\n\n    def move(self, old, new):\n        d = os.path.dirname(new)\n        if d and not self.exists(d):\n            self.fs.mkdir(d)\n        os.rename(old, new)\n";
+const STORE_TEST: &str = "import os\nimport tempfile\nimport unittest\n\nfrom pkg.store import LocalStore\n\n\nclass T(unittest.TestCase):\n    def test_move_to_new_dir(self):\n        root = tempfile.mkdtemp()\n        src = os.path.join(root, 'a.txt')\n        open(src, 'w').close()\n        LocalStore().move(src, os.path.join(root, 'new', 'b.txt'))\n        self.assertTrue(os.path.exists(os.path.join(root, 'new', 'b.txt')))\n";
+
+async fn run_store(reply: &str) -> Run {
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/store.py", STORE),
+        ("test_store.py", STORE_TEST),
+    ]);
+    repo.extend(filler(100));
+    run(
+        repo,
+        "Moving a file into a new directory fails: make test_store.py pass.",
+        "python3 -m unittest -q test_store",
+        &[reply.to_string()],
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_class_written_around_the_one_method_it_fixes_keeps_the_classes_other_methods() {
+    let reply = "`self.fs` does not exist.\n\npkg/store.py\n```python\nclass LocalStore(Store):\n    def move(self, old, new):\n        d = os.path.dirname(new)\n        if d and not self.exists(d):\n            self.mkdir(d)\n        os.rename(old, new)\n```\n";
+    let r = run_store(reply).await;
+    r.assert_success();
+    assert_eq!(
+        read(r.repo.path(), "pkg/store.py"),
+        STORE.replace("self.fs.mkdir(d)", "self.mkdir(d)")
+    );
+}
+
+#[tokio::test]
+async fn a_fix_written_as_a_sentence_changes_the_line_it_quotes() {
+    let reply =
+        "The wrong line is `self.fs.mkdir(d)` in `LocalStore.move`. It should be `self.mkdir(d)`.";
+    let r = run_store(reply).await;
+    r.assert_success();
+    assert_eq!(
+        read(r.repo.path(), "pkg/store.py"),
+        STORE.replace("self.fs.mkdir(d)", "self.mkdir(d)")
+    );
+}

@@ -32,8 +32,8 @@ pub mod tree;
 pub mod workdir;
 
 pub use blocks::{
-    apply_edit_blocks, complete_cut_definition, parse_edit_blocks, parse_edit_blocks_ignoring,
-    split_docstrings, Change, EditBlock,
+    apply_edit_blocks, complete_cut_definition, inline_change, parse_edit_blocks,
+    parse_edit_blocks_ignoring, split_docstrings, Change, EditBlock,
 };
 pub use classify::{
     classify_failure, error_signature, failure_severity, normalize_line, summarize_failure, Ended,

@@ -22,7 +22,9 @@ fn clip(text: &str, max: usize) -> String {
 }
 
 /// A file longer than this (in characters) is shown as its outline and excerpts.
-pub const WHOLE_FILE_CHARS: usize = 6000;
+pub const WHOLE_FILE_CHARS: usize = 3000;
+/// Characters of a docstring shown above a long file's excerpt at full detail.
+const FULL_DOC_CHARS: usize = 1500;
 /// Outline entries shown of one file at most.
 pub const OUTLINE_ENTRIES: usize = 40;
 /// Excerpts (functions) shown of one long file at most.
@@ -440,7 +442,7 @@ pub fn long_file_at(
         );
     }
     let doc_chars = match detail {
-        Detail::Full => WHOLE_FILE_CHARS / 4,
+        Detail::Full => FULL_DOC_CHARS,
         Detail::Brief => BRIEF_DOC_CHARS,
         Detail::Excerpts => 0,
     };

@@ -280,7 +280,14 @@ pub fn named_files<'a>(task: &str, files: impl IntoIterator<Item = &'a String>) 
     for f in &files {
         let name = name_of(f);
         let unique = files.iter().filter(|g| name_of(g) == name).count() == 1;
-        let at = find_word(task, f).or_else(|| unique.then(|| find_word(task, &name)).flatten());
+        // A lower-case name without an extension (`bin/luigi`, `scripts/black`) is also a
+        // word: "Bug in luigi" names the project, not its script. It names the file quoted.
+        let word = !name.contains('.') && name.chars().all(|c| !c.is_uppercase());
+        let find = |needle: &str| match word && !needle.contains('/') {
+            true => find_word(task, &format!("`{needle}`")).map(|at| at + 1),
+            false => find_word(task, needle),
+        };
+        let at = find(f).or_else(|| unique.then(|| find(&name)).flatten());
         if let Some(at) = at {
             found.push((at, f.to_string()));
         }
@@ -744,6 +751,25 @@ mod named_tests {
     #[test]
     fn an_ambiguous_file_name_is_not_guessed() {
         assert_eq!(named_files("Fix util.py", &files()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_lower_case_name_without_an_extension_is_a_word_unless_quoted() {
+        let files: Vec<String> = ["bin/luigi", "luigi/file.py", "Makefile", "build"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            named_files("Bug in luigi: the build fails", &files),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            named_files("`luigi` crashes; see the Makefile", &files),
+            vec!["bin/luigi".to_string(), "Makefile".to_string()]
+        );
+        assert_eq!(
+            named_files("Run `build` after bin/luigi", &files),
+            vec!["build".to_string(), "bin/luigi".to_string()]
+        );
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! Whole definitions in a code block: where each top-level definition of a Python (or
-//! brace-language) text starts and ends, replacing a file's definitions by a block's of the
-//! same name with their docstrings kept, Python docstrings shown apart from the code, and the
-//! imports a new definition needs added.
+//! brace-language) text starts and ends, the docstrings kept when one is replaced, Python
+//! docstrings shown apart from the code, and the imports a new definition needs added.
 
 /// A top-level-in-the-block definition: its name, its indent, and its lines `[start, end)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,80 +46,6 @@ pub(super) fn definitions(lines: &[&str]) -> Vec<Definition> {
         }
     }
     out
-}
-
-/// `file` with each definition of `code` put in place of the file's definition of the same
-/// name (re-indented to where it goes); `None` when no definition of `code` is in `file`.
-pub fn replace_definitions(file: &str, code: &str) -> Option<String> {
-    let code_lines: Vec<&str> = code.lines().collect();
-    let defs = definitions(&code_lines);
-    if defs.is_empty() {
-        return None;
-    }
-    let mut text = file.to_string();
-    let mut placed = 0;
-    for d in defs {
-        let lines: Vec<&str> = text.lines().collect();
-        let Some(at) = closest_definition(&lines, &d.name, &code_lines[d.start..d.end]) else {
-            continue;
-        };
-        let mut start = at;
-        while start > 0 && lines[start - 1].trim_start().starts_with('@') {
-            start -= 1;
-        }
-        let end = definition_end(&lines, at).max(at + 1);
-        let to = indent_of(lines[at]);
-        let mut replacement: Vec<String> = code_lines[d.start..d.end]
-            .iter()
-            .map(|l| reindent(l, d.indent, to))
-            .collect();
-        keep_docstring(&mut replacement, &lines[start..end]);
-        let mut next: Vec<String> = lines[..start].iter().map(|s| s.to_string()).collect();
-        next.extend(replacement);
-        next.extend(lines[end..].iter().map(|s| s.to_string()));
-        let mut joined = next.join("\n");
-        if text.ends_with('\n') {
-            joined.push('\n');
-        }
-        text = joined;
-        placed += 1;
-    }
-    if placed == 0 {
-        return None;
-    }
-    Some(add_imports(&text, code))
-}
-
-/// Where in `lines` the definition named `name` that `written` rewrites starts: of the
-/// file's definitions of that name (never one inside a string, such as a docstring's
-/// example), the one sharing the most lines with `written`, the first on a tie. A file has
-/// many `parse` or `__init__` methods, and the one the model was shown is the one it copies.
-fn closest_definition(lines: &[&str], name: &str, written: &[&str]) -> Option<usize> {
-    let written: std::collections::BTreeSet<&str> = written
-        .iter()
-        .map(|l| l.trim())
-        .filter(|l| !l.is_empty())
-        .collect();
-    let shared = |at: usize| {
-        let end = definition_end(lines, at).max(at + 1);
-        lines[at..end]
-            .iter()
-            .map(|l| l.trim())
-            .filter(|l| written.contains(l))
-            .collect::<std::collections::BTreeSet<_>>()
-            .len()
-    };
-    let mut best: Option<(usize, usize)> = None;
-    for (at, _) in code_definitions(lines)
-        .into_iter()
-        .filter(|(_, n)| n == name)
-    {
-        let score = shared(at);
-        if best.is_none_or(|(_, s)| score > s) {
-            best = Some((at, score));
-        }
-    }
-    best.map(|(at, _)| at)
 }
 
 /// A Python definition's header and docstring: the index after the header (the line that

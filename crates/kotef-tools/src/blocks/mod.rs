@@ -27,12 +27,17 @@ use crate::file_tools::{edit_file, write_file, Written};
 use crate::workdir::WorkDir;
 use crate::ToolError;
 
+mod classes;
 mod cut;
 mod definitions;
+mod inline;
+mod place;
 use crate::outline;
 pub use cut::complete_cut_definition;
+pub use definitions::split_docstrings;
 use definitions::*;
-pub use definitions::{replace_definitions, split_docstrings};
+pub use inline::inline_change;
+pub use place::replace_definitions;
 
 /// One edit read from a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]

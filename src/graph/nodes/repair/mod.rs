@@ -136,7 +136,17 @@ fn attempt_blocks(
     a: &mut Attempts,
 ) -> Vec<EditBlock> {
     let blocks = reply_blocks(reply);
-    if !blocks.is_empty() || !reply.cut_off() {
+    if !blocks.is_empty() {
+        return blocks;
+    }
+    if let Some(block) = kotef_tools::inline_change(&reply.content, files) {
+        a.notes.push(format!(
+            "attempt {}: a change written as a sentence (`old` should be `new`), read as a block",
+            a.made
+        ));
+        return vec![block];
+    }
+    if !reply.cut_off() {
         return blocks;
     }
     let completed: Vec<EditBlock> = kotef_tools::complete_cut_definition(&reply.content, files)
