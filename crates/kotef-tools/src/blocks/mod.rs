@@ -333,6 +333,7 @@ fn target(
             let s = search.trim();
             !s.is_empty() && (text.contains(s) || text.contains(search.as_str()))
         }
+        Change::Code { text: code } if names.is_empty() => quotes(text, code),
         Change::Code { .. } => names.iter().any(|n| outline::defines(text, n)),
     };
     let editable: Vec<&(String, String)> = known
@@ -488,12 +489,27 @@ fn apply_one(
             Some(file) => match replace_definitions(&file, text) {
                 Some(updated) => write_file(wd, &path, &updated),
                 None if looks_like_whole_file(&file, text) => write_file(wd, &path, text),
+                None if quotes(&file, text) => Err(ToolError::Block(format!(
+                    "the block copies lines of `{path}` as they are, so nothing changed: write the lines as they must be, in a SEARCH/REPLACE block"
+                ))),
                 None => Err(ToolError::Block(format!(
                     "the code block names no function or class of `{path}`: write a SEARCH/REPLACE block instead"
                 ))),
             },
         },
     }
+}
+
+/// Whether `code` (a block without a definition) is lines of `file` as they are: a quote of
+/// the wrong line, not a change to it.
+fn quotes(file: &str, code: &str) -> bool {
+    let lines: Vec<&str> = code
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let file: Vec<&str> = file.lines().map(str::trim).collect();
+    !lines.is_empty() && file.windows(lines.len()).any(|w| w == lines.as_slice())
 }
 
 /// Whether `code` reads as a new version of the whole of `file`: it shares the file's first
@@ -787,6 +803,30 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(dir.path().join("b.py")).unwrap(),
             "y = 2\n"
+        );
+    }
+
+    #[test]
+    fn a_block_that_only_quotes_a_line_of_a_shown_file_is_told_it_changed_nothing() {
+        let text = "def f(x):\n    if x + 1 < 2:\n        return x\n";
+        let (_dir, wd) = workdir(&[("a.py", text), ("b.py", "y = 1\n")]);
+        let known = vec![
+            ("a.py".to_string(), text.to_string()),
+            ("b.py".to_string(), "y = 1\n".to_string()),
+        ];
+        let quote = EditBlock {
+            path: None,
+            change: Change::Code {
+                text: "if x + 1 < 2:\n".into(),
+            },
+        };
+        let applied = apply_edit_blocks(&wd, &[quote], &known, &[]);
+        let Err(ToolError::Block(why)) = &applied[0].result else {
+            panic!("{applied:?}");
+        };
+        assert!(
+            why.starts_with("the block copies lines of `a.py` as they are, so nothing changed"),
+            "{why}"
         );
     }
 
