@@ -56,7 +56,7 @@ pub(super) fn merged_class(
         let lines = &written[d.start..d.end];
         let own = theirs.iter().any(|t| t.name == d.name);
         if !own && defined_elsewhere(&d.name) {
-            elsewhere.push(piece(lines, d));
+            elsewhere.push(piece(written, d));
         } else {
             put_method(&mut out, &d.name, lines);
         }
@@ -93,15 +93,19 @@ pub(super) fn methods(lines: &[&str]) -> Vec<Piece> {
     let written = &lines[at..];
     body_definitions(written)
         .iter()
-        .map(|d| piece(&written[d.start..d.end], d))
+        .map(|d| piece(written, d))
         .collect()
 }
 
-fn piece(lines: &[&str], d: &Definition) -> Piece {
+/// A definition of `lines` (its range `d`) as a piece to put in place.
+pub(super) fn piece(lines: &[&str], d: &Definition) -> Piece {
     Piece {
         name: d.name.clone(),
         indent: d.indent,
-        lines: lines.iter().map(|l| l.to_string()).collect(),
+        lines: lines[d.start..d.end]
+            .iter()
+            .map(|l| l.to_string())
+            .collect(),
     }
 }
 

@@ -13,15 +13,8 @@ use crate::defs::{code_definitions, definition_end, indent_of};
 pub fn replace_definitions(file: &str, code: &str) -> Option<String> {
     let code_lines: Vec<&str> = code.lines().collect();
     let mut work: std::collections::VecDeque<Piece> = definitions(&code_lines)
-        .into_iter()
-        .map(|d| Piece {
-            lines: code_lines[d.start..d.end]
-                .iter()
-                .map(|l| l.to_string())
-                .collect(),
-            name: d.name,
-            indent: d.indent,
-        })
+        .iter()
+        .map(|d| classes::piece(&code_lines, d))
         .collect();
     let mut text = file.to_string();
     let mut placed = 0;
