@@ -22,8 +22,12 @@ struct Fake {
     timings: Option<Value>,
     /// Every repair request's opening (the first user message).
     openings: Vec<String>,
-    /// Every repair request's last message (the list of tried attempts, or the opening).
+    /// Every repair request's last message (the list of tried attempts, or the opening; a
+    /// line attempt's begun reply).
     lasts: Vec<String>,
+    /// What a line attempt (a reply begun at one statement) answers: the rest of the reply
+    /// after the first begun statement holding the key; none of them, the statement again.
+    lines: Vec<(String, String)>,
 }
 
 async fn chat(State(fake): State<Arc<Mutex<Fake>>>, Json(body): Json<Value>) -> Json<Value> {
@@ -34,7 +38,28 @@ async fn chat(State(fake): State<Arc<Mutex<Fake>>>, Json(body): Json<Value>) -> 
             .unwrap_or_default()
             .to_string()
     };
-    let content = if text(0).starts_with("You fix a bug.") {
+    let last = body["messages"].as_array().map_or(0, |m| m.len() - 1);
+    let begun = (body["messages"][last]["role"] == "assistant").then(|| text(last));
+    let content = if let Some(begun) = begun {
+        // A line attempt: continue the begun block, as llama.cpp does.
+        f.lasts.push(begun.clone());
+        let statement = begun
+            .split("=======")
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let same = statement
+            .rsplit("SEARCH\n")
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let rest = f
+            .lines
+            .iter()
+            .find(|(key, _)| statement.contains(key.as_str()))
+            .map_or(same, |(_, rest)| rest.clone());
+        format!("{rest}>>>>>>> REPLACE\n```\n")
+    } else if text(0).starts_with("You fix a bug.") {
         let n = f.openings.len();
         f.openings.push(text(1));
         let last = body["messages"].as_array().map_or(0, |m| m.len() - 1);
@@ -66,6 +91,7 @@ async fn serve(replies: &[String], timings: Option<Value>) -> (String, Arc<Mutex
         timings,
         openings: Vec::new(),
         lasts: Vec::new(),
+        lines: Vec::new(),
     }));
     let app = Router::new()
         .route("/v1/chat/completions", post(chat))
@@ -713,5 +739,84 @@ async fn a_fix_written_as_a_sentence_changes_the_line_it_quotes() {
     assert_eq!(
         read(r.repo.path(), "pkg/store.py"),
         STORE.replace("self.fs.mkdir(d)", "self.mkdir(d)")
+    );
+}
+
+const ROBOTS: &str = "def urls_from_robots(robots_text):\n    for line in robots_text.splitlines():\n        if line.lstrip().startswith('Sitemap:'):\n            yield line.split(':', 1)[1].strip()\n";
+const SPIDER: &str = "from pkg.robots import urls_from_robots\n\n\ndef sitemap_urls(body):\n    return [u for u in urls_from_robots(body)]\n";
+const SPIDER_TEST: &str = "import unittest\n\nfrom pkg.spider import sitemap_urls\n\n\nclass T(unittest.TestCase):\n    def test_robots(self):\n        self.assertEqual(sitemap_urls(b'Sitemap: http://a/s.xml\\n'), ['http://a/s.xml'])\n";
+/// The free attempts' fix, where the error was raised: bytes in, so bytes out (wrong).
+const ROBOTS_BYTES: &str = "The line must compare bytes.\n\npkg/robots.py\n```python\ndef urls_from_robots(robots_text):\n    for line in robots_text.splitlines():\n        if line.lstrip().startswith(b'Sitemap:'):\n            yield line.split(b':', 1)[1].strip()\n```\n";
+
+/// A repository whose failure is raised in a helper (`urls_from_robots`, handed bytes) and
+/// fixed in its caller (`sitemap_urls` must decode the body), scrapy-20's shape. The free
+/// attempts keep rewriting the helper; a line attempt at the caller's line decodes the body.
+async fn run_robots(lines: &[(&str, &str)]) -> Run {
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/robots.py", ROBOTS),
+        ("pkg/spider.py", SPIDER),
+        ("test_spider.py", SPIDER_TEST),
+    ]);
+    repo.extend(filler(100));
+    let timings =
+        json!({"prompt_n": 400, "prompt_ms": 1000.0, "predicted_n": 40, "predicted_ms": 500.0});
+    let refs: Vec<(&str, &str)> = repo.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let dir = kotef_testkit::committed_repo(&refs, &[]);
+    let (url, fake) = serve(&[ROBOTS_BYTES.to_string()], Some(timings)).await;
+    fake.lock().unwrap().lines = lines
+        .iter()
+        .map(|(k, r)| (k.to_string(), r.to_string()))
+        .collect();
+    let summary = kotef_testkit::KotefRun::new(env!("CARGO_BIN_EXE_kotef"), dir.path())
+        .goal("sitemap_urls fails on a robots.txt body: make test_spider.py pass.")
+        .local_server(&url)
+        .test_command("python3 -m unittest -q test_spider")
+        .args(["--time-budget-s", "120"])
+        .timeout(std::time::Duration::from_secs(240))
+        .run()
+        .await
+        .summary();
+    Run {
+        summary,
+        repo: dir,
+        fake,
+    }
+}
+
+#[tokio::test]
+async fn after_a_failed_attempt_the_callers_line_is_offered_and_its_new_line_fixes_it() {
+    let r = run_robots(&[(
+        "urls_from_robots(body)",
+        "    return [u for u in urls_from_robots(body.decode())]\n",
+    )])
+    .await;
+    r.assert_success();
+    assert_eq!(
+        read(r.repo.path(), "pkg/spider.py"),
+        SPIDER.replace("robots(body)", "robots(body.decode())")
+    );
+}
+
+#[tokio::test]
+async fn the_statements_are_offered_from_the_tests_call_inward() {
+    let r = run_robots(&[]).await;
+    let f = r.fake.lock().unwrap();
+    let mut begun: Vec<&str> = f
+        .lasts
+        .iter()
+        .filter(|l| l.contains("<<<<<<< SEARCH"))
+        .map(|l| l.lines().nth(3).unwrap_or_default().trim())
+        .collect();
+    // Each is offered again, hotter, when written back as it was.
+    begun.dedup();
+    assert_eq!(
+        begun[..2],
+        [
+            "return [u for u in urls_from_robots(body)]",
+            "if line.lstrip().startswith('Sitemap:'):",
+        ],
+        "{:?}",
+        f.lasts
     );
 }

@@ -15,6 +15,9 @@ pub struct Frame {
     pub function: Option<String>,
     /// The index of the output line that names the frame.
     pub at: usize,
+    /// pytest's `a/b.py:173: NameError`: the deepest frame, printed after the error line of
+    /// its traceback (`E   NameError: …`) rather than before it.
+    pub after_error: bool,
 }
 
 /// The frames of every traceback in `output`, in the order printed (Python prints the
@@ -79,6 +82,7 @@ fn python_frame(line: &str, at: usize) -> Option<Frame> {
         line: digits.parse().ok()?,
         function,
         at,
+        after_error: false,
     })
 }
 
@@ -103,6 +107,7 @@ fn short_frame(line: &str, at: usize) -> Option<Frame> {
     plausible.then(|| Frame {
         path: format!("{path}.py"),
         line: line_no,
+        after_error: raised.is_some(),
         function,
         at,
     })

@@ -17,6 +17,7 @@ use kotef_core::Redactor;
 use reqwest::header::HeaderMap;
 use std::collections::VecDeque;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -186,6 +187,8 @@ pub(crate) struct Transport {
     failed: Mutex<Vec<Usage>>,
     records: Mutex<VecDeque<CallRecord>>,
     speed: Mutex<ServerSpeed>,
+    /// Set once the server showed it is llama.cpp ([`Transport::is_llama_cpp`]).
+    llama: AtomicBool,
 }
 
 impl Transport {
@@ -207,7 +210,14 @@ impl Transport {
             failed: Mutex::new(Vec::new()),
             records: Mutex::new(VecDeque::new()),
             speed: Mutex::new(ServerSpeed::default()),
+            llama: AtomicBool::new(false),
         })
+    }
+
+    /// Whether the server showed it is llama.cpp: a reply carried its own `timings` (not this
+    /// side's clock), or a stream its `prompt_progress`.
+    pub fn is_llama_cpp(&self) -> bool {
+        self.llama.load(Ordering::Relaxed)
     }
 
     /// The server's speed measured so far; `None` when nothing was.
@@ -266,8 +276,8 @@ impl Transport {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .map_or(0, |end| millis(started.saturating_duration_since(end)));
-            let echo_of = request
-                .code_reply
+            // A reply begun for the model goes on from code of the prompt's: no echo to judge.
+            let echo_of = (request.code_reply && request.prefill().is_none())
                 .then(|| request.messages.iter().rev().find(|m| m.role == Role::User))
                 .flatten()
                 .map(|m| m.content.as_str());
@@ -289,6 +299,9 @@ impl Transport {
                 Ok(p) => {
                     if let Some(t) = &p.reply.timings {
                         self.measured(t.speed());
+                        if !t.client_clock {
+                            self.llama.store(true, Ordering::Relaxed);
+                        }
                     }
                     tracing::info!(
                         model = %self.label, attempt, latency_ms,
@@ -387,7 +400,7 @@ impl Transport {
                     .is_some_and(|v| v.starts_with("text/event-stream"));
             let plain_text = request.tools.is_empty() && !request.json_reply;
             let mut body = Vec::new();
-            let mut events = StreamedReply::started_at(started);
+            let mut events = StreamedReply::started_at(started).continuing(request.prefill());
             let mut read = 0usize;
             // Before the first byte the server has the whole first allowance; after it, the
             // idle limit or what its prompt progress says it still needs.
@@ -411,6 +424,8 @@ impl Transport {
                 }
                 events.push(&chunk);
                 if let Some(p) = events.take_progress() {
+                    // Prompt progress events are llama.cpp's own.
+                    self.llama.store(true, Ordering::Relaxed);
                     self.measured(ServerSpeed {
                         prompt_per_s: p.rate(),
                         generation_per_s: None,

@@ -171,6 +171,10 @@ impl Model for OpenAiModel {
         self.max_tokens
     }
 
+    fn continues_replies(&self) -> bool {
+        self.transport.is_llama_cpp()
+    }
+
     async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
         let opts = self.body_options(request);
         match self.send(request, opts).await {
@@ -425,6 +429,13 @@ pub(crate) fn parse_reply(body: &[u8], request: &ModelRequest) -> Result<Parsed,
     if request.json_reply {
         content = strip_code_fences(&content);
     }
+    // A reply begun for the model: llama.cpp's whole body repeats the start, its stream
+    // (and other servers) send only the rest.
+    if let Some(start) = request.prefill() {
+        if !content.starts_with(start) {
+            content.insert_str(0, start);
+        }
+    }
     let usage = v.get("usage");
     let figure = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_u64);
     let (usage, usage_reported) = complete_usage(
@@ -578,6 +589,29 @@ mod tests {
         json!({"choices": [{"message": message}]})
             .to_string()
             .into_bytes()
+    }
+
+    /// A code request whose reply is begun for the model with `begun`.
+    fn begun_req(begun: &str) -> ModelRequest {
+        ModelRequest {
+            node: kotef_core::NodeName::Coder,
+            messages: vec![Message::user("Fix the bug."), Message::assistant(begun)],
+            tools: Vec::new(),
+            json_reply: false,
+            temperature: None,
+            max_tokens: None,
+            code_reply: true,
+        }
+    }
+
+    #[test]
+    fn a_begun_reply_starts_with_its_beginning_whether_or_not_the_server_repeats_it() {
+        let begun = "a.py\n<<<<<<< SEARCH\nx = 1\n=======\n";
+        let whole = format!("{begun}x = 2\n>>>>>>> REPLACE\n");
+        for content in ["x = 2\n>>>>>>> REPLACE\n", whole.as_str()] {
+            let p = parse_reply(&body(json!({"content": content})), &begun_req(begun)).unwrap();
+            assert_eq!(p.reply.content, whole);
+        }
     }
 
     #[test]

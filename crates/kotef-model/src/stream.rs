@@ -58,8 +58,20 @@ pub const PROSE_LINE: usize = 80;
 /// closed, or while what follows may still open another block (a path, a marker word, a blank
 /// line). Pure; checked after every streamed chunk.
 pub fn prose_after_code(text: &str) -> Option<usize> {
+    code_end(text, false)
+}
+
+/// [`prose_after_code`] for a reply `begun` for the model (a search/replace block opened for
+/// it, [`crate::ModelRequest::prefill`]) of which `text` is the rest: the start is the
+/// caller's, so the block counts as coming after an explanation. The offset is in `text`.
+pub fn prose_after_begun_code(begun: &str, text: &str) -> Option<usize> {
+    let at = code_end(&format!("{begun}{text}"), true)?;
+    at.checked_sub(begun.len())
+}
+
+fn code_end(text: &str, explained: bool) -> Option<usize> {
     let (mut in_fence, mut in_search) = (false, false);
-    let (mut seen_prose, mut opened_after_prose) = (false, false);
+    let (mut seen_prose, mut opened_after_prose) = (explained, false);
     let mut end = None;
     let mut pos = 0;
     for line in text.split_inclusive('\n') {
@@ -138,6 +150,8 @@ fn is_prose(line: &str) -> bool {
 pub struct StreamedReply {
     pending: Vec<u8>,
     content: String,
+    /// The start of the reply the request wrote for the model ([`StreamedReply::continuing`]).
+    begun: String,
     finish_reason: Option<String>,
     usage: Option<Value>,
     timings: Option<Value>,
@@ -163,6 +177,13 @@ impl StreamedReply {
             started: Some(started),
             ..Self::default()
         }
+    }
+
+    /// A reply to a request that began it (`prefill`): the stream sends only the rest, and
+    /// whether the code is complete is judged on the whole.
+    pub fn continuing(mut self, prefill: Option<&str>) -> Self {
+        self.begun = prefill.unwrap_or_default().to_string();
+        self
     }
 
     /// Reads one chunk of the event stream (lines may be split across chunks).
@@ -274,7 +295,12 @@ impl StreamedReply {
     /// ([`prose_after_code`]): the text after the last block is dropped and the reply ends as
     /// a finished one (`stop`); true when it did (the caller then stops reading).
     pub fn end_after_code(&mut self) -> bool {
-        match prose_after_code(&self.content) {
+        let end = if self.begun.is_empty() {
+            prose_after_code(&self.content)
+        } else {
+            prose_after_begun_code(&self.begun, &self.content)
+        };
+        match end {
             Some(at) => {
                 self.content.truncate(at);
                 self.finish_reason = Some("stop".into());
@@ -473,6 +499,15 @@ mod tests {
         assert_eq!(v["choices"][0]["finish_reason"], "stop");
         assert_eq!(v["usage"]["completion_tokens"], 4);
         assert_eq!(v["timings"]["cache_n"], 7);
+    }
+
+    #[test]
+    fn a_begun_block_ends_at_the_first_prose_after_its_end_marker() {
+        let begun = "a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\n";
+        let rest = "x = 2\n>>>>>>> REPLACE\n```\n";
+        let text = format!("{rest}This sets x to two.\n");
+        assert_eq!(prose_after_begun_code(begun, &text), Some(rest.len()));
+        assert_eq!(prose_after_begun_code(begun, "x = 2\n"), None);
     }
 
     #[test]

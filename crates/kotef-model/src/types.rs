@@ -100,6 +100,18 @@ pub struct ModelRequest {
 }
 
 impl ModelRequest {
+    /// The start of the reply written for the model to continue: a last assistant message
+    /// with text and no tool calls. A server that continues it (llama.cpp does, see
+    /// [`Model::continues_replies`]) answers with the rest; the reply's content begins with it
+    /// either way.
+    pub fn prefill(&self) -> Option<&str> {
+        self.messages
+            .last()
+            .filter(|m| m.role == Role::Assistant && m.tool_calls.is_empty())
+            .map(|m| m.content.as_str())
+            .filter(|c| !c.is_empty())
+    }
+
     /// Estimated prompt tokens: ceil(characters of all messages and tool schemas / 4).
     pub fn estimated_prompt_tokens(&self) -> u64 {
         let mut chars = 0usize;
@@ -337,6 +349,14 @@ pub trait Model: Send + Sync {
     /// The completion-token cap sent when a request sets none (`[model] max_tokens`).
     fn reply_cap(&self) -> Option<u32> {
         None
+    }
+
+    /// Whether the server is known to continue a reply begun for it
+    /// ([`ModelRequest::prefill`]): llama.cpp does, and says it is llama.cpp by the `timings`
+    /// in its replies. OpenAI's API answers a fresh message instead, so a caller asks only
+    /// when this holds.
+    fn continues_replies(&self) -> bool {
+        false
     }
 }
 

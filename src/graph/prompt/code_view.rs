@@ -101,16 +101,17 @@ impl Traceback {
             .filter(|(_, l)| exception_line(l).is_some())
             .map(|(i, _)| i)
             .collect();
-        // Which traceback a frame is in: the first raising line after it.
+        // Which traceback a frame is in: the first raising line after it; pytest's deepest
+        // frame (`a/b.py:48: ModuleNotFoundError`) is printed after its raising line, so it
+        // is in the traceback of the last raising line before it.
         let mut groups: BTreeMap<usize, Vec<(String, usize)>> = BTreeMap::new();
         let mut t = Traceback::default();
         for f in frames(output) {
             match place(&f.path, root, files) {
                 Place::Repo(p) => {
-                    let group = raises
-                        .iter()
-                        .position(|r| *r > f.at)
-                        .unwrap_or(raises.len());
+                    let first_after = raises.iter().position(|r| *r > f.at);
+                    let first_after = first_after.unwrap_or(raises.len());
+                    let group = first_after.saturating_sub(usize::from(f.after_error));
                     groups.entry(group).or_default().push((p, f.line));
                 }
                 Place::Outside(p) => {
@@ -630,6 +631,21 @@ mod tests {
         assert_eq!(
             place("<frozen importlib._bootstrap>", "/w", &files()),
             Place::Outside("<frozen importlib._bootstrap>".into())
+        );
+    }
+
+    #[test]
+    fn pytests_deepest_frame_printed_after_its_error_line_is_the_deepest() {
+        let out = "    def test_history(self):\n>       ls = create_local_scheduler()\n\ntest/scheduler_test.py:81: \n_ _ _ _\nluigi/interface.py:134: in create_local_scheduler\n    return CentralPlannerScheduler()\nluigi/scheduler.py:533: in __init__\n    from luigi import db_task_history\n_ _ _ _\n>   import sqlalchemy\nE   ModuleNotFoundError: No module named 'sqlalchemy'\n\nluigi/db_task_history.py:48: ModuleNotFoundError\n";
+        let files = ["interface", "scheduler", "db_task_history"].map(|m| format!("luigi/{m}.py"));
+        let t = Traceback::read(
+            out,
+            "/w",
+            &[&files[..], &["test/scheduler_test.py".into()]].concat(),
+        );
+        assert_eq!(
+            t.repo.iter().map(|(_, l)| *l).collect::<Vec<_>>(),
+            [48, 533, 134, 81]
         );
     }
 

@@ -6,7 +6,8 @@
 
 use super::feedback::{feedback, tried_message, Outcome};
 use super::{
-    attempt_request, change_key, Best, REPAIR_PROMPT, SAME_CHANGE_LIMIT, UNREADABLE_LIMIT,
+    attempt_request, change_key, Best, LINE_MAX_TOKENS, REPAIR_PROMPT, SAME_CHANGE_LIMIT,
+    UNREADABLE_LIMIT,
 };
 use crate::graph::guards::contradicting_tests::RepairFacts;
 use crate::graph::memory::state::CoderEnd;
@@ -77,6 +78,29 @@ impl Attempts {
         let request = attempt_request(messages, self.heat);
         self.made += 1;
         self.heat += 1;
+        request
+    }
+
+    /// A line attempt's request ([`super::lines`]): the opening alone, then the reply begun
+    /// for the model at one statement; a short reply at `temperature`, counted as made (the free attempts' heat is left as it is). The failed attempts are left out:
+    /// they are about other lines, and a small model shown `.encode('utf-8')` tried
+    /// elsewhere writes it here too; the opening alone is also the prefix the server has
+    /// cached.
+    pub(super) fn line_request(
+        &mut self,
+        opening: &str,
+        begun: &str,
+        temperature: f64,
+    ) -> ModelRequest {
+        let messages = vec![
+            Message::system(REPAIR_PROMPT),
+            Message::user(opening),
+            Message::assistant(begun),
+        ];
+        let mut request = attempt_request(messages, 0);
+        request.max_tokens = Some(LINE_MAX_TOKENS);
+        request.temperature = Some(temperature);
+        self.made += 1;
         request
     }
 

@@ -34,14 +34,14 @@ use crate::graph::prompt::context;
 use crate::graph::{GraphContext, StepResult};
 use kotef_core::NodeName;
 use kotef_model::{Message, ModelRequest};
-use kotef_tools::{
-    apply_edit_blocks, parse_edit_blocks_ignoring, Change, CommandResult, EditBlock, Kind, Links,
-};
+use kotef_tools::{apply_edit_blocks, Change, CommandResult, EditBlock, Kind, Links};
 use std::collections::BTreeMap;
 
 mod attempts;
 pub mod feedback;
+mod lines;
 pub mod locate;
+mod replies;
 pub mod room;
 mod shown;
 mod spec;
@@ -49,6 +49,7 @@ mod start;
 use crate::graph::rules::contradiction::TestSet;
 use attempts::{Attempts, Seen};
 use feedback::{badness, failure_text, line_diff, Opening, Outcome};
+use replies::{attempt_change, next_attempt};
 use shown::Shown;
 use start::Start;
 
@@ -58,6 +59,9 @@ pub const REPAIR_PROMPT: &str = include_str!("../../../../prompts/repair.md");
 /// Completion tokens one attempt may use: a fix of a few lines needs far fewer, and a reply
 /// that runs away (a small model repeating one line) is cut here rather than at the run's cap.
 pub const REPAIR_MAX_TOKENS: u32 = 600;
+
+/// The reply cap of a line attempt ([`lines`]): the new statement, a few lines at most.
+pub const LINE_MAX_TOKENS: u32 = 160;
 
 /// Files shown to the model, and the characters of each.
 pub const REPAIR_FILES: usize = 4;
@@ -116,91 +120,6 @@ fn attempt_request(messages: Vec<Message>, heat: u32) -> ModelRequest {
         max_tokens: Some(REPAIR_MAX_TOKENS),
         code_reply: true,
     }
-}
-
-/// The edit blocks of a reply; a model that still wrote `edit_file`/`write_file` calls (as
-/// JSON text, or as native tool calls although none were offered) gets them read as blocks.
-fn reply_blocks(reply: &kotef_model::ModelReply) -> Vec<EditBlock> {
-    let blocks = blocks_of(&reply.content);
-    if !blocks.is_empty() {
-        return blocks;
-    }
-    reply.tool_calls.iter().filter_map(call_block).collect()
-}
-
-/// The reply's edit blocks; of a reply cut at the token cap while it rewrote a long function
-/// whole, the part written completed by the rest of the function from the file (noted).
-fn attempt_blocks(
-    reply: &kotef_model::ModelReply,
-    files: &[(String, String)],
-    a: &mut Attempts,
-) -> Vec<EditBlock> {
-    let blocks = reply_blocks(reply);
-    if !blocks.is_empty() {
-        return blocks;
-    }
-    if let Some(block) = kotef_tools::inline_change(&reply.content, files) {
-        a.notes.push(format!(
-            "attempt {}: a change written as a sentence (`old` should be `new`), read as a block",
-            a.made
-        ));
-        return vec![block];
-    }
-    if !reply.cut_off() {
-        return blocks;
-    }
-    let completed: Vec<EditBlock> = kotef_tools::complete_cut_definition(&reply.content, files)
-        .into_iter()
-        .collect();
-    if !completed.is_empty() {
-        a.notes.push(format!(
-            "attempt {}: a reply cut at the token cap, completed from the file",
-            a.made
-        ));
-    }
-    completed
-}
-
-fn call_block(c: &kotef_model::ToolCall) -> Option<EditBlock> {
-    let arg = |k: &str| {
-        c.arguments
-            .get(k)
-            .and_then(|v| v.as_str())
-            .map(String::from)
-    };
-    let change = match kotef_tools::Tool::parse(&c.name)? {
-        kotef_tools::Tool::EditFile => Change::Replace {
-            search: arg("old")?,
-            replace: arg("new")?,
-        },
-        kotef_tools::Tool::WriteFile => Change::Code {
-            text: arg("content")?,
-        },
-        _ => return None,
-    };
-    Some(EditBlock {
-        path: arg("path"),
-        change,
-    })
-}
-
-/// The edit blocks of a reply's text; `edit_file`/`write_file` calls written as JSON text are
-/// read as blocks.
-fn blocks_of(content: &str) -> Vec<EditBlock> {
-    // The prompt's own words, which a small model copies into its blocks.
-    let template: Vec<&str> = REPAIR_PROMPT
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('-') && !l.contains("====="))
-        .filter(|l| !l.contains("<<<<<<<") && !l.contains(">>>>>>>"))
-        .collect();
-    let blocks = parse_edit_blocks_ignoring(content, &template);
-    if !blocks.is_empty() {
-        return blocks;
-    }
-    kotef_model::parse_text_tool_calls(content, &["edit_file", "write_file"])
-        .iter()
-        .filter_map(call_block)
-        .collect()
 }
 
 /// Files as they were before an attempt, to undo it: text, or `None` for a file it created.
@@ -410,19 +329,22 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         })
     };
     let mut opening = opening_of(&shown);
+    let mut offers = lines::Queue::new(lines::targets(&shown.trace, &shown.files));
     let mut locator = locate::Locator::new(locate::called_names(&failure, &names));
     let mut a = Attempts::new(badness(&start), TestSet::of(&start));
     let end = loop {
         if crate::graph::rules::breakers::coder_step_cap_reached(a.made, &ctx.limits) {
             break CoderEnd::CallCap;
         }
-        let request = a.next_request(&opening);
+        let (offer, request) = next_attempt(ctx, &mut a, &mut offers, &opening);
         let reply = match llm::call(ctx, state, NodeName::Coder, request).await {
             Err(CallFailure::Stopped) => break CoderEnd::RunStopped,
             Err(CallFailure::Failed(_)) => continue,
             Ok(reply) => reply,
         };
-        let blocks = attempt_blocks(&reply, &shown.files, &mut a);
+        let Some(blocks) = attempt_change(&reply, offer, &shown.files, &mut a, &mut offers) else {
+            continue;
+        };
         if blocks.is_empty() {
             match a.unreadable(reply.cut_off()) {
                 Some(end) => break end,
@@ -594,23 +516,6 @@ mod tests {
         assert_eq!(
             (0..5).map(temperature).collect::<Vec<_>>(),
             [None, Some(0.7), Some(0.9), Some(1.0), Some(1.0)]
-        );
-    }
-
-    #[test]
-    fn json_edit_calls_written_as_text_are_read_as_blocks() {
-        let blocks = blocks_of(
-            r#"{"name": "edit_file", "arguments": {"path": "a.py", "old": "x = 1", "new": "x = 2"}}"#,
-        );
-        assert_eq!(
-            blocks,
-            vec![EditBlock {
-                path: Some("a.py".into()),
-                change: Change::Replace {
-                    search: "x = 1".into(),
-                    replace: "x = 2".into()
-                }
-            }]
         );
     }
 }
