@@ -145,12 +145,28 @@ async fn run_timed(
     replies: &[String],
     timings: Option<Value>,
 ) -> Run {
+    run_lines(files, goal, test, replies, timings, &[]).await
+}
+
+/// [`run_timed`] against a fake whose line attempts answer as `lines` says ([`Fake::lines`]).
+async fn run_lines(
+    files: Vec<(String, String)>,
+    goal: &str,
+    test: &str,
+    replies: &[String],
+    timings: Option<Value>,
+    lines: &[(&str, &str)],
+) -> Run {
     let refs: Vec<(&str, &str)> = files
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
     let repo = kotef_testkit::committed_repo(&refs, &[]);
     let (url, fake) = serve(replies, timings).await;
+    fake.lock().unwrap().lines = lines
+        .iter()
+        .map(|(k, r)| (k.to_string(), r.to_string()))
+        .collect();
     let summary = kotef_testkit::KotefRun::new(env!("CARGO_BIN_EXE_kotef"), repo.path())
         .goal(goal)
         .local_server(&url)
@@ -761,27 +777,15 @@ async fn run_robots(lines: &[(&str, &str)]) -> Run {
     repo.extend(filler(100));
     let timings =
         json!({"prompt_n": 400, "prompt_ms": 1000.0, "predicted_n": 40, "predicted_ms": 500.0});
-    let refs: Vec<(&str, &str)> = repo.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
-    let dir = kotef_testkit::committed_repo(&refs, &[]);
-    let (url, fake) = serve(&[ROBOTS_BYTES.to_string()], Some(timings)).await;
-    fake.lock().unwrap().lines = lines
-        .iter()
-        .map(|(k, r)| (k.to_string(), r.to_string()))
-        .collect();
-    let summary = kotef_testkit::KotefRun::new(env!("CARGO_BIN_EXE_kotef"), dir.path())
-        .goal("sitemap_urls fails on a robots.txt body: make test_spider.py pass.")
-        .local_server(&url)
-        .test_command("python3 -m unittest -q test_spider")
-        .args(["--time-budget-s", "120"])
-        .timeout(std::time::Duration::from_secs(240))
-        .run()
-        .await
-        .summary();
-    Run {
-        summary,
-        repo: dir,
-        fake,
-    }
+    run_lines(
+        repo,
+        "sitemap_urls fails on a robots.txt body: make test_spider.py pass.",
+        "python3 -m unittest -q test_spider",
+        &[ROBOTS_BYTES.to_string()],
+        Some(timings),
+        lines,
+    )
+    .await
 }
 
 #[tokio::test]
