@@ -85,14 +85,15 @@ pub(crate) fn walk_files(root: &Path, skip_top: &[&str]) -> (Option<Tree>, Vec<W
     }
 }
 
-/// Runs `f` with a fresh [`SNAPSHOT_BYTES`] budget on a blocking thread; `None` when it does
-/// not finish within `time` (its budget is then cancelled, so it stops at its next chunk).
+/// Runs `f` with a fresh [`SNAPSHOT_BYTES`] budget lasting `time` on a blocking thread; `None`
+/// when it does not finish within `time` (the budget's own deadline stops it at its next chunk,
+/// and the caller cancels it too, so a pass never outlives its time, however busy either side).
 async fn off_runtime<T: Send + 'static>(
     time: Duration,
     f: impl FnOnce(&HashBudget) -> Option<T> + Send + 'static,
 ) -> Option<T> {
     let cancel = Arc::new(AtomicBool::new(false));
-    let budget = HashBudget::with_cancel(SNAPSHOT_BYTES, cancel.clone());
+    let budget = HashBudget::with_cancel(SNAPSHOT_BYTES, cancel.clone()).lasting(time);
     let task = tokio::task::spawn_blocking(move || f(&budget));
     match tokio::time::timeout(time, task).await {
         Ok(Ok(v)) => v,

@@ -8,13 +8,14 @@
 //! - a [`HashBudget`] of bytes shared by one snapshot's files: once spent, and for a file
 //!   larger than [`HASH_CAP`] or sparse (far fewer blocks than its size), the hash is a
 //!   fingerprint of that metadata instead of the content (it still changes when the file does);
-//! - a cancel flag in the budget, checked between 64 KiB chunks, so a deadline stops a pass.
+//! - a cancel flag and a deadline in the budget, checked between 64 KiB chunks, so a pass stops
+//!   at its deadline on its own thread, whether or not the caller's runtime got to cancel it.
 
 use super::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Bytes of one file hashed at most; a larger file gets a metadata fingerprint.
 pub const HASH_CAP: u64 = 16 * 1024 * 1024;
@@ -27,12 +28,13 @@ const SPARSE_MIN: u64 = 1024 * 1024;
 /// Bytes read at once.
 const CHUNK: usize = 64 * 1024;
 
-/// The bytes one pass of hashing may read, and its cancel flag.
+/// The bytes one pass of hashing may read, its cancel flag and its deadline.
 #[derive(Debug)]
 pub struct HashBudget {
     left: AtomicU64,
     read: AtomicU64,
     cancel: Arc<AtomicBool>,
+    deadline: Option<Instant>,
 }
 
 impl HashBudget {
@@ -47,12 +49,20 @@ impl HashBudget {
             left: AtomicU64::new(bytes),
             read: AtomicU64::new(0),
             cancel,
+            deadline: None,
         }
     }
 
-    /// The pass was cancelled.
+    /// The same budget, also cancelled once `time` has passed from now.
+    pub fn lasting(mut self, time: Duration) -> Self {
+        // A time too long to add to now never runs out.
+        self.deadline = Instant::now().checked_add(time);
+        self
+    }
+
+    /// The pass was cancelled, or its deadline has passed.
     pub fn cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed)
+        self.cancel.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// Bytes read so far.
@@ -247,5 +257,19 @@ mod tests {
         let cancel = Arc::new(AtomicBool::new(true));
         let budget = HashBudget::with_cancel(u64::MAX, cancel);
         assert_eq!(tree.hash(&walked("f"), &budget), None);
+    }
+
+    #[test]
+    fn a_budget_whose_time_has_run_out_hashes_nothing() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(t.path().join("f"), "x").unwrap();
+        let tree = Tree::open(t.path()).unwrap();
+        let budget = HashBudget::new(u64::MAX).lasting(Duration::ZERO);
+        assert_eq!(tree.hash(&walked("f"), &budget), None);
+    }
+
+    #[test]
+    fn a_budget_lasting_longer_than_time_can_count_never_runs_out() {
+        assert!(!HashBudget::new(1).lasting(Duration::MAX).cancelled());
     }
 }
