@@ -7,7 +7,10 @@ transcript the audit reads the first coder request and prints, per task: its siz
 the local model server's /tokenize when `--base-url` reaches one, else characters / 3.5), the
 repository's file count, the files it shows, and two oracle checks against the task's
 `solution/` (the real fix): whether the fixed file is shown, and whether the lines the fix
-changes are in the prompt. The oracle is the bench's, never kotef's: kotef does not see
+changes are in the prompt. The stub says it is llama.cpp (its replies carry `timings`), so
+kotef also makes its line attempts (a reply begun at one statement), which the stub answers
+with nothing written; the audit reads which statements were offered and whether one of them
+is a line the fix changes, and after how many offers. The oracle is the bench's, never kotef's: kotef does not see
 `solution/`. These are the localisation figures issue 30 asks for (prompt tokens per call
 against the repository's file count; the failure's files shown), measured the same way for
 every task and every change.
@@ -25,8 +28,13 @@ from pathlib import Path
 STUB_REPLY = "I cannot tell which line is wrong."
 
 
+# llama.cpp's per-reply timings: kotef reads them as a server that continues a begun reply.
+STUB_TIMINGS = {"prompt_n": 400, "prompt_ms": 1000.0, "predicted_n": 8, "predicted_ms": 100.0}
+
+
 class _Stub(BaseHTTPRequestHandler):
-    """Answers every chat completion at once with STUB_REPLY, streamed or not."""
+    """Answers every chat completion at once with STUB_REPLY, streamed or not; a reply begun
+    for it (a last assistant message) is ended at once, with nothing written."""
 
     def log_message(self, *a):
         pass
@@ -35,20 +43,23 @@ class _Stub(BaseHTTPRequestHandler):
         n = int(self.headers.get("content-length") or 0)
         body = json.loads(self.rfile.read(n) or b"{}")
         usage = {"prompt_tokens": 1, "completion_tokens": 8, "total_tokens": 9}
+        messages = body.get("messages") or [{}]
+        begun = messages[-1].get("role") == "assistant"
+        reply = ">>>>>>> REPLACE\n```\n" if begun else STUB_REPLY
         if body.get("stream"):
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.end_headers()
             for chunk in ({"choices": [{"index": 0, "delta": {"role": "assistant",
-                                                              "content": STUB_REPLY}}]},
+                                                              "content": reply}}]},
                           {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-                           "usage": usage}):
+                           "usage": usage, "timings": STUB_TIMINGS}):
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
             self.wfile.write(b"data: [DONE]\n\n")
             return
         out = json.dumps({"choices": [{"index": 0, "finish_reason": "stop",
-                                       "message": {"role": "assistant", "content": STUB_REPLY}}],
-                          "usage": usage}).encode()
+                                       "message": {"role": "assistant", "content": reply}}],
+                          "usage": usage, "timings": STUB_TIMINGS}).encode()
         self.send_response(200)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(out)))
@@ -101,6 +112,27 @@ def first_repair_prompt(repo):
     return None
 
 
+def offered_statements(repo):
+    """The statements kotef's line attempts offered, in order, first offers only: the search
+    half of each reply begun for the model (a coder request whose last message is the
+    assistant's)."""
+    out = []
+    for tr in sorted((repo / ".sdd" / "runs").glob("*.transcript.jsonl")):
+        for line in tr.read_text(errors="replace").splitlines():
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            msgs = e.get("messages") or []
+            if e.get("type") != "model_request" or not msgs or msgs[-1].get("role") != "assistant":
+                continue
+            begun = str(msgs[-1].get("content") or "")
+            stmt = begun.split("<<<<<<< SEARCH\n", 1)[-1].split("\n=======", 1)[0]
+            if stmt not in out:
+                out.append(stmt)
+    return out
+
+
 def changed_lines(buggy, fixed):
     """The buggy file's lines the fix replaces or deletes (stripped, non-blank); for a pure
     insertion, the line before it."""
@@ -137,6 +169,11 @@ def audit_task(t, repo, kotef, base_url, count, run_bounded):
     for p in fixed:
         buggy = (repo / p).read_text(errors="replace") if (repo / p).is_file() else ""
         lines += changed_lines(buggy, (sol / p).read_text(errors="replace"))
+    offered = offered_statements(repo)
+    hit = next((i + 1 for i, stmt in enumerate(offered)
+                if any(line.strip() in lines for line in stmt.splitlines() if line.strip())),
+               None)
+    row.update(offered=len(offered), fix_offered_at=hit)
     row.update(tokens=count(prompt), section_tokens=count(section), shown=shown,
                fix_file_shown=any(p in shown for p in fixed),
                fix_lines=len(lines), fix_lines_shown=sum(1 for line in lines if line in section))
@@ -146,13 +183,14 @@ def audit_task(t, repo, kotef, base_url, count, run_bounded):
 def print_audit(rows, counter_name):
     print(f"\n## first repair prompt per task (tokens by {counter_name})\n")
     print("| task | held out | files in repo | prompt tokens | files section | files shown | "
-          "fix file shown | fix lines shown |")
-    print("|---|---|---|---|---|---|---|---|")
+          "fix file shown | fix lines shown | statements offered | a fixed line offered at |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['task']} | {'yes' if r['held_out'] else ''} | {r['files']} | "
               f"{r['tokens'] if r['tokens'] is not None else '-'} | "
               f"{r.get('section_tokens', '-')} | {len(r['shown'])} | "
-              f"{'yes' if r['fix_file_shown'] else 'no'} | {r['fix_lines_shown']}/{r['fix_lines']} |")
+              f"{'yes' if r['fix_file_shown'] else 'no'} | {r['fix_lines_shown']}/{r['fix_lines']} | "
+              f"{r.get('offered', 0)} | {r.get('fix_offered_at') or '-'} |")
     for label, group in (("all", rows), ("held out", [r for r in rows if r["held_out"]])):
         sized = [r["tokens"] for r in group if r["tokens"] is not None]
         if not group:
@@ -161,7 +199,9 @@ def print_audit(rows, counter_name):
               f"median prompt {statistics.median(sized) if sized else '-'} tokens "
               f"(max {max(sized) if sized else '-'}); fix file shown in "
               f"{sum(r['fix_file_shown'] for r in group)}; every fixed line shown in "
-              f"{sum(1 for r in group if r['fix_lines'] and r['fix_lines_shown'] == r['fix_lines'])}")
+              f"{sum(1 for r in group if r['fix_lines'] and r['fix_lines_shown'] == r['fix_lines'])}; "
+              f"a fixed line offered to a line attempt in "
+              f"{sum(1 for r in group if r.get('fix_offered_at'))}")
     by_size = sorted((r["files"], r["tokens"]) for r in rows if r["tokens"] is not None)
     if by_size:
         print("\nprompt tokens against file count (files: tokens): "

@@ -824,3 +824,66 @@ async fn the_statements_are_offered_from_the_tests_call_inward() {
         f.lasts
     );
 }
+
+const DAY: &str =
+    "def parse_day(text):\n    parts = text.split('-')\n    day = parts[1]\n    return int(day)\n";
+const DAY_TEST: &str = "import unittest\n\nfrom pkg.dates import parse_day\n\n\nclass T(unittest.TestCase):\n    def test_day(self):\n        self.assertEqual(parse_day('2020-01-31'), 31)\n";
+/// The free attempts' fix: the conversion, not the index (wrong).
+const DAY_ROUND: &str = "The day must be rounded.\n\npkg/dates.py\n```python\ndef parse_day(text):\n    parts = text.split('-')\n    day = parts[1]\n    return round(int(day))\n```\n";
+
+/// A failure raised in the test (`1 != 31`): its traceback passes through no project code,
+/// so no frame's line is offered; the fix is one statement of the function the failing name
+/// defines (`day = parts[1]` → `parts[2]`), which the free attempts miss.
+async fn run_day(lines: &[(&str, &str)]) -> Run {
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/dates.py", DAY),
+        ("test_dates.py", DAY_TEST),
+    ]);
+    repo.extend(filler(100));
+    let timings =
+        json!({"prompt_n": 400, "prompt_ms": 1000.0, "predicted_n": 40, "predicted_ms": 500.0});
+    run_lines(
+        repo,
+        "parse_day returns the month: make test_dates.py pass.",
+        "python3 -m unittest -q test_dates",
+        &[DAY_ROUND.to_string()],
+        Some(timings),
+        lines,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_failure_raised_in_the_test_has_the_named_functions_statements_offered_and_one_fixes_it()
+{
+    let r = run_day(&[("day = parts[1]", "    day = parts[2]\n")]).await;
+    r.assert_success();
+    assert_eq!(
+        read(r.repo.path(), "pkg/dates.py"),
+        DAY.replace("parts[1]", "parts[2]")
+    );
+}
+
+#[tokio::test]
+async fn the_named_functions_statements_are_offered_from_its_top() {
+    let r = run_day(&[]).await;
+    let f = r.fake.lock().unwrap();
+    let mut begun: Vec<&str> = f
+        .lasts
+        .iter()
+        .filter(|l| l.contains("<<<<<<< SEARCH"))
+        .map(|l| l.lines().nth(3).unwrap_or_default().trim())
+        .collect();
+    begun.dedup();
+    assert_eq!(
+        begun[..3],
+        [
+            "parts = text.split('-')",
+            "day = parts[1]",
+            "return int(day)"
+        ],
+        "{:?}",
+        f.lasts
+    );
+}

@@ -145,6 +145,30 @@ impl Attempts {
         Seen::New
     }
 
+    /// [`Self::tried`] for a line attempt's `blocks`, else [`Self::seen`].
+    pub(super) fn seen_as(&mut self, line: bool, blocks: &[EditBlock]) -> Seen {
+        if line {
+            self.tried(blocks)
+        } else {
+            self.seen(blocks)
+        }
+    }
+
+    /// Whether a line attempt's `blocks` were proposed before ([`Seen::Again`], noted): never
+    /// [`Seen::TooOften`] (the queue of statements bounds line attempts, so a repeat is no
+    /// sign of a loop), and the free attempts' sampling is left as it is.
+    fn tried(&mut self, blocks: &[EditBlock]) -> Seen {
+        self.unreadable = 0;
+        let times = self.seen.entry(change_key(blocks)).or_insert(0);
+        if *times > 0 {
+            self.notes
+                .push(format!("attempt {}: a line written before", self.made));
+            return Seen::Again;
+        }
+        *times = 1;
+        Seen::New
+    }
+
     /// A change that changed nothing: its blocks' errors, or the same code as the file's.
     pub(super) fn not_applied(&mut self, errors: Vec<String>) {
         self.notes

@@ -6,17 +6,27 @@
 //! the wrong value (`sitemap_urls_from_robots(response.body)` → `response.text`); begun at
 //! that line it writes the fix in a few tokens. The frames are offered from the outermost
 //! (the call the test made into the project) inward; only to a server that continues a
-//! begun reply ([`kotef_model::Model::continues_replies`]).
+//! begun reply ([`kotef_model::Model::continues_replies`]). After the frames, the other
+//! statements of the definitions the attempts are shown (the frames' functions, those the
+//! failure's names define: where a failure raised in the test points) are offered the same
+//! way, nearest the frame's line first; a fix is most often one statement, and trying each
+//! costs a few seconds where a free attempt costs tens.
 
-use crate::graph::prompt::code_view::Traceback;
+use crate::graph::prompt::code_view::{self, Traceback};
 use kotef_tools::{Change, EditBlock};
 use std::collections::VecDeque;
 
 /// The most lines one statement may span to be offered whole.
 pub const MAX_STATEMENT_LINES: usize = 8;
 
-/// The most line attempts one repair step makes.
+/// The most frames' statements offered.
 pub const MAX_TARGETS: usize = 4;
+
+/// The most other statements of the shown definitions offered after the frames'.
+pub const MAX_SWEEP: usize = 20;
+
+/// The most statements one definition gives to the sweep.
+pub const MAX_PER_DEFINITION: usize = 12;
 
 /// One statement to offer: its file, its lines as the file has them, and the lines just
 /// before it that make it unique in the file (kept as they are on both sides of the change:
@@ -31,6 +41,17 @@ pub struct Target {
 /// The temperatures a statement is offered at: the likeliest new line first; once more,
 /// hotter, when the model wrote it back as it was.
 pub const TEMPERATURES: [f64; 2] = [0.2, 0.8];
+
+/// The temperature the frames' statements are offered at once more, after every statement
+/// was offered once: the line the fix is on, sampled again, writes another value.
+pub const LAST_PASS: f64 = 1.0;
+
+/// The statements to offer: the frames', then the sweep of their definitions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Targets {
+    pub frames: Vec<Target>,
+    pub sweep: Vec<Target>,
+}
 
 /// One offer of a statement: which, and at what temperature.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,15 +69,19 @@ pub struct Queue {
 }
 
 impl Queue {
-    pub fn new(targets: Vec<Target>) -> Self {
+    /// The frames' statements, the sweep's, then the frames' once more at [`LAST_PASS`].
+    pub fn new(targets: Targets) -> Self {
+        let offer = |target: &Target, temperature, tries| Offer {
+            target: target.clone(),
+            temperature,
+            tries,
+        };
+        let first = targets.frames.iter().chain(&targets.sweep);
+        let again = targets.frames.iter();
         Queue {
-            left: targets
-                .into_iter()
-                .map(|target| Offer {
-                    target,
-                    temperature: TEMPERATURES[0],
-                    tries: 0,
-                })
+            left: first
+                .map(|t| offer(t, TEMPERATURES[0], 0))
+                .chain(again.map(|t| offer(t, LAST_PASS, TEMPERATURES.len())))
                 .collect(),
         }
     }
@@ -82,11 +107,87 @@ impl Queue {
 /// The most lines before a statement taken to make it unique in its file.
 pub const MAX_LEAD_LINES: usize = 3;
 
+/// The statements to offer of `files` (the code shown): the frames' ([`frame_targets`]), then
+/// the other statements of the definitions shown for the frames and the failure's `names`
+/// ([`code_view::focus`]), file by file, a frame's definition from its line outward, any
+/// other from its top; each statement once, at most [`MAX_PER_DEFINITION`] of one
+/// definition and [`MAX_SWEEP`] in all.
+pub fn targets(trace: &Traceback, files: &[(String, String)], names: &[String]) -> Targets {
+    let frames = frame_targets(trace, files);
+    let mut sweep: Vec<Target> = Vec::new();
+    for (path, text) in files {
+        let lines = trace.lines_in(path);
+        for (first, last) in code_view::focus(text, &lines, names) {
+            let raised = lines.iter().find(|l| (first..=last).contains(*l)).copied();
+            let mut found = statements_in(text, first, last);
+            if let Some(r) = raised {
+                found.sort_by_key(|(start, _)| (start + 1).abs_diff(r));
+            }
+            for (start, stmt) in found.into_iter().take(MAX_PER_DEFINITION) {
+                let Some(lead) = unique_lead(text, start, &stmt) else {
+                    continue;
+                };
+                let t = Target {
+                    path: path.clone(),
+                    text: stmt,
+                    lead,
+                };
+                if sweep.len() < MAX_SWEEP && !frames.contains(&t) && !sweep.contains(&t) {
+                    sweep.push(t);
+                }
+            }
+        }
+    }
+    Targets { frames, sweep }
+}
+
+/// The statements of lines `first..=last` (1-based) of `text`, each whole ([`span_at`]),
+/// with the 0-based index of its first line: a function's `def` line (its parameters and
+/// their defaults) and its body's statements; not class headers, decorators, comments, blank
+/// lines, `else:`-like lines, docstrings or lines inside a string. The signatures come last.
+fn statements_in(text: &str, first: usize, last: usize) -> Vec<(usize, String)> {
+    const BARE: &[&str] = &["else:", "try:", "finally:", "except:"];
+    let lines: Vec<&str> = text.lines().collect();
+    let (mut out, mut signatures) = (Vec::new(), Vec::new());
+    let mut at = first.max(1);
+    let mut in_string = false;
+    while at <= last.min(lines.len()) {
+        let l = lines[at - 1].trim();
+        let quotes = l.matches("\"\"\"").count() + l.matches("'''").count();
+        if in_string || quotes > 0 {
+            // A docstring, or a statement holding a triple-quoted string: not offered.
+            in_string ^= quotes % 2 == 1;
+            at += 1;
+            continue;
+        }
+        if l.is_empty() || l.starts_with('#') || BARE.contains(&l) {
+            at += 1;
+            continue;
+        }
+        let Some((start, stmt)) = span_at(text, at) else {
+            at += 1;
+            continue;
+        };
+        at = start + stmt.lines().count() + 1;
+        if header(&stmt) || start + 1 < first {
+            continue;
+        }
+        if stmt.trim_start().starts_with("def ") {
+            signatures.push((start, stmt));
+        } else {
+            out.push((start, stmt));
+        }
+    }
+    // A body's statements before the signatures: a fix is likelier in what a function does.
+    out.extend(signatures);
+    out
+}
+
 /// The statements at the traceback's frames in `files` (the code shown; tests are not among
 /// them), outermost frame first, the deepest last; each statement once, at most
 /// [`MAX_TARGETS`]. A frame whose line is a `def` or `class` header (a decorator's frame)
 /// offers nothing.
-pub fn targets(trace: &Traceback, files: &[(String, String)]) -> Vec<Target> {
+fn frame_targets(trace: &Traceback, files: &[(String, String)]) -> Vec<Target> {
     let mut out: Vec<Target> = Vec::new();
     for (path, line) in trace.repo.iter().rev() {
         let Some((_, text)) = files.iter().find(|(p, _)| p == path) else {
@@ -126,16 +227,31 @@ fn unique_lead(text: &str, start: usize, stmt: &str) -> Option<String> {
     })
 }
 
-/// The whole statement at 1-based `line` of `text`: the line, with the lines before or after
-/// it that its brackets span (a call written over several lines is reported at its first or
-/// its last line, depending on the Python), at most [`MAX_STATEMENT_LINES`]. With the 0-based index of its first
-/// line; `None` for a blank line, a header, or brackets that do not close in reach.
+/// The whole statement at 1-based `line` of `text` ([`span_at`]); `None` for a blank line,
+/// a definition's header or a decorator (a frame there is a decorator's or the header's own
+/// default values: the line to change is not one statement).
 fn statement_at(text: &str, line: usize) -> Option<(usize, String)> {
+    span_at(text, line).filter(|(_, s)| !header(s) && !s.trim_start().starts_with("def "))
+}
+
+/// Whether a statement is a class's header, a decorator or an `async def`'s header (a
+/// function's `def` header is a statement the sweep offers: its defaults and parameters).
+fn header(stmt: &str) -> bool {
+    let t = stmt.trim_start();
+    ["class ", "@", "async def "]
+        .iter()
+        .any(|h| t.starts_with(h))
+}
+
+/// The lines at 1-based `line` of `text` its brackets span: the line, with the lines before
+/// or after it (a call written over several lines is reported at its first or its last line,
+/// depending on the Python), at most [`MAX_STATEMENT_LINES`]. With the 0-based index of its
+/// first line; `None` for a blank line, or brackets that do not close in reach.
+fn span_at(text: &str, line: usize) -> Option<(usize, String)> {
     let lines: Vec<&str> = text.lines().collect();
     let at = line.checked_sub(1)?;
     let first = lines.get(at)?;
-    let t = first.trim_start();
-    if t.is_empty() || t.starts_with("def ") || t.starts_with("class ") || t.starts_with('@') {
+    if first.trim().is_empty() {
         return None;
     }
     let (mut start, mut end) = (at, at);
@@ -281,7 +397,7 @@ mod tests {
 
     #[test]
     fn the_call_the_test_made_is_offered_before_the_line_that_raised() {
-        let t = targets(&trace(), &files());
+        let t = frame_targets(&trace(), &files());
         let texts: Vec<&str> = t.iter().map(|t| t.text.trim()).collect();
         assert_eq!(
             texts,
@@ -323,7 +439,7 @@ mod tests {
             repo: vec![("m.py".into(), 6)],
             outside: Vec::new(),
         };
-        let t = &targets(&trace, &[("m.py".into(), code.into())])[0];
+        let t = &frame_targets(&trace, &[("m.py".into(), code.into())])[0];
         let reply = format!("{}import y\n>>>>>>> REPLACE\n", begun_reply(t));
         let Some(EditBlock {
             change: Change::Replace { search, replace },
@@ -340,10 +456,13 @@ mod tests {
 
     #[test]
     fn a_statement_written_back_as_it_was_is_offered_once_more_hotter() {
-        let t = targets(&trace(), &files());
+        let t = frame_targets(&trace(), &files());
         let copied = format!("{}{}\n>>>>>>> REPLACE\n", begun_reply(&t[0]), t[0].text);
         assert_eq!(change(&t[0], &copied), None);
-        let mut q = Queue::new(t.clone());
+        let mut q = Queue::new(Targets {
+            frames: t.clone(),
+            sweep: Vec::new(),
+        });
         let first = q.next().unwrap();
         q.unchanged(first);
         let again = q.next().unwrap();
@@ -359,7 +478,7 @@ mod tests {
 
     #[test]
     fn the_begun_reply_opens_a_block_at_the_statement() {
-        let t = &targets(&trace(), &files())[1];
+        let t = &frame_targets(&trace(), &files())[1];
         assert_eq!(
             begun_reply(t),
             "utils.py\n```python\n<<<<<<< SEARCH\n        if line.lstrip().startswith('Sitemap:'):\n=======\n"
@@ -368,7 +487,7 @@ mod tests {
 
     #[test]
     fn the_model_s_new_line_replaces_the_statement_at_its_indent() {
-        let t = &targets(&trace(), &files())[0];
+        let t = &frame_targets(&trace(), &files())[0];
         let reply = format!(
             "{}for url in sitemap_urls_from_robots(response.text):\n>>>>>>> REPLACE\n```\nThis decodes it.",
             begun_reply(t)
@@ -389,10 +508,84 @@ mod tests {
 
     #[test]
     fn a_reply_that_wrote_nothing_after_the_begun_part_makes_no_change() {
-        let t = &targets(&trace(), &files())[0];
+        let t = &frame_targets(&trace(), &files())[0];
         assert_eq!(
             change(t, &format!("{}>>>>>>> REPLACE\n", begun_reply(t))),
             None
         );
+    }
+
+    const DATES: &str = "def parse_day(text):\n    \"\"\"The day of a date\n    written 2020-01-31.\"\"\"\n    # Year, month, day.\n    parts = text.split(\n        '-')\n    day = parts[1]\n    if not day:\n        return None\n    else:\n        return int(day)\n\n\ndef other():\n    return 1\n";
+
+    fn texts(t: &[Target]) -> Vec<&str> {
+        t.iter().map(|t| t.text.trim()).collect()
+    }
+
+    #[test]
+    fn a_named_definition_offers_its_statements_from_its_top() {
+        let files = [("dates.py".to_string(), DATES.to_string())];
+        let none = Traceback {
+            repo: Vec::new(),
+            outside: Vec::new(),
+        };
+        let t = targets(&none, &files, &["parse_day".to_string()]);
+        assert_eq!(t.frames, []);
+        assert_eq!(
+            texts(&t.sweep),
+            [
+                "parts = text.split(\n        '-')",
+                "day = parts[1]",
+                "if not day:",
+                "return None",
+                "return int(day)",
+                "def parse_day(text):"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_frames_definition_offers_its_other_statements_nearest_the_frame_first() {
+        let files = [("dates.py".to_string(), DATES.to_string())];
+        let trace = Traceback {
+            repo: vec![("dates.py".into(), 11)],
+            outside: Vec::new(),
+        };
+        let t = targets(&trace, &files, &[]);
+        assert_eq!(texts(&t.frames), ["return int(day)"]);
+        assert_eq!(
+            texts(&t.sweep),
+            [
+                "return None",
+                "if not day:",
+                "day = parts[1]",
+                "parts = text.split(\n        '-')",
+                "def parse_day(text):"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_frames_come_first_then_the_sweep_then_the_frames_again_hotter() {
+        let t = frame_targets(&trace(), &files());
+        let mut q = Queue::new(Targets {
+            frames: vec![t[0].clone()],
+            sweep: vec![t[1].clone()],
+        });
+        let order: Vec<(Target, f64)> =
+            std::iter::from_fn(|| q.next().map(|o| (o.target, o.temperature))).collect();
+        assert_eq!(
+            order,
+            [
+                (t[0].clone(), TEMPERATURES[0]),
+                (t[1].clone(), TEMPERATURES[0]),
+                (t[0].clone(), LAST_PASS)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_frame_inside_a_signature_written_over_several_lines_offers_nothing() {
+        let code = "def make(url, callback=None,\n         flags=None):\n    return url\n";
+        assert_eq!(statement_at(code, 2), None);
     }
 }

@@ -329,7 +329,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         })
     };
     let mut opening = opening_of(&shown);
-    let mut offers = lines::Queue::new(lines::targets(&shown.trace, &shown.files));
+    let mut offers = lines::Queue::new(lines::targets(&shown.trace, &shown.files, &names));
     let mut locator = locate::Locator::new(locate::called_names(&failure, &names));
     let mut a = Attempts::new(badness(&start), TestSet::of(&start));
     let end = loop {
@@ -337,6 +337,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             break CoderEnd::CallCap;
         }
         let (offer, request) = next_attempt(ctx, &mut a, &mut offers, &opening);
+        let line = offer.is_some();
         let reply = match llm::call(ctx, state, NodeName::Coder, request).await {
             Err(CallFailure::Stopped) => break CoderEnd::RunStopped,
             Err(CallFailure::Failed(_)) => continue,
@@ -351,7 +352,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
                 None => continue,
             }
         }
-        match a.seen(&blocks) {
+        match a.seen_as(line, &blocks) {
             Seen::New => {}
             Seen::Again => continue,
             Seen::TooOften => break CoderEnd::RepeatedCall,
