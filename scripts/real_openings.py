@@ -97,8 +97,8 @@ def token_counter(base_url):
     return (lambda text: round(len(text) / 3.5)), "characters / 3.5"
 
 
-def first_repair_prompt(repo):
-    """The first coder request's user text holding "# Files", from the run's transcript."""
+def coder_requests(repo):
+    """Each coder request's messages, in order, from the run's transcripts."""
     for tr in sorted((repo / ".sdd" / "runs").glob("*.transcript.jsonl")):
         for line in tr.read_text(errors="replace").splitlines():
             try:
@@ -106,9 +106,15 @@ def first_repair_prompt(repo):
             except ValueError:
                 continue
             if e.get("type") == "model_request" and e.get("node") == "coder":
-                text = "\n".join(str(m.get("content") or "") for m in e.get("messages") or [])
-                if "\n# Files\n" in text:
-                    return text
+                yield e.get("messages") or []
+
+
+def first_repair_prompt(repo):
+    """The first coder request's user text holding "# Files", from the run's transcript."""
+    for msgs in coder_requests(repo):
+        text = "\n".join(str(m.get("content") or "") for m in msgs)
+        if "\n# Files\n" in text:
+            return text
     return None
 
 
@@ -117,19 +123,13 @@ def offered_statements(repo):
     half of each reply begun for the model (a coder request whose last message is the
     assistant's)."""
     out = []
-    for tr in sorted((repo / ".sdd" / "runs").glob("*.transcript.jsonl")):
-        for line in tr.read_text(errors="replace").splitlines():
-            try:
-                e = json.loads(line)
-            except ValueError:
-                continue
-            msgs = e.get("messages") or []
-            if e.get("type") != "model_request" or not msgs or msgs[-1].get("role") != "assistant":
-                continue
-            begun = str(msgs[-1].get("content") or "")
-            stmt = begun.split("<<<<<<< SEARCH\n", 1)[-1].split("\n=======", 1)[0]
-            if stmt not in out:
-                out.append(stmt)
+    for msgs in coder_requests(repo):
+        if not msgs or msgs[-1].get("role") != "assistant":
+            continue
+        begun = str(msgs[-1].get("content") or "")
+        stmt = begun.split("<<<<<<< SEARCH\n", 1)[-1].split("\n=======", 1)[0]
+        if stmt not in out:
+            out.append(stmt)
     return out
 
 

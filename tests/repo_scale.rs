@@ -768,24 +768,49 @@ const ROBOTS_BYTES: &str = "The line must compare bytes.\n\npkg/robots.py\n```py
 /// fixed in its caller (`sitemap_urls` must decode the body), scrapy-20's shape. The free
 /// attempts keep rewriting the helper; a line attempt at the caller's line decodes the body.
 async fn run_robots(lines: &[(&str, &str)]) -> Run {
-    let mut repo = files(&[
-        ("pkg/__init__.py", ""),
-        ("pkg/robots.py", ROBOTS),
-        ("pkg/spider.py", SPIDER),
-        ("test_spider.py", SPIDER_TEST),
-    ]);
-    repo.extend(filler(100));
-    let timings =
-        json!({"prompt_n": 400, "prompt_ms": 1000.0, "predicted_n": 40, "predicted_ms": 500.0});
-    run_lines(
-        repo,
+    run_llama(
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/robots.py", ROBOTS),
+            ("pkg/spider.py", SPIDER),
+            ("test_spider.py", SPIDER_TEST),
+        ],
         "sitemap_urls fails on a robots.txt body: make test_spider.py pass.",
         "python3 -m unittest -q test_spider",
-        &[ROBOTS_BYTES.to_string()],
-        Some(timings),
+        ROBOTS_BYTES,
         lines,
     )
     .await
+}
+
+/// `list` among 100 filler modules, run against a fake llama.cpp (its `timings`, so line
+/// attempts are made) whose free attempts all answer `free` and whose line attempts answer
+/// as `lines` says.
+async fn run_llama(
+    list: &[(&str, &str)],
+    goal: &str,
+    test: &str,
+    free: &str,
+    lines: &[(&str, &str)],
+) -> Run {
+    let mut repo = files(list);
+    repo.extend(filler(100));
+    let timings =
+        json!({"prompt_n": 400, "prompt_ms": 1000.0, "predicted_n": 40, "predicted_ms": 500.0});
+    run_lines(repo, goal, test, &[free.to_string()], Some(timings), lines).await
+}
+
+/// The statements the line attempts were offered, in order, each once.
+fn begun_statements(f: &Fake) -> Vec<String> {
+    let mut begun: Vec<String> = f
+        .lasts
+        .iter()
+        .filter(|l| l.contains("<<<<<<< SEARCH"))
+        .map(|l| l.lines().nth(3).unwrap_or_default().trim().to_string())
+        .collect();
+    // Each is offered again, hotter, when written back as it was.
+    begun.dedup();
+    begun
 }
 
 #[tokio::test]
@@ -806,16 +831,8 @@ async fn after_a_failed_attempt_the_callers_line_is_offered_and_its_new_line_fix
 async fn the_statements_are_offered_from_the_tests_call_inward() {
     let r = run_robots(&[]).await;
     let f = r.fake.lock().unwrap();
-    let mut begun: Vec<&str> = f
-        .lasts
-        .iter()
-        .filter(|l| l.contains("<<<<<<< SEARCH"))
-        .map(|l| l.lines().nth(3).unwrap_or_default().trim())
-        .collect();
-    // Each is offered again, hotter, when written back as it was.
-    begun.dedup();
     assert_eq!(
-        begun[..2],
+        begun_statements(&f)[..2],
         [
             "return [u for u in urls_from_robots(body)]",
             "if line.lstrip().startswith('Sitemap:'):",
@@ -835,20 +852,15 @@ const DAY_ROUND: &str = "The day must be rounded.\n\npkg/dates.py\n```python\nde
 /// so no frame's line is offered; the fix is one statement of the function the failing name
 /// defines (`day = parts[1]` → `parts[2]`), which the free attempts miss.
 async fn run_day(lines: &[(&str, &str)]) -> Run {
-    let mut repo = files(&[
-        ("pkg/__init__.py", ""),
-        ("pkg/dates.py", DAY),
-        ("test_dates.py", DAY_TEST),
-    ]);
-    repo.extend(filler(100));
-    let timings =
-        json!({"prompt_n": 400, "prompt_ms": 1000.0, "predicted_n": 40, "predicted_ms": 500.0});
-    run_lines(
-        repo,
+    run_llama(
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/dates.py", DAY),
+            ("test_dates.py", DAY_TEST),
+        ],
         "parse_day returns the month: make test_dates.py pass.",
         "python3 -m unittest -q test_dates",
-        &[DAY_ROUND.to_string()],
-        Some(timings),
+        DAY_ROUND,
         lines,
     )
     .await
@@ -869,15 +881,8 @@ async fn a_failure_raised_in_the_test_has_the_named_functions_statements_offered
 async fn the_named_functions_statements_are_offered_from_its_top() {
     let r = run_day(&[]).await;
     let f = r.fake.lock().unwrap();
-    let mut begun: Vec<&str> = f
-        .lasts
-        .iter()
-        .filter(|l| l.contains("<<<<<<< SEARCH"))
-        .map(|l| l.lines().nth(3).unwrap_or_default().trim())
-        .collect();
-    begun.dedup();
     assert_eq!(
-        begun[..3],
+        begun_statements(&f)[..3],
         [
             "parts = text.split('-')",
             "day = parts[1]",

@@ -38,6 +38,19 @@ pub struct Target {
     pub lead: String,
 }
 
+impl Target {
+    /// The statement `stmt` of `text` (the file at `path`) at 0-based line `start`, with the
+    /// lead that makes it unique; `None` when no lead does ([`unique_lead`]).
+    fn at(path: &str, text: &str, start: usize, stmt: String) -> Option<Target> {
+        let lead = unique_lead(text, start, &stmt)?;
+        Some(Target {
+            path: path.to_string(),
+            text: stmt,
+            lead,
+        })
+    }
+}
+
 /// The temperatures a statement is offered at: the likeliest new line first; once more,
 /// hotter, when the model wrote it back as it was.
 pub const TEMPERATURES: [f64; 2] = [0.2, 0.8];
@@ -124,13 +137,8 @@ pub fn targets(trace: &Traceback, files: &[(String, String)], names: &[String]) 
                 found.sort_by_key(|(start, _)| (start + 1).abs_diff(r));
             }
             for (start, stmt) in found.into_iter().take(MAX_PER_DEFINITION) {
-                let Some(lead) = unique_lead(text, start, &stmt) else {
+                let Some(t) = Target::at(path, text, start, stmt) else {
                     continue;
-                };
-                let t = Target {
-                    path: path.clone(),
-                    text: stmt,
-                    lead,
                 };
                 if sweep.len() < MAX_SWEEP && !frames.contains(&t) && !sweep.contains(&t) {
                     sweep.push(t);
@@ -193,16 +201,10 @@ fn frame_targets(trace: &Traceback, files: &[(String, String)]) -> Vec<Target> {
         let Some((_, text)) = files.iter().find(|(p, _)| p == path) else {
             continue;
         };
-        let Some((start, stmt)) = statement_at(text, *line) else {
+        let Some(t) =
+            statement_at(text, *line).and_then(|(start, stmt)| Target::at(path, text, start, stmt))
+        else {
             continue;
-        };
-        let Some(lead) = unique_lead(text, start, &stmt) else {
-            continue;
-        };
-        let t = Target {
-            path: path.clone(),
-            text: stmt,
-            lead,
         };
         if !out.contains(&t) {
             out.push(t);
