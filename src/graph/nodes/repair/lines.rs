@@ -140,8 +140,11 @@ pub fn targets(trace: &Traceback, files: &[(String, String)], names: &[String]) 
                 let Some(t) = Target::at(path, text, start, stmt) else {
                     continue;
                 };
-                if sweep.len() < MAX_SWEEP && !frames.contains(&t) && !sweep.contains(&t) {
+                if !frames.contains(&t) && !sweep.contains(&t) {
                     sweep.push(t);
+                }
+                if sweep.len() == MAX_SWEEP {
+                    return Targets { frames, sweep };
                 }
             }
         }
