@@ -428,7 +428,10 @@ def shows_file(files_section, path):
 def harness_losses(repo, test_command, stderr="", protected=()):
     """The issue-30 counts of one kotef run, from its records under `repo/.sdd/runs`. The
     task's protected test files are not counted as missing frames: the repair opening leaves
-    tests out on purpose (a small model shown a test copies it back as its fix)."""
+    tests out on purpose (a small model shown a test copies it back as its fix). A repair
+    prompt is judged against the failure it shows: a failed attempt is undone before the next
+    prompt, so the last failing run (that attempt's) is not the failure of the code the
+    prompt asks to fix."""
     out = {"refused": 0, "refused_project": 0, "missing_vars": 0, "setup_failed": 0,
            "transcript_in_prompt": 0, "calls_cut": 0, "repair_prompts": 0,
            "repair_without_frames": 0, "tests_timed_out": 0}
@@ -438,7 +441,6 @@ def harness_losses(repo, test_command, stderr="", protected=()):
     if not runs:
         return out
     project_exe = test_command.split()[0]
-    last_failure = ""
     for line in runs[-1].read_text(errors="replace").splitlines():
         try:
             e = json.loads(line)
@@ -454,15 +456,11 @@ def harness_losses(repo, test_command, stderr="", protected=()):
                     if cmd.split()[:1] == [project_exe] or cmd.startswith(".venv/") \
                             or re.match(r"(python3?|pytest)\b", cmd):
                         out["refused_project"] += 1
-                else:
-                    last_failure = text
             out["missing_vars"] += len(MISSING_VAR.findall(text))
         elif kind == "verification":
             text = str(e.get("output", ""))
             out["missing_vars"] += len(MISSING_VAR.findall(text))
             out["tests_timed_out"] += bool(e.get("timed_out"))
-            if not e.get("passed"):
-                last_failure = text
         elif kind == "model_error":
             if "timed out" in str(e.get("error", "")):
                 out["calls_cut"] += 1
@@ -474,8 +472,7 @@ def harness_losses(repo, test_command, stderr="", protected=()):
                 out["repair_prompts"] += 1
                 shown, _, failure = text.split("\n# Files\n", 1)[1].partition(
                     "\n# How the tests fail now")
-                frames = [f for f in repo_frames(failure + "\n" + last_failure, repo)
-                          if f not in protected]
+                frames = [f for f in repo_frames(failure, repo) if f not in protected]
                 if frames and not any(shows_file(shown, f) for f in frames):
                     out["repair_without_frames"] += 1
     return out
@@ -604,6 +601,7 @@ def self_test():
         repo = Path(tmp)
         (repo / "pkg").mkdir()
         (repo / "pkg" / "mod.py").write_text("x = 1\n")
+        (repo / "pkg" / "other.py").write_text("y = 2\n")
         (repo / "tests").mkdir()
         (repo / "tests" / "test_mod.py").write_text("")
         runs = repo / ".sdd" / "runs"
@@ -611,6 +609,8 @@ def self_test():
         tb = (f'Traceback (most recent call last):\n  File "{repo}/tests/test_mod.py", line 3\n'
               f'  File "{repo}/pkg/mod.py", line 1, in f\n  File "{repo}/.venv/lib/x.py", '
               "line 2\nKeyError: 'DATABASE_URL'\n")
+        undone = f'Traceback (most recent call last):\n  File "{repo}/pkg/other.py", line 1\nNameError\n'
+        in_test = f'  File "{repo}/tests/test_mod.py", line 3\nAssertionError\n'
         repair = "# Goal\ng\n\n# Files\n\n{}\n```\nx = 1\n```\n\n# How the tests fail now: `t`\n```\n" + tb + "```"
         events = [
             {"type": "tool_call", "node": "coder", "name": "run_command",
@@ -635,12 +635,16 @@ def self_test():
             {"type": "model_request", "node": "coder",
              "messages": [{"role": "user", "content": repair.format(
                  "pkg/mod.py lines 1-1, `x` (to change it, ...)")}]},
+            {"type": "verification", "command": "t", "passed": False, "output": undone},
+            {"type": "model_request", "node": "coder",
+             "messages": [{"role": "user", "content": repair.format("pkg/mod.py").replace(
+                 tb, in_test)}]},
         ]
         (runs / "a.transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
         got = harness_losses(repo, ".venv/bin/python -m pytest -q tests/test_mod.py",
                              "error: setup failed: exit 1", ["tests/test_mod.py"])
         want = {"refused": 2, "refused_project": 1, "missing_vars": 1, "setup_failed": 1,
-                "transcript_in_prompt": 1, "calls_cut": 1, "repair_prompts": 4,
+                "transcript_in_prompt": 1, "calls_cut": 1, "repair_prompts": 5,
                 "repair_without_frames": 1, "tests_timed_out": 1}
         if got != want:
             die(f"self-test: losses {got}, expected {want}")
