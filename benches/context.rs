@@ -87,6 +87,7 @@ fn main() {
             temperature: None,
             max_tokens: None,
             code_reply: false,
+            alternatives: None,
         }
         .estimated_prompt_tokens()
     };

@@ -28,6 +28,44 @@ struct Fake {
     /// What a line attempt (a reply begun at one statement) answers: the rest of the reply
     /// after the first begun statement holding the key; none of them, the statement again.
     lines: Vec<(String, String)>,
+    /// What a line attempt asking for alternatives answers, begun at the statement holding
+    /// the key: the tokens it writes, each with the other tokens likely there (llama.cpp's
+    /// `logprobs`).
+    ranked: Vec<(String, Vec<Token>)>,
+    /// What a line attempt begun further (a branch) answers: the rest after a begun reply
+    /// ending with the key.
+    branch_rests: Vec<(String, String)>,
+}
+
+/// A token a fake line attempt writes: its text, log-probability and the likely others.
+type Token = (&'static str, f64, Vec<(&'static str, f64)>);
+
+/// A line attempt's answer from [`Fake::ranked`] or [`Fake::branch_rests`], when the request
+/// asked for alternatives: its text and its `logprobs`.
+fn ranked_answer(f: &Fake, begun: &str) -> Option<(String, Value)> {
+    let (statement, after) = begun.split_once("=======\n")?;
+    if after.is_empty() {
+        let (_, tokens) = f
+            .ranked
+            .iter()
+            .find(|(k, _)| statement.contains(k.as_str()))?;
+        let entry = |t: &str, lp: f64| json!({"token": t, "logprob": lp});
+        let content: Vec<Value> = tokens
+            .iter()
+            .map(|(t, lp, others)| {
+                let mut e = entry(t, *lp);
+                e["top_logprobs"] = others.iter().map(|(o, l)| entry(o, *l)).collect();
+                e
+            })
+            .collect();
+        let text: String = tokens.iter().map(|(t, _, _)| *t).collect();
+        return Some((text, json!({ "content": content })));
+    }
+    let (_, rest) = f
+        .branch_rests
+        .iter()
+        .find(|(k, _)| after.ends_with(k.as_str()))?;
+    Some((rest.clone(), json!({"content": []})))
 }
 
 async fn chat(State(fake): State<Arc<Mutex<Fake>>>, Json(body): Json<Value>) -> Json<Value> {
@@ -40,7 +78,16 @@ async fn chat(State(fake): State<Arc<Mutex<Fake>>>, Json(body): Json<Value>) -> 
     };
     let last = body["messages"].as_array().map_or(0, |m| m.len() - 1);
     let begun = (body["messages"][last]["role"] == "assistant").then(|| text(last));
-    let content = if let Some(begun) = begun {
+    let ranked = begun
+        .as_deref()
+        .filter(|_| body.get("top_logprobs").is_some())
+        .and_then(|b| ranked_answer(&f, b));
+    let mut logprobs = None;
+    let content = if let Some((text, lp)) = ranked {
+        f.lasts.push(begun.unwrap_or_default());
+        logprobs = Some(lp);
+        text
+    } else if let Some(begun) = begun {
         // A line attempt: continue the begun block, as llama.cpp does.
         f.lasts.push(begun.clone());
         let statement = begun
@@ -82,6 +129,9 @@ async fn chat(State(fake): State<Arc<Mutex<Fake>>>, Json(body): Json<Value>) -> 
     if let Some(t) = &f.timings {
         reply["timings"] = t.clone();
     }
+    if let Some(lp) = logprobs {
+        reply["choices"][0]["logprobs"] = lp;
+    }
     Json(reply)
 }
 
@@ -92,6 +142,8 @@ async fn serve(replies: &[String], timings: Option<Value>) -> (String, Arc<Mutex
         openings: Vec::new(),
         lasts: Vec::new(),
         lines: Vec::new(),
+        ranked: Vec::new(),
+        branch_rests: Vec::new(),
     }));
     let app = Router::new()
         .route("/v1/chat/completions", post(chat))
@@ -781,6 +833,72 @@ async fn run_robots(lines: &[(&str, &str)]) -> Run {
         lines,
     )
     .await
+}
+
+/// The robots repository against a fake whose line attempt at the caller writes the line
+/// back as it was, finding `body.decode())]` its second choice at one token; the branch
+/// begun there ends the block.
+async fn run_robots_ranked() -> Run {
+    let list = [
+        ("pkg/__init__.py", ""),
+        ("pkg/robots.py", ROBOTS),
+        ("pkg/spider.py", SPIDER),
+        ("test_spider.py", SPIDER_TEST),
+    ];
+    let mut repo = files(&list);
+    repo.extend(filler(100));
+    let timings =
+        json!({"prompt_n": 400, "prompt_ms": 1000.0, "predicted_n": 40, "predicted_ms": 500.0});
+    let refs: Vec<(&str, &str)> = repo.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let committed = kotef_testkit::committed_repo(&refs, &[]);
+    let (url, fake) = serve(&[ROBOTS_BYTES.to_string()], Some(timings)).await;
+    {
+        let mut f = fake.lock().unwrap();
+        let tokens: Vec<Token> = vec![
+            ("    return [u for u in urls_from_robots(body", -0.2, vec![]),
+            (")]", -0.4, vec![(")]", -0.4), (".decode())]", -1.1)]),
+            ("\n>>>>>>> REPLACE\n```\n", -0.01, vec![]),
+        ];
+        f.ranked = vec![("urls_from_robots(body)]".into(), tokens)];
+        f.branch_rests = vec![(".decode())]".into(), "\n>>>>>>> REPLACE\n```\n".into())];
+    }
+    let summary = kotef_testkit::KotefRun::new(env!("CARGO_BIN_EXE_kotef"), committed.path())
+        .goal("sitemap_urls fails on a robots.txt body: make test_spider.py pass.")
+        .local_server(&url)
+        .test_command("python3 -m unittest -q test_spider")
+        .args(["--time-budget-s", "120"])
+        .timeout(std::time::Duration::from_secs(240))
+        .run()
+        .await
+        .summary();
+    Run {
+        summary,
+        repo: committed,
+        fake,
+    }
+}
+
+#[tokio::test]
+async fn the_models_second_choice_at_a_token_of_the_callers_line_is_tried_and_fixes_it() {
+    let r = run_robots_ranked().await;
+    r.assert_success();
+    assert_eq!(
+        read(r.repo.path(), "pkg/spider.py"),
+        SPIDER.replace("robots(body)", "robots(body.decode())")
+    );
+}
+
+#[tokio::test]
+async fn the_branch_is_begun_with_the_line_up_to_the_other_token() {
+    let r = run_robots_ranked().await;
+    let f = r.fake.lock().unwrap();
+    assert!(
+        f.lasts.iter().any(
+            |l| l.ends_with("=======\n    return [u for u in urls_from_robots(body.decode())]")
+        ),
+        "{:?}",
+        f.lasts
+    );
 }
 
 /// `list` among 100 filler modules, run against a fake llama.cpp (its `timings`, so line

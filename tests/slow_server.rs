@@ -32,6 +32,7 @@ fn request(user_chars: usize) -> ModelRequest {
         temperature: None,
         max_tokens: None,
         code_reply: false,
+        alternatives: None,
     }
 }
 

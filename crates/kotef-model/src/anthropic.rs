@@ -347,6 +347,7 @@ pub(crate) fn parse_reply(body: &[u8], request: &ModelRequest) -> Result<Parsed,
                 .map(str::to_string),
             calls_from_text: false,
             timings: None,
+            tokens: Vec::new(),
         },
         usage_reported,
     })
@@ -378,6 +379,7 @@ mod tests {
             temperature: None,
             max_tokens: None,
             code_reply: false,
+            alternatives: None,
         }
     }
 

@@ -36,5 +36,5 @@ pub use select::{model_from_spec, model_from_spec_with_policy, parse_spec, Model
 pub use textcalls::{expected_call_shape, first_json_object, is_text_call, parse_text_tool_calls};
 pub use types::{
     estimate_tokens, CallRecord, FinishReason, Message, Model, ModelError, ModelReply,
-    ModelRequest, Role, ServerTimings, ToolCall, ToolSchema, Usage,
+    ModelRequest, Role, ServerTimings, TokenChoice, ToolCall, ToolSchema, Usage,
 };

@@ -296,6 +296,10 @@ pub fn request_body(model: &str, request: &ModelRequest, opts: &BodyOptions) -> 
             body.insert("temperature".into(), json!(t));
         }
     }
+    if let Some(n) = request.alternatives {
+        body.insert("logprobs".into(), json!(true));
+        body.insert("top_logprobs".into(), json!(n));
+    }
     if opts.stream {
         body.insert("stream".into(), json!(true));
         body.insert("stream_options".into(), json!({"include_usage": true}));
@@ -453,6 +457,7 @@ pub(crate) fn parse_reply(body: &[u8], request: &ModelRequest) -> Result<Parsed,
             finish_reason,
             calls_from_text,
             timings: crate::types::ServerTimings::from_llama(&v),
+            tokens: crate::TokenChoice::from_logprobs(choice.pointer("/logprobs/content")),
         },
         usage_reported,
     })
@@ -518,6 +523,7 @@ mod tests {
             temperature: None,
             max_tokens: None,
             code_reply: false,
+            alternatives: None,
         }
     }
 
@@ -547,6 +553,49 @@ mod tests {
         assert!(b.get("response_format").is_none());
         assert!(b.get("max_tokens").is_none());
         assert!(b.get("temperature").is_none());
+    }
+
+    #[test]
+    fn alternatives_are_asked_for_as_top_logprobs_only_when_wanted() {
+        let mut r = req(false);
+        assert!(request_body("local", &r, &BodyOptions::default())
+            .get("logprobs")
+            .is_none());
+        r.alternatives = Some(5);
+        let b = request_body("local", &r, &BodyOptions::default());
+        assert_eq!(
+            (&b["logprobs"], &b["top_logprobs"]),
+            (&json!(true), &json!(5))
+        );
+    }
+
+    #[test]
+    fn a_replys_logprobs_are_read_as_tokens_with_the_likeliest_others() {
+        let body = json!({"choices": [{"index": 0, "finish_reason": "stop",
+            "message": {"role": "assistant", "content": " is not"},
+            "logprobs": {"content": [
+                {"token": " is", "logprob": -0.01, "top_logprobs": [{"token": " is", "logprob": -0.01}]},
+                {"token": " not", "logprob": -0.9, "top_logprobs": [
+                    {"token": " not", "logprob": -0.9}, {"token": " None", "logprob": -1.2}]},
+                {"logprob": -1.0}]}}]});
+        let reply = parse_reply(body.to_string().as_bytes(), &req(false))
+            .unwrap()
+            .reply;
+        assert_eq!(
+            reply.tokens,
+            [
+                crate::TokenChoice {
+                    text: " is".into(),
+                    logprob: -0.01,
+                    others: vec![(" is".into(), -0.01)]
+                },
+                crate::TokenChoice {
+                    text: " not".into(),
+                    logprob: -0.9,
+                    others: vec![(" not".into(), -0.9), (" None".into(), -1.2)]
+                },
+            ]
+        );
     }
 
     #[test]
@@ -601,6 +650,7 @@ mod tests {
             temperature: None,
             max_tokens: None,
             code_reply: true,
+            alternatives: None,
         }
     }
 

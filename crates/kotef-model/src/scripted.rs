@@ -163,6 +163,7 @@ impl Model for ScriptedModel {
                 finish_reason: Some("stop".into()),
                 calls_from_text: false,
                 timings: None,
+                tokens: Vec::new(),
             });
         };
         if let Some(e) = turn.error {
@@ -207,6 +208,7 @@ impl Model for ScriptedModel {
             },
             calls_from_text: false,
             timings: None,
+            tokens: Vec::new(),
         })
     }
 }
@@ -226,6 +228,7 @@ mod tests {
             temperature: None,
             max_tokens: None,
             code_reply: false,
+            alternatives: None,
         }
     }
 

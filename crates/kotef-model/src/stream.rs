@@ -166,7 +166,13 @@ pub struct StreamedReply {
     tool_calls: Vec<(String, String, String)>,
     /// The last `prompt_progress` event not yet taken by [`StreamedReply::take_progress`].
     progress: Option<PromptProgress>,
+    /// The tokens' `logprobs` entries, when the request asked for them (at most
+    /// [`MAX_LOGPROBS`]).
+    logprobs: Vec<Value>,
 }
+
+/// The most tokens' `logprobs` entries one reply keeps.
+pub const MAX_LOGPROBS: usize = 4096;
 
 impl StreamedReply {
     /// A reply whose request was sent at `started`: a stream this side ends early (the server
@@ -226,6 +232,13 @@ impl StreamedReply {
                     self.deltas += 1;
                 }
                 self.content.push_str(text);
+            }
+            if let Some(items) = choice
+                .pointer("/logprobs/content")
+                .and_then(Value::as_array)
+            {
+                let room = MAX_LOGPROBS.saturating_sub(self.logprobs.len());
+                self.logprobs.extend(items.iter().take(room).cloned());
             }
             if let Some(r) = choice.get("finish_reason").and_then(Value::as_str) {
                 self.finish_reason = Some(r.to_string());
@@ -373,6 +386,9 @@ impl StreamedReply {
                         "finish_reason": self.finish_reason,
                     }],
                 });
+                if !self.logprobs.is_empty() {
+                    v["choices"][0]["logprobs"] = json!({ "content": self.logprobs });
+                }
                 match self.usage {
                     Some(u) => v["usage"] = u,
                     // A stream ended here never gets the server's usage: the tokens generated
@@ -475,6 +491,20 @@ mod tests {
         assert_eq!(calls[0]["function"]["name"], "read_file");
         assert_eq!(calls[0]["function"]["arguments"], "{\"path\": \"x.py\"}");
         assert_eq!(calls[1]["id"], "b");
+    }
+
+    #[test]
+    fn streamed_logprobs_fold_into_the_reply_body_in_order() {
+        let mut r = StreamedReply::default();
+        for (text, lp) in [(" is", -0.1), (" not", -0.9)] {
+            let event = json!({"choices": [{"index": 0, "delta": {"content": text},
+                "logprobs": {"content": [{"token": text, "logprob": lp, "top_logprobs": []}]}}]});
+            r.push(format!("data: {event}\n\n").as_bytes());
+        }
+        let v: Value = serde_json::from_slice(&r.into_body()).unwrap();
+        let tokens = crate::TokenChoice::from_logprobs(v.pointer("/choices/0/logprobs/content"));
+        let texts: Vec<&str> = tokens.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(texts, [" is", " not"]);
     }
 
     #[test]

@@ -97,6 +97,11 @@ pub struct ModelRequest {
     /// ended at the first line of prose after a block that followed the explanation, instead
     /// of being waited for (`crate::stream::prose_after_code`).
     pub code_reply: bool,
+    /// Ask for the likeliest other tokens at each generated token, this many (OpenAI's and
+    /// llama.cpp's `logprobs` with `top_logprobs`): the repair loop's line attempts read the
+    /// model's next-likeliest lines from them ([`ModelReply::tokens`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alternatives: Option<u8>,
 }
 
 impl ModelRequest {
@@ -152,6 +157,53 @@ pub struct ModelReply {
     /// The server's own timing of the call, when it reports one (llama.cpp's `timings`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timings: Option<ServerTimings>,
+    /// The generated tokens with their log-probabilities and the likeliest others, when the
+    /// request asked for them ([`ModelRequest::alternatives`]) and the server sent them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tokens: Vec<TokenChoice>,
+}
+
+/// One generated token: its text, its log-probability, and the likeliest tokens the model
+/// could have written there instead (each with its log-probability; the token itself may be
+/// among them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenChoice {
+    pub text: String,
+    pub logprob: f64,
+    pub others: Vec<(String, f64)>,
+}
+
+impl TokenChoice {
+    /// The tokens of a Chat Completions choice's `logprobs.content` (OpenAI's and llama.cpp's
+    /// shape); entries without a token or a log-probability are skipped.
+    pub fn from_logprobs(content: Option<&Value>) -> Vec<TokenChoice> {
+        let entry = |e: &Value| -> Option<(String, f64)> {
+            Some((
+                e.get("token")?.as_str()?.to_string(),
+                e.get("logprob")?.as_f64()?,
+            ))
+        };
+        content
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| {
+                let (text, logprob) = entry(e)?;
+                let others = e
+                    .get("top_logprobs")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(entry)
+                    .collect();
+                Some(TokenChoice {
+                    text,
+                    logprob,
+                    others,
+                })
+            })
+            .collect()
+    }
 }
 
 /// Why a reply ended, normalised across providers: OpenAI's `length` and Anthropic's
@@ -463,6 +515,7 @@ mod tests {
             temperature: None,
             max_tokens: None,
             code_reply: false,
+            alternatives: None,
         };
         assert_eq!(req.estimated_prompt_tokens(), 2);
     }

@@ -43,6 +43,7 @@ fn history_with_string_arguments() -> ModelRequest {
         temperature: None,
         max_tokens: None,
         code_reply: false,
+        alternatives: None,
     }
 }
 

@@ -92,6 +92,7 @@ fn plain_request() -> ModelRequest {
         temperature: None,
         max_tokens: Some(600),
         code_reply: false,
+        alternatives: None,
     }
 }
 
@@ -135,6 +136,7 @@ async fn a_code_reply_ends_at_the_prose_after_its_block() {
             .unwrap();
     let request = ModelRequest {
         code_reply: true,
+        alternatives: None,
         ..plain_request()
     };
     let reply = model.complete(&request).await.unwrap();
@@ -154,6 +156,7 @@ async fn a_code_reply_that_opens_by_copying_its_prompt_is_cut_to_nothing() {
             .unwrap();
     let mut request = ModelRequest {
         code_reply: true,
+        alternatives: None,
         ..plain_request()
     };
     request.messages.push(Message::user(

@@ -40,6 +40,7 @@ fn coder_request() -> ModelRequest {
         temperature: None,
         max_tokens: None,
         code_reply: false,
+        alternatives: None,
     }
 }
 
@@ -353,6 +354,7 @@ async fn a_request_temperature_wins_over_the_configured_one() {
         temperature: Some(0.8),
         max_tokens: None,
         code_reply: false,
+        alternatives: None,
         ..json_request()
     };
     assert_eq!(

@@ -106,6 +106,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
             temperature: None,
             max_tokens: None,
             code_reply: false,
+            alternatives: None,
         };
         match llm::call(ctx, state, NodeName::Planner, request).await {
             Err(CallFailure::Stopped) => return StepResult::stopped(state, false),

@@ -81,6 +81,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
             temperature: None,
             max_tokens: None,
             code_reply: false,
+            alternatives: None,
         };
         let reply = match llm::call(ctx, state, NodeName::Researcher, request).await {
             Err(CallFailure::Stopped) => return StepResult::stopped(state, false),

@@ -102,6 +102,7 @@ mod tests {
             usage: kotef_model::Usage::default(),
             finish_reason: None,
             timings: None,
+            tokens: Vec::new(),
         }
     }
 

@@ -149,6 +149,7 @@ mod tests {
             temperature: None,
             max_tokens: None,
             code_reply: true,
+            alternatives: None,
         }
     }
 

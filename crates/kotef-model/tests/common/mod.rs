@@ -195,6 +195,7 @@ pub fn tool_request() -> ModelRequest {
         temperature: None,
         max_tokens: None,
         code_reply: false,
+        alternatives: None,
     }
 }
 
@@ -211,6 +212,7 @@ pub fn json_request() -> ModelRequest {
         temperature: None,
         max_tokens: None,
         code_reply: false,
+        alternatives: None,
     }
 }
 

@@ -87,6 +87,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
             temperature: std::mem::take(&mut t.resample).then_some(RESAMPLE_TEMPERATURE),
             max_tokens: None,
             code_reply: false,
+            alternatives: None,
         };
         t.turns_since_review += 1;
         t.calls += 1;

@@ -82,7 +82,9 @@ impl Attempts {
     }
 
     /// A line attempt's request ([`super::lines`]): the opening alone, then the reply begun
-    /// for the model at one statement; a short reply at `temperature`, counted as made (the free attempts' heat is left as it is). The failed attempts are left out:
+    /// for the model at one statement; a short reply at `temperature`, asking for the
+    /// likeliest other tokens ([`super::lines::branches`]), counted as made (the free
+    /// attempts' heat is left as it is). The failed attempts are left out:
     /// they are about other lines, and a small model shown `.encode('utf-8')` tried
     /// elsewhere writes it here too; the opening alone is also the prefix the server has
     /// cached.
@@ -100,6 +102,7 @@ impl Attempts {
         let mut request = attempt_request(messages, 0);
         request.max_tokens = Some(LINE_MAX_TOKENS);
         request.temperature = Some(temperature);
+        request.alternatives = Some(super::lines::ALTERNATIVES);
         self.made += 1;
         request
     }

@@ -13,6 +13,7 @@
 //! costs a few seconds where a free attempt costs tens.
 
 use crate::graph::prompt::code_view::{self, Traceback};
+use kotef_model::TokenChoice;
 use kotef_tools::{Change, EditBlock};
 use std::collections::VecDeque;
 
@@ -51,13 +52,30 @@ impl Target {
     }
 }
 
-/// The temperatures a statement is offered at: the likeliest new line first; once more,
-/// hotter, when the model wrote it back as it was.
-pub const TEMPERATURES: [f64; 2] = [0.2, 0.8];
+/// The temperatures a statement is offered at: the likeliest new line first (greedy, so the
+/// alternatives the server reports lie along it); once more, hotter, when the model wrote it
+/// back as it was and the server reported no alternatives.
+pub const TEMPERATURES: [f64; 2] = [0.0, 0.8];
 
 /// The temperature the frames' statements are offered at once more, after every statement
-/// was offered once: the line the fix is on, sampled again, writes another value.
+/// was offered once, when the server reports no alternatives: the line the fix is on,
+/// sampled again, writes another value.
 pub const LAST_PASS: f64 = 1.0;
+
+/// How many of the likeliest other tokens a line attempt asks for at each token it writes.
+pub const ALTERNATIVES: u8 = 5;
+
+/// Another token less likely than this (natural log-probability, about 2 %) opens no branch.
+pub const MIN_ALTERNATIVE: f64 = -4.0;
+
+/// A branch whose new statement so far is less likely than this is not offered.
+pub const MIN_SCORE: f64 = -7.0;
+
+/// The most branches one reply opens (the likeliest).
+pub const MAX_BRANCHES_PER_REPLY: usize = 4;
+
+/// The most branches offered in one repair step.
+pub const MAX_BRANCHES: usize = 12;
 
 /// The statements to offer: the frames', then the sweep of their definitions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -66,19 +84,36 @@ pub struct Targets {
     pub sweep: Vec<Target>,
 }
 
-/// One offer of a statement: which, and at what temperature.
+/// One offer of a statement: which, at what temperature, and the start of the new statement
+/// written for the model (a branch's; empty for a first offer).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Offer {
     pub target: Target,
     pub temperature: f64,
+    pub prefix: String,
+    /// The log-probability of `prefix` under the model (0 for a first offer).
+    score: f64,
     tries: usize,
 }
 
-/// The statements still to offer, in order; a statement the model left as it was is offered
-/// once more, hotter, before the next.
+impl Offer {
+    /// The reply begun for the model: [`begun_reply`] at the statement, then the prefix.
+    pub fn begun(&self) -> String {
+        format!("{}{}", begun_reply(&self.target), self.prefix)
+    }
+}
+
+/// The statements still to offer, in order: each statement once (a statement the model left
+/// as it was once more, hotter, before the next, when the server reported no alternatives);
+/// then the branches the replies opened, likeliest first ([`branches`]); then, only when no
+/// reply reported alternatives, the frames' statements once more at [`LAST_PASS`].
 #[derive(Debug, Default)]
 pub struct Queue {
     left: VecDeque<Offer>,
+    branches: Vec<Offer>,
+    again: VecDeque<Offer>,
+    branched: usize,
+    reported: bool,
 }
 
 impl Queue {
@@ -87,25 +122,57 @@ impl Queue {
         let offer = |target: &Target, temperature, tries| Offer {
             target: target.clone(),
             temperature,
+            prefix: String::new(),
+            score: 0.0,
             tries,
         };
         let first = targets.frames.iter().chain(&targets.sweep);
-        let again = targets.frames.iter();
         Queue {
-            left: first
-                .map(|t| offer(t, TEMPERATURES[0], 0))
-                .chain(again.map(|t| offer(t, LAST_PASS, TEMPERATURES.len())))
+            left: first.map(|t| offer(t, TEMPERATURES[0], 0)).collect(),
+            again: targets
+                .frames
+                .iter()
+                .map(|t| offer(t, LAST_PASS, TEMPERATURES.len()))
                 .collect(),
+            ..Queue::default()
         }
     }
 
     /// The next offer, if any is left.
     pub fn next(&mut self) -> Option<Offer> {
-        self.left.pop_front()
+        if let Some(o) = self.left.pop_front() {
+            return Some(o);
+        }
+        if self.branched < MAX_BRANCHES {
+            let best = (0..self.branches.len())
+                .max_by(|&i, &j| self.branches[i].score.total_cmp(&self.branches[j].score));
+            if let Some(i) = best {
+                self.branched += 1;
+                return Some(self.branches.swap_remove(i));
+            }
+        }
+        if self.reported {
+            return None;
+        }
+        self.again.pop_front()
     }
 
-    /// `offer` changed nothing: it comes again next, hotter, unless it was the last try.
+    /// The model answered `offer` writing `tokens` (with alternatives, when the server
+    /// reported them): the branches they open join the queue. Whether the server reported
+    /// alternatives decides what a statement written back as it was gets next.
+    pub fn replied(&mut self, offer: &Offer, tokens: &[TokenChoice]) {
+        if tokens.iter().any(|t| !t.others.is_empty()) {
+            self.reported = true;
+        }
+        self.branches.extend(branches(offer, tokens));
+    }
+
+    /// `offer` changed nothing: when the server reported no alternatives, it comes again
+    /// next, hotter, unless it was the last try (its branches are offered otherwise).
     pub fn unchanged(&mut self, offer: Offer) {
+        if self.reported {
+            return;
+        }
         let tries = offer.tries + 1;
         if let Some(&temperature) = TEMPERATURES.get(tries) {
             self.left.push_front(Offer {
@@ -115,6 +182,54 @@ impl Queue {
             });
         }
     }
+}
+
+/// The branches a reply to `offer` opens: at each token of its new statement (until the
+/// block's end), each other token the model found likely (at least [`MIN_ALTERNATIVE`]; not
+/// another way to end the block where the reply ended it, which writes the same) gives
+/// an offer whose new statement begins with the reply up to that token and then the other
+/// token, the model to write the rest; scored by the log-probability of that start, at least
+/// [`MIN_SCORE`], the likeliest [`MAX_BRANCHES_PER_REPLY`]. A small model that writes a wrong
+/// value at the right statement has often the right one as its second choice at one token
+/// (`is None` → `is not None`); its next-likeliest lines, each different, cost a few tokens
+/// each where samples at a higher temperature mostly repeat the likeliest.
+pub fn branches(offer: &Offer, tokens: &[TokenChoice]) -> Vec<Offer> {
+    let mut written = offer.prefix.clone();
+    let mut score = offer.score;
+    let mut out = Vec::new();
+    for t in tokens {
+        if block_ended(&written) {
+            break;
+        }
+        // Where the reply ended its block, another ending writes the same statement.
+        let ends = block_ended(&format!("{written}{}", t.text));
+        for (other, logprob) in &t.others {
+            let s = score + logprob;
+            let same = other == &t.text || (ends && block_ended(&format!("{written}{other}")));
+            if !same && !other.is_empty() && *logprob >= MIN_ALTERNATIVE && s >= MIN_SCORE {
+                out.push(Offer {
+                    target: offer.target.clone(),
+                    temperature: TEMPERATURES[0],
+                    prefix: format!("{written}{other}"),
+                    score: s,
+                    tries: TEMPERATURES.len(),
+                });
+            }
+        }
+        written.push_str(&t.text);
+        score += t.logprob;
+    }
+    out.sort_by(|a, b| b.score.total_cmp(&a.score));
+    out.truncate(MAX_BRANCHES_PER_REPLY);
+    out
+}
+
+/// Whether the new statement written so far reached its block's end marker or fence.
+fn block_ended(written: &str) -> bool {
+    written.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with(">>>>>>>") || l.starts_with("```") || l.starts_with("=======")
+    })
 }
 
 /// The most lines before a statement taken to make it unique in its file.
@@ -586,6 +701,127 @@ mod tests {
                 (t[0].clone(), LAST_PASS)
             ]
         );
+    }
+
+    /// A token the model wrote, with the other tokens it found likely there.
+    fn tok(text: &str, logprob: f64, others: &[(&str, f64)]) -> TokenChoice {
+        TokenChoice {
+            text: text.into(),
+            logprob,
+            others: others.iter().map(|(t, l)| (t.to_string(), *l)).collect(),
+        }
+    }
+
+    /// A reply to the first offer of `t[0]` that wrote `for url in robots(response.body)`
+    /// again, finding `text` (at -0.7) and `encode` (at -5) likely in place of `body`.
+    fn reply_with_alternatives() -> Vec<TokenChoice> {
+        vec![
+            tok(
+                "            for url in sitemap_urls_from_robots(response",
+                -0.1,
+                &[],
+            ),
+            tok(
+                ".body",
+                -0.5,
+                &[(".body", -0.5), (".text", -0.7), (".encode", -5.0)],
+            ),
+            tok("):\n", -0.1, &[]),
+            tok(">>>>>>> REPLACE\n", -0.1, &[("```", -0.2)]),
+            tok("```\n", -0.1, &[("Done", -0.3)]),
+        ]
+    }
+
+    fn first_offer(t: &Target) -> Offer {
+        let mut q = Queue::new(Targets {
+            frames: vec![t.clone()],
+            sweep: Vec::new(),
+        });
+        q.next().unwrap()
+    }
+
+    #[test]
+    fn a_likely_other_token_opens_a_branch_begun_with_the_reply_up_to_it() {
+        let t = frame_targets(&trace(), &files());
+        let b = branches(&first_offer(&t[0]), &reply_with_alternatives());
+        let prefixes: Vec<&str> = b.iter().map(|o| o.prefix.as_str()).collect();
+        assert_eq!(
+            prefixes,
+            ["            for url in sitemap_urls_from_robots(response.text"]
+        );
+    }
+
+    #[test]
+    fn a_branch_is_the_begun_reply_then_its_prefix() {
+        let t = frame_targets(&trace(), &files());
+        let b = branches(&first_offer(&t[0]), &reply_with_alternatives());
+        assert_eq!(
+            b[0].begun(),
+            format!("{}{}", begun_reply(&t[0]), b[0].prefix)
+        );
+    }
+
+    #[test]
+    fn a_branch_of_a_branch_keeps_its_prefix_and_adds_the_likelihoods() {
+        let t = frame_targets(&trace(), &files());
+        let parent = branches(&first_offer(&t[0]), &reply_with_alternatives()).remove(0);
+        let child = branches(&parent, &[tok("):", -0.2, &[(")", -1.0)])]).remove(0);
+        assert_eq!(
+            (child.prefix.as_str(), child.score),
+            (
+                "            for url in sitemap_urls_from_robots(response.text)",
+                -0.1 - 0.7 - 1.0
+            )
+        );
+    }
+
+    #[test]
+    fn after_every_statement_the_branches_come_likeliest_first_and_no_hotter_pass() {
+        let t = frame_targets(&trace(), &files());
+        let mut q = Queue::new(Targets {
+            frames: vec![t[0].clone()],
+            sweep: vec![t[1].clone()],
+        });
+        let first = q.next().unwrap();
+        let unlikely = Offer {
+            prefix: "x".into(),
+            score: -6.0,
+            ..first.clone()
+        };
+        q.branches.push(unlikely);
+        q.replied(&first, &reply_with_alternatives());
+        q.unchanged(first);
+        let order: Vec<(String, String)> = std::iter::from_fn(|| {
+            q.next()
+                .map(|o| (o.target.text.trim().to_string(), o.prefix))
+        })
+        .collect();
+        assert_eq!(
+            order,
+            [
+                (t[1].text.trim().to_string(), String::new()),
+                (
+                    t[0].text.trim().to_string(),
+                    "            for url in sitemap_urls_from_robots(response.text".into()
+                ),
+                (t[0].text.trim().to_string(), "x".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn no_more_than_max_branches_are_offered_in_a_step() {
+        let t = frame_targets(&trace(), &files());
+        let mut q = Queue::new(Targets::default());
+        let first = first_offer(&t[0]);
+        for i in 0..MAX_BRANCHES + 5 {
+            q.branches.push(Offer {
+                prefix: format!("x{i}"),
+                ..first.clone()
+            });
+        }
+        q.reported = true;
+        assert_eq!(std::iter::from_fn(|| q.next()).count(), MAX_BRANCHES);
     }
 
     #[test]

@@ -119,6 +119,7 @@ fn attempt_request(messages: Vec<Message>, heat: u32) -> ModelRequest {
         temperature: temperature(heat),
         max_tokens: Some(REPAIR_MAX_TOKENS),
         code_reply: true,
+        alternatives: None,
     }
 }
 

@@ -33,14 +33,16 @@ pub(super) fn next_attempt(
         .then(|| offers.next())
         .flatten();
     let request = match &offer {
-        Some(o) => a.line_request(opening, &lines::begun_reply(&o.target), o.temperature),
+        Some(o) => a.line_request(opening, &o.begun(), o.temperature),
         None => a.next_request(opening),
     };
     (offer, request)
 }
 
 /// The blocks of an attempt's reply ([`attempt_blocks`] for a free one); `None` for a line
-/// attempt whose statement was written back as it was, which is offered again, hotter, once.
+/// attempt whose statement was written back as it was. A line attempt's reply opens its
+/// branches ([`lines::branches`]); written back as it was, with no alternatives reported, the
+/// statement is offered again, hotter, once.
 pub(super) fn attempt_change(
     reply: &kotef_model::ModelReply,
     offer: Option<lines::Offer>,
@@ -51,6 +53,7 @@ pub(super) fn attempt_change(
     let Some(o) = offer else {
         return Some(attempt_blocks(reply, files, a));
     };
+    offers.replied(&o, &reply.tokens);
     if let Some(block) = lines::change(&o.target, &reply.content) {
         return Some(vec![block]);
     }
