@@ -105,6 +105,25 @@ pub struct ModelRequest {
 }
 
 impl ModelRequest {
+    /// A request of `messages` offering `tools`, with the defaults: any reply, the configured
+    /// temperature and token cap, no alternatives.
+    pub fn plain(
+        node: kotef_core::NodeName,
+        messages: Vec<Message>,
+        tools: Vec<ToolSchema>,
+    ) -> Self {
+        ModelRequest {
+            node,
+            messages,
+            tools,
+            json_reply: false,
+            temperature: None,
+            max_tokens: None,
+            code_reply: false,
+            alternatives: None,
+        }
+    }
+
     /// The start of the reply written for the model to continue: a last assistant message
     /// with text and no tool calls. A server that continues it (llama.cpp does, see
     /// [`Model::continues_replies`]) answers with the rest; the reply's content begins with it

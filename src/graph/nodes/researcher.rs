@@ -73,16 +73,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState) -> StepResult {
         let mut messages = vec![Message::system(RESEARCHER_PROMPT), Message::user(user)];
         // Kept until a reply arrives, so a failed call does not lose the last tool results.
         messages.extend(current.iter().cloned());
-        let request = ModelRequest {
-            node: NodeName::Researcher,
-            messages,
-            tools: tools.clone(),
-            json_reply: false,
-            temperature: None,
-            max_tokens: None,
-            code_reply: false,
-            alternatives: None,
-        };
+        let request = ModelRequest::plain(NodeName::Researcher, messages, tools.clone());
         let reply = match llm::call(ctx, state, NodeName::Researcher, request).await {
             Err(CallFailure::Stopped) => return StepResult::stopped(state, false),
             Err(CallFailure::Failed(_)) => continue,
