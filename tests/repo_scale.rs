@@ -209,16 +209,29 @@ async fn run_lines(
     timings: Option<Value>,
     lines: &[(&str, &str)],
 ) -> Run {
+    let lines: Vec<(String, String)> = lines
+        .iter()
+        .map(|(k, r)| (k.to_string(), r.to_string()))
+        .collect();
+    run_with(files, goal, test, replies, timings, |f| f.lines = lines).await
+}
+
+/// [`run_timed`] against a fake that `configure` set up first.
+async fn run_with(
+    files: Vec<(String, String)>,
+    goal: &str,
+    test: &str,
+    replies: &[String],
+    timings: Option<Value>,
+    configure: impl FnOnce(&mut Fake),
+) -> Run {
     let refs: Vec<(&str, &str)> = files
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
     let repo = kotef_testkit::committed_repo(&refs, &[]);
     let (url, fake) = serve(replies, timings).await;
-    fake.lock().unwrap().lines = lines
-        .iter()
-        .map(|(k, r)| (k.to_string(), r.to_string()))
-        .collect();
+    configure(&mut fake.lock().unwrap());
     let summary = kotef_testkit::KotefRun::new(env!("CARGO_BIN_EXE_kotef"), repo.path())
         .goal(goal)
         .local_server(&url)
@@ -820,62 +833,47 @@ const ROBOTS_BYTES: &str = "The line must compare bytes.\n\npkg/robots.py\n```py
 /// fixed in its caller (`sitemap_urls` must decode the body), scrapy-20's shape. The free
 /// attempts keep rewriting the helper; a line attempt at the caller's line decodes the body.
 async fn run_robots(lines: &[(&str, &str)]) -> Run {
-    run_llama(
-        &[
-            ("pkg/__init__.py", ""),
-            ("pkg/robots.py", ROBOTS),
-            ("pkg/spider.py", SPIDER),
-            ("test_spider.py", SPIDER_TEST),
-        ],
-        "sitemap_urls fails on a robots.txt body: make test_spider.py pass.",
-        "python3 -m unittest -q test_spider",
-        ROBOTS_BYTES,
-        lines,
-    )
-    .await
+    run_llama(&ROBOTS_REPO, ROBOTS_GOAL, ROBOTS_TEST, ROBOTS_BYTES, lines).await
+}
+
+const ROBOTS_REPO: [(&str, &str); 4] = [
+    ("pkg/__init__.py", ""),
+    ("pkg/robots.py", ROBOTS),
+    ("pkg/spider.py", SPIDER),
+    ("test_spider.py", SPIDER_TEST),
+];
+const ROBOTS_GOAL: &str = "sitemap_urls fails on a robots.txt body: make test_spider.py pass.";
+const ROBOTS_TEST: &str = "python3 -m unittest -q test_spider";
+
+/// llama.cpp's `timings`, by which kotef knows a server continues a begun reply.
+fn llama_timings() -> Value {
+    json!({"prompt_n": 400, "prompt_ms": 1000.0, "predicted_n": 40, "predicted_ms": 500.0})
 }
 
 /// The robots repository against a fake whose line attempt at the caller writes the line
 /// back as it was, finding `body.decode())]` its second choice at one token; the branch
 /// begun there ends the block.
 async fn run_robots_ranked() -> Run {
-    let list = [
-        ("pkg/__init__.py", ""),
-        ("pkg/robots.py", ROBOTS),
-        ("pkg/spider.py", SPIDER),
-        ("test_spider.py", SPIDER_TEST),
-    ];
-    let mut repo = files(&list);
+    let mut repo = files(&ROBOTS_REPO);
     repo.extend(filler(100));
-    let timings =
-        json!({"prompt_n": 400, "prompt_ms": 1000.0, "predicted_n": 40, "predicted_ms": 500.0});
-    let refs: Vec<(&str, &str)> = repo.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
-    let committed = kotef_testkit::committed_repo(&refs, &[]);
-    let (url, fake) = serve(&[ROBOTS_BYTES.to_string()], Some(timings)).await;
-    {
-        let mut f = fake.lock().unwrap();
-        let tokens: Vec<Token> = vec![
-            ("    return [u for u in urls_from_robots(body", -0.2, vec![]),
-            (")]", -0.4, vec![(")]", -0.4), (".decode())]", -1.1)]),
-            ("\n>>>>>>> REPLACE\n```\n", -0.01, vec![]),
-        ];
-        f.ranked = vec![("urls_from_robots(body)]".into(), tokens)];
-        f.branch_rests = vec![(".decode())]".into(), "\n>>>>>>> REPLACE\n```\n".into())];
-    }
-    let summary = kotef_testkit::KotefRun::new(env!("CARGO_BIN_EXE_kotef"), committed.path())
-        .goal("sitemap_urls fails on a robots.txt body: make test_spider.py pass.")
-        .local_server(&url)
-        .test_command("python3 -m unittest -q test_spider")
-        .args(["--time-budget-s", "120"])
-        .timeout(std::time::Duration::from_secs(240))
-        .run()
-        .await
-        .summary();
-    Run {
-        summary,
-        repo: committed,
-        fake,
-    }
+    let free = [ROBOTS_BYTES.to_string()];
+    run_with(
+        repo,
+        ROBOTS_GOAL,
+        ROBOTS_TEST,
+        &free,
+        Some(llama_timings()),
+        |f| {
+            let tokens: Vec<Token> = vec![
+                ("    return [u for u in urls_from_robots(body", -0.2, vec![]),
+                (")]", -0.4, vec![(")]", -0.4), (".decode())]", -1.1)]),
+                ("\n>>>>>>> REPLACE\n```\n", -0.01, vec![]),
+            ];
+            f.ranked = vec![("urls_from_robots(body)]".into(), tokens)];
+            f.branch_rests = vec![(".decode())]".into(), "\n>>>>>>> REPLACE\n```\n".into())];
+        },
+    )
+    .await
 }
 
 #[tokio::test]
@@ -913,9 +911,15 @@ async fn run_llama(
 ) -> Run {
     let mut repo = files(list);
     repo.extend(filler(100));
-    let timings =
-        json!({"prompt_n": 400, "prompt_ms": 1000.0, "predicted_n": 40, "predicted_ms": 500.0});
-    run_lines(repo, goal, test, &[free.to_string()], Some(timings), lines).await
+    run_lines(
+        repo,
+        goal,
+        test,
+        &[free.to_string()],
+        Some(llama_timings()),
+        lines,
+    )
+    .await
 }
 
 /// The statements the line attempts were offered, in order, each once.
