@@ -24,7 +24,10 @@ a project's own `.venv` would be. The test command is `.venv/bin/python -m unitt
 "Solved" is judged after the agent stops: the protected test files are restored from
 `tree/`, then the failing tests must pass and so must the rest of their test files (with
 pytest, leaving out `known_failing`: tests that fail even with the real fix in this
-environment, recorded by --record-known-failing).
+environment, recorded by --record-known-failing). A patch that passes with a value copied
+from the tests (a string or number on its added lines that the tests hold, the real fix does
+not, and the project's other code nowhere does: `return '573 Unknown Status'`) fits the test
+and is not counted as solved; the row says how many such values it took.
 
 Per run, from kotef's records (.sdd/runs/<id>.json and .transcript.jsonl), the bench prints
 what issue 30 counts as lost to the harness: refused commands (and of them the project's own),
@@ -283,6 +286,52 @@ def judge(t, repo, detail=None):
     return rc == 0 and not unproven
 
 
+STRING = re.compile(r"""(['"])((?:\\.|(?!\1).)*?)\1""")
+NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?\b")
+TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_tests?\.py$|(^|/)conftest\.py$")
+
+
+def added_values(diff):
+    """The string literals (3+ characters) and numbers (2+ digits) on a diff's added lines."""
+    out = []
+    for line in diff.splitlines():
+        if not line.startswith("+") or line.startswith("+++"):
+            continue
+        code = line[1:].split(" #", 1)[0]
+        for m in STRING.finditer(code):
+            if len(m.group(2)) >= 3:
+                out.append(m.group(2))
+        out += NUMBER.findall(STRING.sub("", code))
+    return list(dict.fromkeys(out))
+
+
+def fitted_values(diff, tests, fix, in_source):
+    """The values an agent's change takes from the tests: on its added lines, found in the
+    protected tests, in no file of the real fix and nowhere in the project's other code
+    (`in_source(value)`). A patch that passes by returning the value a test expects fits the
+    test; it fixes nothing, and the judge does not count it."""
+    return [v for v in added_values(diff)
+            if v in tests and v not in fix and not in_source(v)]
+
+
+def test_fitted(t, repo):
+    """fitted_values for an agent's repository after the judge restored the tests."""
+    excluded = [":!.sdd", ":!.venv"] + [f":!{p}" for p in t.get("protected", [])]
+    diff = subprocess.run(["git", "diff", "HEAD", "--", ".", *excluded], cwd=repo,
+                          capture_output=True, text=True).stdout
+    tests = "".join((repo / p).read_text(errors="replace") for p in t.get("protected", [])
+                    if (repo / p).is_file())
+    sol = TASKS / t["name"] / "solution"
+    fix = "".join(p.read_text(errors="replace") for p in sol.rglob("*") if p.is_file())
+
+    def in_source(value):
+        found = subprocess.run(["git", "grep", "-l", "-F", "-e", value, "HEAD", "--", "*.py"],
+                               cwd=repo, capture_output=True, text=True).stdout
+        paths = [line.split(":", 1)[1] for line in found.splitlines() if ":" in line]
+        return any(not TEST_PATH.search(p) for p in paths)
+    return fitted_values(diff, tests, fix, in_source)
+
+
 def apply_dir(src, repo):
     shutil.copytree(src, repo, dirs_exist_ok=True, copy_function=shutil.copy)
 
@@ -532,11 +581,15 @@ def run_agents(tasks, args):
                         row["losses"] = harness_losses(repo, t["test_command"],
                                                        row.get("reason") or "",
                                                        t.get("protected", []))
+                    passed = judge(t, repo)
+                    fitted = test_fitted(t, repo) if passed else []
                     row.update(task=t["name"], kind="fix", group=group(t), run=run_no,
-                               solved=judge(t, repo))
+                               solved=passed and not fitted, fits_tests=len(fitted))
                     results[name].append(row)
                     print(f"real-bench: run {run_no} {name} {t['name']}: solved={row['solved']} "
                           f"ending={row['ending']} calls={ab.fmt(row['model_calls'])} "
+                          + (f"(passed with {len(fitted)} values copied from the tests) "
+                             if fitted else "") +
                           f"wall={row['wall_s']:.0f}s", file=sys.stderr, flush=True)
     finally:
         if not args.keep:
@@ -651,6 +704,14 @@ def self_test():
         frames = repo_frames(tb, repo)
         if frames != ["tests/test_mod.py", "pkg/mod.py"]:
             die(f"self-test: frames {frames}")
+    tests = 'assertEqual(status_message(573), "573 Unknown Status")\n'
+    fix = 'return "%s %s" % (status, RESPONSES.get(status, "Unknown Status"))\n'
+    fitted = "+    if status == 573:\n+        return '573 Unknown Status'  # the test's\n"
+    general = "+    return '%s %s' % (status, RESPONSES.get(status, 'Unknown Status'))\n"
+    if set(fitted_values(fitted, tests, fix, lambda v: False)) != {"573 Unknown Status", "573"} \
+            or fitted_values(general, tests, fix, lambda v: False) \
+            or fitted_values(fitted, tests, fix, lambda v: True):
+        die("self-test: values copied from the tests are not told from a general fix")
     tasks = load_tasks()
     if any(t.get("held_out") for t in unseen_kept(tasks, False, quiet=True)) or \
             len(unseen_kept(tasks, True)) != len(tasks):
