@@ -1014,3 +1014,51 @@ async fn the_named_functions_statements_are_offered_from_its_top() {
         f.lasts
     );
 }
+
+const MESSAGE: &str = "RESPONSES = {200: 'OK', 404: 'Not Found'}\n\n\ndef status_message(status):\n    return '%s %s' % (status, RESPONSES.get(status))\n";
+const MESSAGE_TEST: &str = "import unittest\n\nfrom pkg.status import status_message\n\n\nclass T(unittest.TestCase):\n    def test_unknown(self):\n        self.assertEqual(status_message(573), '573 Unknown Status')\n";
+/// The free attempts' change: the test's expected value, returned for the test's case.
+const MESSAGE_COPIED: &str = "An unknown status.\n\npkg/status.py\n```python\ndef status_message(status):\n    if status == 573:\n        return '573 Unknown Status'\n    return '%s %s' % (status, RESPONSES.get(status))\n```\n";
+
+/// A test that expects `'573 Unknown Status'`, scrapy-17's shape: the free attempts pass it
+/// by returning that value for 573; the line attempts answer as `lines` says.
+async fn run_status(lines: &[(&str, &str)]) -> Run {
+    run_llama(
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/status.py", MESSAGE),
+            ("test_status.py", MESSAGE_TEST),
+        ],
+        "status_message fails on an unknown status: make test_status.py pass.",
+        "python3 -m unittest -q test_status",
+        MESSAGE_COPIED,
+        lines,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_pass_that_returns_the_tests_expected_value_gives_way_to_a_fix_found_after_it() {
+    let r = run_status(&[(
+        "RESPONSES.get(status))",
+        "    return '%s %s' % (status, RESPONSES.get(status, 'Unknown Status'))\n",
+    )])
+    .await;
+    r.assert_success();
+    assert_eq!(
+        read(r.repo.path(), "pkg/status.py"),
+        MESSAGE.replace("get(status))", "get(status, 'Unknown Status'))")
+    );
+}
+
+#[tokio::test]
+async fn a_pass_that_copies_the_tests_value_stands_when_nothing_else_passes_and_says_so() {
+    let r = run_status(&[]).await;
+    r.assert_success();
+    assert!(read(r.repo.path(), "pkg/status.py").contains("return '573 Unknown Status'"));
+    let report = std::fs::read_to_string(r.repo.path().join(&r.summary.report_path)).unwrap();
+    assert!(
+        report.contains("`573 Unknown Status` copied from the tests"),
+        "{report}"
+    );
+}

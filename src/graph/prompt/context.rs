@@ -397,7 +397,7 @@ fn goal_words(goal: &str) -> GoalWords {
 
 /// Whether a path is a test by its name: `test_x.py`, `x_test.go`, `x.test.js`, `x.spec.ts`,
 /// `tests/…`, `test.sh`.
-fn named_like_a_test(path: &str) -> bool {
+pub(crate) fn named_like_a_test(path: &str) -> bool {
     let lower = path.to_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
     let stem = name.split('.').next().unwrap_or(name);

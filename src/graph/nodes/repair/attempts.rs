@@ -5,6 +5,7 @@
 //! the contradiction guards judge), and the step's reason.
 
 use super::feedback::{feedback, tried_message, Outcome};
+use super::fitted::Fits;
 use super::{
     attempt_request, change_key, Best, LINE_MAX_TOKENS, REPAIR_PROMPT, SAME_CHANGE_LIMIT,
     UNREADABLE_LIMIT,
@@ -14,6 +15,7 @@ use crate::graph::memory::state::CoderEnd;
 use crate::graph::prompt::context;
 use crate::graph::prompt::messages::SameCode;
 use crate::graph::rules::contradiction::TestSet;
+use kotef_core::Limits;
 use kotef_model::{Message, ModelRequest};
 use kotef_tools::EditBlock;
 use std::collections::BTreeMap;
@@ -48,6 +50,10 @@ pub(super) struct Attempts {
     heat: u32,
     fresh: bool,
     pub(super) notes: Vec<String>,
+    /// What the step's reason says first: a kept pass that copied values from the tests.
+    pub(super) warning: Option<String>,
+    /// What passes are judged by ([`super::fitted`]).
+    pub(super) fits: Fits,
 }
 
 impl Attempts {
@@ -64,7 +70,18 @@ impl Attempts {
             heat: 0,
             fresh: false,
             notes: Vec::new(),
+            warning: None,
+            fits: Fits::default(),
         }
+    }
+
+    /// The step's end before the next call, if any: its call cap reached, or a kept pass that
+    /// copied values from the tests stands ([`Fits::stands`]).
+    pub(super) fn end_before_call(&self, limits: &Limits) -> Option<CoderEnd> {
+        if crate::graph::rules::breakers::coder_step_cap_reached(self.made, limits) {
+            return Some(CoderEnd::CallCap);
+        }
+        self.fits.stands(self.made).then_some(CoderEnd::Done)
     }
 
     /// The next attempt's request, counted as made.
@@ -228,7 +245,8 @@ impl Attempts {
         } else {
             "no net change"
         };
-        let last: Vec<String> = self.notes.iter().rev().take(4).rev().cloned().collect();
+        let mut last: Vec<String> = self.notes.iter().rev().take(4).rev().cloned().collect();
+        last.splice(0..0, self.warning.clone());
         format!(
             "repair loop: {} attempt(s), {what}; {}",
             self.made,

@@ -9,14 +9,14 @@
 //! begun reply ([`kotef_model::Model::continues_replies`]). After the frames, the other
 //! statements of the definitions the attempts are shown (the frames' functions, those the
 //! failure's names define: where a failure raised in the test points) are offered the same
-//! way, nearest the frame's line first; a fix is most often one statement, and trying each
-//! costs a few seconds where a free attempt costs tens.
+//! way, nearest the frame's line first, then the statements that set the attributes they
+//! read; a fix is most often one statement, and trying each costs a few seconds where a free
+//! attempt costs tens. Each reply's next-likeliest lines are offered after ([`branches`]).
 
 use crate::graph::prompt::code_view::{self, Traceback};
 use kotef_model::TokenChoice;
 use kotef_tools::{Change, EditBlock};
-use std::cmp::Reverse;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 /// The most lines one statement may span to be offered whole.
 pub const MAX_STATEMENT_LINES: usize = 8;
@@ -29,6 +29,9 @@ pub const MAX_SWEEP: usize = 20;
 
 /// The most statements one definition gives to the sweep.
 pub const MAX_PER_DEFINITION: usize = 12;
+
+/// The most statements offered where an attribute the offered statements read is set.
+pub const MAX_SOURCES: usize = 6;
 
 /// One statement to offer: its file, its lines as the file has them, and the lines just
 /// before it that make it unique in the file (kept as they are on both sides of the change:
@@ -75,14 +78,21 @@ pub const MIN_SCORE: f64 = -7.0;
 /// The most branches one reply opens (the likeliest).
 pub const MAX_BRANCHES_PER_REPLY: usize = 4;
 
-/// The most branches offered in one repair step.
-pub const MAX_BRANCHES: usize = 15;
+/// The most branches offered in one repair step. In the real-project runs every task that
+/// was solved was solved by a line attempt, and the free attempts made once the branches ran
+/// out (about 20 s each, half of a 300 s budget) solved none: the branches go on while the
+/// budget lasts, up to this bound.
+pub const MAX_BRANCHES: usize = 60;
 
-/// How many of the first statements offered get branches: where the fix is one statement,
+/// When the `round`-th branch (0 the first) of the statement offered `order`-th (0 the first)
+/// comes: the lowest turn first, a tie to the earlier statement, then to the likelier branch.
+/// A statement's share of the branches falls with its place: where the fix is one statement,
 /// the statement it changes was among the first two offered in 10 of the 14 tuning tasks
-/// whose fixed line was offered at all, so the branches go deep there rather than one each
-/// across the sweep.
-pub const BRANCHED_STATEMENTS: usize = 3;
+/// whose fixed line was offered at all, and 6th or 8th in others. Of the first fifteen
+/// branches the first statement gets five, the second three, and the eighth still one.
+pub fn branch_turn(order: usize, round: usize) -> usize {
+    (round + 1) * (order + 2)
+}
 
 /// The statements to offer: the frames', then the sweep of their definitions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -114,8 +124,8 @@ impl Offer {
 
 /// The statements still to offer, in order: each statement once (a statement the model left
 /// as it was once more, hotter, before the next, when the server reported no alternatives);
-/// then the branches the replies to the first [`BRANCHED_STATEMENTS`] opened ([`branches`]),
-/// round by round (each statement's likeliest not yet offered, first statement first); then,
+/// then the branches the replies opened ([`branches`]), each statement's likeliest not yet
+/// offered at its turn ([`branch_turn`]), at most [`MAX_BRANCHES`]; then,
 /// only when no reply reported alternatives, the frames' statements once more at
 /// [`LAST_PASS`].
 #[derive(Debug, Default)]
@@ -125,7 +135,7 @@ pub struct Queue {
     again: VecDeque<Offer>,
     branched: usize,
     /// Branches offered so far, per statement (by its order).
-    rounds: [usize; BRANCHED_STATEMENTS],
+    rounds: BTreeMap<usize, usize>,
     reported: bool,
 }
 
@@ -156,16 +166,17 @@ impl Queue {
             return Some(o);
         }
         if self.branched < MAX_BRANCHES {
-            // The statement with the fewest branches offered (the first on a tie), its likeliest.
-            let key = |o: &Offer| (Reverse(self.rounds[o.order]), Reverse(o.order));
-            let better =
-                |a: &Offer, b: &Offer| (key(a).cmp(&key(b))).then(a.score.total_cmp(&b.score));
+            // The branch whose turn comes first, the likeliest on a tie.
+            let round = |o: &Offer| self.rounds.get(&o.order).copied().unwrap_or(0);
+            let key = |o: &Offer| (branch_turn(o.order, round(o)), o.order);
+            let sooner =
+                |a: &Offer, b: &Offer| key(a).cmp(&key(b)).then(b.score.total_cmp(&a.score));
             let best = (0..self.branches.len())
-                .max_by(|&i, &j| better(&self.branches[i], &self.branches[j]));
+                .min_by(|&i, &j| sooner(&self.branches[i], &self.branches[j]));
             if let Some(i) = best {
                 let o = self.branches.swap_remove(i);
                 self.branched += 1;
-                self.rounds[o.order] += 1;
+                *self.rounds.entry(o.order).or_default() += 1;
                 return Some(o);
             }
         }
@@ -182,9 +193,7 @@ impl Queue {
         if tokens.iter().any(|t| !t.others.is_empty()) {
             self.reported = true;
         }
-        if offer.order < BRANCHED_STATEMENTS {
-            self.branches.extend(branches(offer, tokens));
-        }
+        self.branches.extend(branches(offer, tokens));
     }
 
     /// `offer` changed nothing: when the server reported no alternatives, it comes again
@@ -260,8 +269,17 @@ pub const MAX_LEAD_LINES: usize = 3;
 /// the other statements of the definitions shown for the frames and the failure's `names`
 /// ([`code_view::focus`]), file by file, a frame's definition from its line outward, any
 /// other from its top; each statement once, at most [`MAX_PER_DEFINITION`] of one
-/// definition and [`MAX_SWEEP`] in all.
+/// definition and [`MAX_SWEEP`] in all; then where the attributes they read are set
+/// ([`sources`]).
 pub fn targets(trace: &Traceback, files: &[(String, String)], names: &[String]) -> Targets {
+    let mut found = swept(trace, files, names);
+    let sources = sources(files, found.frames.iter().chain(&found.sweep));
+    found.sweep.extend(sources);
+    found
+}
+
+/// [`targets`] without the sources: the frames' statements and the sweep.
+fn swept(trace: &Traceback, files: &[(String, String)], names: &[String]) -> Targets {
     let frames = frame_targets(trace, files);
     let mut sweep: Vec<Target> = Vec::new();
     for (path, text) in files {
@@ -286,6 +304,69 @@ pub fn targets(trace: &Traceback, files: &[(String, String)], names: &[String]) 
         }
     }
     Targets { frames, sweep }
+}
+
+/// Where the values the `offered` statements read come from: for each attribute of `self`
+/// they read (`self.file.write(...)`), in the order first read, the statements of the same
+/// file that set it (`self.file = open(path, 'w')`), each once and not already offered, at
+/// most [`MAX_SOURCES`]. A value that is wrong where it is used was most often made wrong
+/// where it was set, in another method (the constructor) than the one the failure passes
+/// through.
+fn sources<'a>(
+    files: &[(String, String)],
+    offered: impl Iterator<Item = &'a Target> + Clone,
+) -> Vec<Target> {
+    let mut read: Vec<(&str, String)> = Vec::new();
+    for t in offered.clone() {
+        for attr in self_attributes(&t.text) {
+            if !read.iter().any(|(p, a)| *p == t.path && *a == attr) {
+                read.push((t.path.as_str(), attr));
+            }
+        }
+    }
+    let mut out: Vec<Target> = Vec::new();
+    for (path, attr) in read {
+        let Some((_, text)) = files.iter().find(|(p, _)| p == path) else {
+            continue;
+        };
+        let set = format!("self.{attr} =");
+        let at = text.lines().enumerate();
+        for (i, _) in at.filter(|(_, l)| l.trim_start().starts_with(&set)) {
+            let Some(t) =
+                statement_at(text, i + 1).and_then(|(start, st)| Target::at(path, text, start, st))
+            else {
+                continue;
+            };
+            if !offered.clone().any(|o| *o == t) && !out.contains(&t) {
+                out.push(t);
+            }
+            if out.len() == MAX_SOURCES {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+/// The attributes of `self` a statement reads (`self.x` not followed by `=` that sets it),
+/// each once, in order.
+fn self_attributes(stmt: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (i, _) in stmt.match_indices("self.") {
+        if stmt[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.') {
+            continue;
+        }
+        let rest = &stmt[i + "self.".len()..];
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let after = rest[end..].trim_start();
+        let sets = after.starts_with('=') && !after.starts_with("==");
+        if end > 0 && !sets && !out.iter().any(|a| a == &rest[..end]) {
+            out.push(rest[..end].to_string());
+        }
+    }
+    out
 }
 
 /// The statements of lines `first..=last` (1-based) of `text`, each whole ([`span_at`]),
@@ -684,6 +765,34 @@ mod tests {
         );
     }
 
+    const SEEN: &str = "import os\n\n\nclass Seen:\n    def __init__(self, path=None):\n        self.file = None\n        if path:\n            self.file = open(os.path.join(path, 'seen'), 'r')\n\n    def add(self, fp):\n        if self.file:\n            self.file.write(fp)\n";
+
+    #[test]
+    fn where_an_attribute_the_failing_line_reads_is_set_is_offered_after_the_sweep() {
+        let files = [("seen.py".to_string(), SEEN.to_string())];
+        let trace = Traceback {
+            repo: vec![("seen.py".into(), 12)],
+            outside: Vec::new(),
+        };
+        let t = targets(&trace, &files, &[]);
+        assert_eq!(
+            texts(&t.sweep)[1..],
+            [
+                "def add(self, fp):",
+                "self.file = None",
+                "self.file = open(os.path.join(path, 'seen'), 'r')"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_attribute_a_statement_sets_is_not_one_it_reads() {
+        assert_eq!(
+            self_attributes("self.total = self.count + other.self.x == self.limit"),
+            ["count", "limit"]
+        );
+    }
+
     #[test]
     fn a_frames_definition_offers_its_other_statements_nearest_the_frame_first() {
         let files = [("dates.py".to_string(), DATES.to_string())];
@@ -830,39 +939,56 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_first_statements_branches_come_round_by_round_likeliest_first() {
-        let t = frame_targets(&trace(), &files());
-        let mut q = Queue::new(Targets::default());
-        let branch = |order: usize, prefix: &str, score: f64| Offer {
-            target: t[0].clone(),
+    fn branch(t: &Target, order: usize, prefix: &str, score: f64) -> Offer {
+        Offer {
+            target: t.clone(),
             temperature: 0.0,
             prefix: prefix.into(),
             score,
             tries: TEMPERATURES.len(),
             order,
-        };
-        q.branches = vec![
-            branch(1, "b1", -1.0),
-            branch(0, "a2", -3.0),
-            branch(1, "b2", -2.0),
-            branch(0, "a1", -2.5),
-        ];
+        }
+    }
+
+    fn branch_order(mut q: Queue) -> Vec<String> {
         q.reported = true;
-        let order: Vec<String> = std::iter::from_fn(|| q.next().map(|o| o.prefix)).collect();
-        assert_eq!(order, ["a1", "b1", "a2", "b2"]);
+        std::iter::from_fn(|| q.next().map(|o| o.prefix)).collect()
     }
 
     #[test]
-    fn a_statement_offered_after_the_first_few_opens_no_branches() {
+    fn the_first_statements_branches_come_by_turns_likeliest_first() {
+        let t = frame_targets(&trace(), &files());
+        let mut q = Queue::new(Targets::default());
+        q.branches = vec![
+            branch(&t[0], 1, "b1", -1.0),
+            branch(&t[0], 0, "a2", -3.0),
+            branch(&t[0], 1, "b2", -2.0),
+            branch(&t[0], 0, "a1", -2.5),
+        ];
+        assert_eq!(branch_order(q), ["a1", "b1", "a2", "b2"]);
+    }
+
+    #[test]
+    fn a_later_statements_likeliest_branch_comes_before_the_first_statements_fifth() {
+        let t = frame_targets(&trace(), &files());
+        let mut q = Queue::new(Targets::default());
+        q.branches = (1..=6)
+            .map(|i| branch(&t[0], 0, &format!("a{i}"), -(i as f64)))
+            .chain([branch(&t[0], 7, "h1", -1.0)])
+            .collect();
+        assert_eq!(branch_order(q), ["a1", "a2", "a3", "a4", "h1", "a5", "a6"]);
+    }
+
+    #[test]
+    fn a_statement_offered_late_opens_branches_too() {
         let t = frame_targets(&trace(), &files());
         let mut q = Queue::new(Targets {
-            frames: vec![t[0].clone(); BRANCHED_STATEMENTS + 1],
+            frames: vec![t[0].clone(); 5],
             sweep: Vec::new(),
         });
         let last = std::iter::from_fn(|| q.next()).last().unwrap();
         q.replied(&last, &reply_with_alternatives());
-        assert_eq!(q.next(), None);
+        assert_eq!(q.next().map(|o| o.order), Some(4));
     }
 
     #[test]

@@ -39,6 +39,7 @@ use std::collections::BTreeMap;
 
 mod attempts;
 pub mod feedback;
+mod fitted;
 mod lines;
 pub mod locate;
 mod replies;
@@ -333,9 +334,10 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
     let mut offers = lines::Queue::new(lines::targets(&shown.trace, &shown.files, &names));
     let mut locator = locate::Locator::new(locate::called_names(&failure, &names));
     let mut a = Attempts::new(badness(&start), TestSet::of(&start));
+    a.fits = fitted::Fits::new(ctx, &command, listed.clone());
     let end = loop {
-        if crate::graph::rules::breakers::coder_step_cap_reached(a.made, &ctx.limits) {
-            break CoderEnd::CallCap;
+        if let Some(end) = a.end_before_call(&ctx.limits) {
+            break end;
         }
         let (offer, request) = next_attempt(ctx, &mut a, &mut offers, &opening);
         let line = offer.is_some();
@@ -374,9 +376,10 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         let (bad, failure) = (badness(&result), failure_text(&result, &root, &listed));
         a.note_tested(bad, &failure);
         if bad == 0 {
-            state.coder_summary = Some(context::clip(reply.content.trim(), 400));
-            a.best = None;
-            break CoderEnd::Done;
+            if passed(ctx, state, &mut a, (&snap, &diff, &reply.content)) {
+                break CoderEnd::Done;
+            }
+            continue;
         }
         if a.improves(bad) {
             a.best = Some(candidate(ctx, &snap, bad, &diff));
@@ -451,8 +454,36 @@ async fn failing_start(
     Ok(start)
 }
 
+/// A passing attempt: the files it changed as they were, its diff, and the reply.
+type Pass<'a> = (&'a Snapshot, &'a str, &'a str);
+
+/// Whether a passing attempt ends the step: it does unless its change copied values from the
+/// tests ([`fitted`]); such a pass is kept as the best candidate (the first one) and undone
+/// while the loop looks on, until it stands ([`fitted::Fits::stands`]).
+fn passed(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    a: &mut Attempts,
+    (snap, diff, reply): Pass<'_>,
+) -> bool {
+    let copied = a.fits.copied(ctx, snap, diff);
+    if copied.is_empty() {
+        state.coder_summary = Some(context::clip(reply.trim(), 400));
+        a.best = None;
+        return true;
+    }
+    if a.best.as_ref().is_none_or(|b| b.badness > 0) {
+        a.best = Some(candidate(ctx, snap, 0, diff));
+        state.coder_summary = Some(context::clip(reply.trim(), 400));
+        a.fits.kept(a.made, copied);
+    }
+    restore(ctx, snap);
+    false
+}
+
 /// Ends the step: the best candidate stands when no attempt passed (a passing one is in the
-/// tree), and the step reports whether the code changed.
+/// tree; a kept pass that copied values from the tests leads the step's reason with them),
+/// and the step reports whether the code changed.
 async fn finish(
     ctx: &GraphContext,
     state: &mut RunState,
@@ -460,6 +491,9 @@ async fn finish(
     end: CoderEnd,
     before: &BTreeMap<String, String>,
 ) -> StepResult {
+    if a.best.as_ref().is_some_and(|b| b.badness == 0) {
+        a.warning = a.fits.note();
+    }
     if let Some(b) = &a.best {
         keep_best(ctx, b);
         let kept = format!(

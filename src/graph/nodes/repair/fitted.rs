@@ -1,0 +1,258 @@
+//! Whether a passing change fits the tests instead of fixing the code: a value it adds (a
+//! string of [`MIN_STRING`] or more characters, a number of [`MIN_DIGITS`] or more digits)
+//! that is a literal of the tests the command runs and that the project's other code
+//! nowhere holds. A small
+//! model shown a test that expects `response_status_message(573) == '573 Unknown Status'`
+//! may write `return '573 Unknown Status'`: the test passes and nothing is fixed. Such a pass
+//! is kept as the best candidate while the loop looks on, [`SEARCH_ON`] attempts more, for
+//! a change that passes without them; found none, it stands, and the step's reason names
+//! the values it copied.
+
+use super::Snapshot;
+use crate::graph::prompt::context;
+use crate::graph::GraphContext;
+
+/// The shortest string literal counted.
+pub const MIN_STRING: usize = 3;
+
+/// The fewest digits of a number counted.
+pub const MIN_DIGITS: usize = 2;
+
+/// The attempts made after a pass that copied values before it stands.
+pub const SEARCH_ON: u32 = 6;
+
+/// The most files read to look for a value in the project's other code.
+pub const MAX_SOURCE_FILES: usize = 2000;
+
+/// The string literals and numbers on a line diff's added lines (`+`), each once, in order;
+/// a comment's are left out.
+pub fn added_values(diff: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in diff.lines() {
+        let Some(code) = line.strip_prefix('+') else {
+            continue;
+        };
+        for v in line_values(code) {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// The values of one line of code: its strings' contents (quotes of either kind, on the
+/// line) and its numbers outside them, up to a comment.
+fn line_values(code: &str) -> Vec<String> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '#' {
+            break;
+        }
+        if c == '\'' || c == '"' {
+            let mut j = i + 1;
+            let mut text = String::new();
+            while j < chars.len() && chars[j] != c {
+                if chars[j] == '\\' && j + 1 < chars.len() {
+                    text.push(chars[j]);
+                    j += 1;
+                }
+                text.push(chars[j]);
+                j += 1;
+            }
+            if text.chars().count() >= MIN_STRING {
+                out.push(text);
+            }
+            i = j + 1;
+            continue;
+        }
+        let starts_word =
+            i == 0 || !(chars[i - 1].is_alphanumeric() || "_.".contains(chars[i - 1]));
+        if c.is_ascii_digit() && starts_word {
+            let mut j = i;
+            while j < chars.len() && (chars[j].is_ascii_digit() || chars[j] == '.') {
+                j += 1;
+            }
+            let number: String = chars[i..j].iter().collect();
+            let number = number.trim_end_matches('.').to_string();
+            if number.chars().filter(char::is_ascii_digit).count() >= MIN_DIGITS {
+                out.push(number);
+            }
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The values `diff` adds that `tests` hold whole (a literal of the tests, not part of one:
+/// a fix that adds `'Unknown Status'` for a test expecting `'573 Unknown Status'` copies
+/// nothing) and `in_source` (the project's other code, as it was before the change) does not.
+pub fn copied_values(diff: &str, tests: &str, in_source: impl Fn(&str) -> bool) -> Vec<String> {
+    let held: Vec<String> = tests.lines().flat_map(line_values).collect();
+    added_values(diff)
+        .into_iter()
+        .filter(|v| held.contains(v) && !in_source(v))
+        .collect()
+}
+
+/// What the loop knows to judge passes by: the text of the tests the command runs, and the
+/// project's other files of the kinds a change touches (none by default: nothing is copied).
+#[derive(Debug, Default)]
+pub(super) struct Fits {
+    tests: String,
+    test_paths: Vec<String>,
+    listed: Vec<String>,
+    /// The attempt count when a pass that copied values was kept, and the values.
+    since: Option<(u32, Vec<String>)>,
+}
+
+impl Fits {
+    /// The tests `command` runs of the `listed` files, read (capped) from the tree.
+    pub(super) fn new(ctx: &GraphContext, command: &str, listed: Vec<String>) -> Self {
+        let tree = ctx.tools.workdir().tree();
+        let test_paths = context::test_files(command, listed.iter());
+        let tests = test_paths
+            .iter()
+            .filter_map(|p| {
+                tree.read_text(p, kotef_tools::file_tools::READ_CAP_BYTES as u64)
+                    .ok()
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        Fits {
+            tests,
+            test_paths,
+            listed,
+            since: None,
+        }
+    }
+
+    /// The values a passing change (`diff`, made over `snap`'s files) copied from the tests.
+    pub(super) fn copied(&self, ctx: &GraphContext, snap: &Snapshot, diff: &str) -> Vec<String> {
+        if self.tests.is_empty() {
+            return Vec::new();
+        }
+        let tree = ctx.tools.workdir().tree();
+        let kinds: Vec<&str> = snap
+            .keys()
+            .filter_map(|p| p.rsplit_once('.').map(|(_, e)| e))
+            .collect();
+        let others: Vec<&String> = (self.listed.iter())
+            .filter(|p| !self.test_paths.contains(*p) && !context::named_like_a_test(p))
+            .filter(|p| p.rsplit_once('.').is_some_and(|(_, e)| kinds.contains(&e)))
+            .take(MAX_SOURCE_FILES)
+            .collect();
+        let before = |p: &str| -> Option<String> {
+            match snap.get(p) {
+                Some(bytes) => bytes
+                    .as_ref()
+                    .map(|b| String::from_utf8_lossy(b).into_owned()),
+                None => tree
+                    .read_text(p, kotef_tools::file_tools::READ_CAP_BYTES as u64)
+                    .ok(),
+            }
+        };
+        copied_values(diff, &self.tests, |v| {
+            others
+                .iter()
+                .any(|p| before(p.as_str()).is_some_and(|t| t.contains(v)))
+        })
+    }
+
+    /// A pass that copied `values` was kept as the best candidate at attempt `made`.
+    pub(super) fn kept(&mut self, made: u32, values: Vec<String>) {
+        self.since.get_or_insert((made, values));
+    }
+
+    /// Whether the kept pass stands now: [`SEARCH_ON`] attempts were made after it.
+    pub(super) fn stands(&self, made: u32) -> bool {
+        self.since
+            .as_ref()
+            .is_some_and(|(s, _)| made >= s + SEARCH_ON)
+    }
+
+    /// What the step's reason says first of a kept pass that stands: the values it copied.
+    pub(super) fn note(&self) -> Option<String> {
+        let (_, values) = self.since.as_ref()?;
+        Some(note(values))
+    }
+}
+
+/// The note of a kept pass that copied `values` from the tests (at most three named, each
+/// clipped): short, as the report's timeline cell shows the first 200 characters.
+pub fn note(values: &[String]) -> String {
+    let shown: Vec<String> = (values.iter().take(3))
+        .map(|v| format!("`{}`", v.chars().take(40).collect::<String>()))
+        .collect();
+    format!(
+        "CHECK: it passes with {} copied from the tests; nothing passed without them",
+        shown.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TESTS: &str = "self.assertEqual(status_message(573), '573 Unknown Status')\n";
+
+    #[test]
+    fn a_change_that_returns_the_tests_expected_value_copies_it() {
+        let diff = "--- status.py\n+    if status == 573:\n+        return '573 Unknown Status'\n";
+        assert_eq!(
+            copied_values(diff, TESTS, |_| false),
+            ["573", "573 Unknown Status"]
+        );
+    }
+
+    #[test]
+    fn a_general_fix_copies_nothing() {
+        let diff = "--- status.py\n-    return RESPONSES[status]\n+    return '%s %s' % (status, RESPONSES.get(status, 'Unknown Status'))\n";
+        assert_eq!(copied_values(diff, TESTS, |_| false), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_value_the_project_already_uses_elsewhere_is_not_copied() {
+        let diff = "+        return '573 Unknown Status'\n";
+        assert_eq!(copied_values(diff, TESTS, |_| true), Vec::<String>::new());
+    }
+
+    #[test]
+    fn removed_lines_comments_short_strings_and_names_with_digits_are_not_values() {
+        let diff =
+            "-    x = '573 Unknown Status'\n+    y = utf8(v1) + 'ab'  # '573 Unknown Status'\n";
+        assert_eq!(added_values(diff), Vec::<String>::new());
+    }
+
+    #[test]
+    fn numbers_and_escaped_quotes_are_read_whole() {
+        assert_eq!(
+            added_values("+    t = 3.25 * 60; s = 'it\\'s 5'\n"),
+            ["3.25", "60", "it\\'s 5"]
+        );
+    }
+
+    #[test]
+    fn a_kept_pass_stands_after_the_search_on_attempts() {
+        let mut f = Fits {
+            tests: TESTS.into(),
+            test_paths: Vec::new(),
+            listed: Vec::new(),
+            since: None,
+        };
+        assert!(!f.stands(100));
+        f.kept(4, vec!["573".into()]);
+        f.kept(7, Vec::new());
+        assert!(!f.stands(4 + SEARCH_ON - 1));
+        assert!(f.stands(4 + SEARCH_ON));
+        assert_eq!(
+            f.note().as_deref(),
+            Some("CHECK: it passes with `573` copied from the tests; nothing passed without them")
+        );
+    }
+}
