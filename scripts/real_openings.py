@@ -135,14 +135,15 @@ def offered_statements(repo):
 
 def changed_lines(buggy, fixed):
     """The buggy file's lines the fix replaces or deletes (stripped, non-blank); for a pure
-    insertion, the line before it."""
+    insertion, the lines on either side of it (a block begun at either can take the new
+    lines: `if args is None: return url` before `parsed_url = urlparse(url)`)."""
     a, b = buggy.splitlines(), fixed.splitlines()
     out = []
     for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag in ("replace", "delete"):
             out += [line.strip() for line in a[i1:i2] if line.strip()]
-        elif tag == "insert" and i1 > 0:
-            out.append(a[i1 - 1].strip())
+        elif tag == "insert":
+            out += [a[i].strip() for i in (i1 - 1, i1) if 0 <= i < len(a)]
     return [line for line in out if line]
 
 

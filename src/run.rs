@@ -492,5 +492,6 @@ pub async fn execute(setup: RunSetup) -> anyhow::Result<RunOutcome> {
         }),
         sandbox: Some(meta.sandbox.clone()),
         setup_created,
+        checks: state.checks.iter().map(|c| redactor.redact(c)).collect(),
     })
 }

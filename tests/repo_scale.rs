@@ -1000,18 +1000,43 @@ async fn a_failure_raised_in_the_test_has_the_named_functions_statements_offered
 }
 
 #[tokio::test]
-async fn the_named_functions_statements_are_offered_from_its_top() {
+async fn the_named_functions_statements_are_offered_from_its_return_upward() {
     let r = run_day(&[]).await;
     let f = r.fake.lock().unwrap();
     assert_eq!(
         begun_statements(&f)[..3],
         [
-            "parts = text.split('-')",
+            "return int(day)",
             "day = parts[1]",
-            "return int(day)"
+            "parts = text.split('-')"
         ],
         "{:?}",
         f.lasts
+    );
+}
+
+/// The failing assertion written over three lines, the function's name on its second only:
+/// the traceback quotes another of its lines, and the goal names nothing.
+const DAY_TEST_WRAPPED: &str = "import unittest\n\nfrom pkg.dates import parse_day\n\n\nclass T(unittest.TestCase):\n    def test_day(self):\n        self.assertEqual(\n            parse_day('2020-01-31'),\n            31)\n";
+
+#[tokio::test]
+async fn a_failing_assertion_written_over_several_lines_has_its_functions_statements_offered() {
+    let r = run_llama(
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/dates.py", DAY),
+            ("test_dates.py", DAY_TEST_WRAPPED),
+        ],
+        "The day of a date comes out wrong: make test_dates.py pass.",
+        "python3 -m unittest -q test_dates",
+        DAY_ROUND,
+        &[("day = parts[1]", "    day = parts[2]\n")],
+    )
+    .await;
+    r.assert_success();
+    assert_eq!(
+        read(r.repo.path(), "pkg/dates.py"),
+        DAY.replace("parts[1]", "parts[2]")
     );
 }
 
@@ -1058,7 +1083,9 @@ async fn a_pass_that_copies_the_tests_value_stands_when_nothing_else_passes_and_
     assert!(read(r.repo.path(), "pkg/status.py").contains("return '573 Unknown Status'"));
     let report = std::fs::read_to_string(r.repo.path().join(&r.summary.report_path)).unwrap();
     assert!(
-        report.contains("`573 Unknown Status` copied from the tests"),
+        report.contains(
+            "- ⚠️ Check before merging: it passes with `573`, `573 Unknown Status` copied from the tests"
+        ),
         "{report}"
     );
 }

@@ -129,6 +129,9 @@ fn status_section(s: &mut String, state: &RunState, meta: &ReportMeta) {
     );
     let _ = writeln!(s, "- Stop reason: {}", inert(&reason, INERT_CAP));
     let _ = writeln!(s, "- Verified by: {}", verified_by(state));
+    for check in &state.checks {
+        let _ = writeln!(s, "- ⚠️ Check before merging: {}", inert(check, INERT_CAP));
+    }
     let _ = writeln!(
         s,
         "- Profile: `{}`; model: `{}`; sandbox: `{}`",

@@ -42,6 +42,10 @@ pub struct RunOutcome {
     /// never committed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub setup_created: Vec<String>,
+    /// What a reviewer must check before trusting the change, one sentence each: the tests
+    /// pass with values copied from them, and nothing passed without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<String>,
 }
 
 /// A verification command and its result.

@@ -117,6 +117,7 @@ pub fn sample_outcome(
         verification: None,
         sandbox: None,
         setup_created: Vec::new(),
+        checks: Vec::new(),
     }
 }
 

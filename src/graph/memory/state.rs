@@ -410,6 +410,10 @@ pub struct RunState {
     pub ending: Option<Ending>,
     /// The coder's last `done` summary.
     pub coder_summary: Option<String>,
+    /// What a reviewer must check before trusting the change, one sentence each (a pass that
+    /// holds values copied from the tests, kept because nothing passed without them).
+    #[serde(default)]
+    pub checks: Vec<String>,
     /// Tool calls executed, by tool name (names clipped; a model may invent any).
     #[serde(default)]
     pub tools_run: BTreeMap<String, u32>,
@@ -449,6 +453,7 @@ impl RunState {
             path_edges: BTreeMap::new(),
             ending: None,
             coder_summary: None,
+            checks: Vec::new(),
             tools_run: BTreeMap::new(),
             last_planner_reason: String::new(),
             pacing: Default::default(),

@@ -417,6 +417,9 @@ fn screen_body(outcome: &RunOutcome, diff_stat: Option<DiffStat>) -> String {
         None => "not verified (no test command ran)".to_string(),
     };
     out.push_str(&format!("**Verified by:** {verified}\n"));
+    for check in &outcome.checks {
+        out.push_str(&format!("⚠️ **Check before merging:** {}\n", inline(check)));
+    }
     if let Some(next) = next_step(outcome) {
         out.push_str(&format!("**Next step:** {next}\n"));
     }
@@ -642,6 +645,7 @@ mod tests {
             verification: None,
             sandbox: None,
             setup_created: Vec::new(),
+            checks: Vec::new(),
         }
     }
 
@@ -840,6 +844,21 @@ mod tests {
             **What changed:** Fixed `add()` to return a + b. Also added a test.
             **Diff:** 1 file changed (+1 −1) — `src/lib.rs`
             **Verified by:** `python3 -m unittest -q` ✅ passed
+            "####);
+    }
+
+    #[test]
+    fn a_pass_that_copies_the_tests_values_asks_for_a_check_on_the_first_screen() {
+        let mut o = success();
+        o.checks = vec!["it passes with `573 Unknown Status` copied from the tests; nothing passed without them".into()];
+        insta::assert_snapshot!(first_screen(&o, None), @r####"
+            ### ✅ kotef run ended: done, the tests pass (`done_success`)
+
+            The planner finished and the last verification passed.
+
+            **What changed:** Fixed `add()` to return a + b. Also added a test.
+            **Verified by:** `python3 -m unittest -q` ✅ passed
+            ⚠️ **Check before merging:** it passes with `573 Unknown Status` copied from the tests; nothing passed without them
             "####);
     }
 

@@ -91,13 +91,25 @@ fn line_values(code: &str) -> Vec<String> {
 
 /// The values `diff` adds that `tests` hold whole (a literal of the tests, not part of one:
 /// a fix that adds `'Unknown Status'` for a test expecting `'573 Unknown Status'` copies
-/// nothing) and `in_source` (the project's other code, as it was before the change) does not.
-pub fn copied_values(diff: &str, tests: &str, in_source: impl Fn(&str) -> bool) -> Vec<String> {
+/// nothing) and none of `sources` (the project's other files, as they were before the
+/// change) does. Each source is read once, and none after every value was found in one.
+pub fn copied_values(
+    diff: &str,
+    tests: &str,
+    sources: impl IntoIterator<Item = String>,
+) -> Vec<String> {
     let held: Vec<String> = tests.lines().flat_map(line_values).collect();
-    added_values(diff)
+    let mut left: Vec<String> = added_values(diff)
         .into_iter()
-        .filter(|v| held.contains(v) && !in_source(v))
-        .collect()
+        .filter(|v| held.contains(v))
+        .collect();
+    for text in sources {
+        if left.is_empty() {
+            break;
+        }
+        left.retain(|v| !text.contains(v.as_str()));
+    }
+    left
 }
 
 /// What the loop knows to judge passes by: the text of the tests the command runs, and the
@@ -157,11 +169,11 @@ impl Fits {
                     .ok(),
             }
         };
-        copied_values(diff, &self.tests, |v| {
-            others
-                .iter()
-                .any(|p| before(p.as_str()).is_some_and(|t| t.contains(v)))
-        })
+        copied_values(
+            diff,
+            &self.tests,
+            others.iter().filter_map(|p| before(p.as_str())),
+        )
     }
 
     /// A pass that copied `values` was kept as the best candidate at attempt `made`.
@@ -176,21 +188,23 @@ impl Fits {
             .is_some_and(|(s, _)| made >= s + SEARCH_ON)
     }
 
-    /// What the step's reason says first of a kept pass that stands: the values it copied.
-    pub(super) fn note(&self) -> Option<String> {
+    /// What a reviewer must check of a kept pass that stands: the values it copied
+    /// ([`finding`]).
+    pub(super) fn finding(&self) -> Option<String> {
         let (_, values) = self.since.as_ref()?;
-        Some(note(values))
+        Some(finding(values))
     }
 }
 
-/// The note of a kept pass that copied `values` from the tests (at most three named, each
-/// clipped): short, as the report's timeline cell shows the first 200 characters.
-pub fn note(values: &[String]) -> String {
+/// What a kept pass that copied `values` from the tests leaves to check (at most three
+/// named, each clipped): short, as the report's timeline cell shows the first 200
+/// characters of the step's reason, which it leads as `CHECK: …`.
+pub fn finding(values: &[String]) -> String {
     let shown: Vec<String> = (values.iter().take(3))
         .map(|v| format!("`{}`", v.chars().take(40).collect::<String>()))
         .collect();
     format!(
-        "CHECK: it passes with {} copied from the tests; nothing passed without them",
+        "it passes with {} copied from the tests; nothing passed without them",
         shown.join(", ")
     )
 }
@@ -205,7 +219,7 @@ mod tests {
     fn a_change_that_returns_the_tests_expected_value_copies_it() {
         let diff = "--- status.py\n+    if status == 573:\n+        return '573 Unknown Status'\n";
         assert_eq!(
-            copied_values(diff, TESTS, |_| false),
+            copied_values(diff, TESTS, None),
             ["573", "573 Unknown Status"]
         );
     }
@@ -213,13 +227,16 @@ mod tests {
     #[test]
     fn a_general_fix_copies_nothing() {
         let diff = "--- status.py\n-    return RESPONSES[status]\n+    return '%s %s' % (status, RESPONSES.get(status, 'Unknown Status'))\n";
-        assert_eq!(copied_values(diff, TESTS, |_| false), Vec::<String>::new());
+        assert_eq!(copied_values(diff, TESTS, None), Vec::<String>::new());
     }
 
     #[test]
     fn a_value_the_project_already_uses_elsewhere_is_not_copied() {
         let diff = "+        return '573 Unknown Status'\n";
-        assert_eq!(copied_values(diff, TESTS, |_| true), Vec::<String>::new());
+        assert_eq!(
+            copied_values(diff, TESTS, ["    '573 Unknown Status': 573,".to_string()]),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
@@ -251,8 +268,8 @@ mod tests {
         assert!(!f.stands(4 + SEARCH_ON - 1));
         assert!(f.stands(4 + SEARCH_ON));
         assert_eq!(
-            f.note().as_deref(),
-            Some("CHECK: it passes with `573` copied from the tests; nothing passed without them")
+            f.finding().as_deref(),
+            Some("it passes with `573` copied from the tests; nothing passed without them")
         );
     }
 }

@@ -141,8 +141,10 @@ pub fn settled(
 }
 
 /// The names a failure is about: those in the lines that raised and the line before each (the
-/// assertion or call), then the goal's, at most [`NAMES`].
-pub fn failing_names(failure: &str, goal: &str) -> Vec<String> {
+/// assertion or call), then those of the failing test's `statement` whole (a call written over
+/// several lines is reported at one of them: `u'trailer.mp4')` names nothing the test
+/// called), then the goal's, at most [`NAMES`].
+pub fn failing_names(failure: &str, statement: Option<&str>, goal: &str) -> Vec<String> {
     let lines: Vec<&str> = failure.lines().collect();
     let mut text = String::new();
     for (i, l) in lines.iter().enumerate() {
@@ -154,6 +156,10 @@ pub fn failing_names(failure: &str, goal: &str) -> Vec<String> {
             text.push_str(l);
             text.push('\n');
         }
+    }
+    if let Some(stmt) = statement {
+        text.push_str(stmt);
+        text.push('\n');
     }
     text.push_str(goal);
     let mut names = code_names(&text);
@@ -169,13 +175,22 @@ mod tests {
     fn the_names_of_an_assertion_and_its_error_are_looked_up() {
         let failure = "FAIL: test_max_redirects (tests.test_redirects.T)\n  File \"tests/test_redirects.py\", line 20, in test_max_redirects\n    assert r.exit_status == ExitStatus.ERROR_TOO_MANY_REDIRECTS\nAssertionError: <ExitStatus.ERROR: 1> != <ExitStatus.ERROR_TOO_MANY_REDIRECTS: 6>\n";
         assert_eq!(
-            failing_names(failure, "Fix the max-redirects test"),
+            failing_names(failure, None, "Fix the max-redirects test"),
             ["exit_status", "ExitStatus", "ERROR_TOO_MANY_REDIRECTS"]
         );
         assert_eq!(
-            failing_names("NameError: name 'output_path' is not defined", ""),
+            failing_names("NameError: name 'output_path' is not defined", None, ""),
             ["output_path"]
         );
+    }
+
+    #[test]
+    fn the_names_of_a_failing_call_written_over_several_lines_are_looked_up() {
+        let failure = "  File \"test/test_utils.py\", line 193, in test_url_basename\n    u'trailer.mp4')\nAssertionError: '' != 'trailer.mp4'\n";
+        let statement = "self.assertEqual(\n    url_basename(u'http://a.org/b/trailer.mp4'),\n    u'trailer.mp4')";
+        let names = failing_names(failure, Some(statement), "");
+        assert!(names.contains(&"url_basename".to_string()), "{names:?}");
+        assert!(!failing_names(failure, None, "").contains(&"url_basename".to_string()));
     }
 
     #[test]

@@ -47,6 +47,7 @@ pub mod room;
 mod shown;
 mod spec;
 mod start;
+mod targets;
 use crate::graph::rules::contradiction::TestSet;
 use attempts::{Attempts, Seen};
 use feedback::{badness, failure_text, line_diff, Opening, Outcome};
@@ -331,7 +332,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         })
     };
     let mut opening = opening_of(&shown);
-    let mut offers = lines::Queue::new(lines::targets(&shown.trace, &shown.files, &names));
+    let mut offers = lines::Queue::new(targets::targets(&shown.trace, &shown.files, &names));
     let mut locator = locate::Locator::new(locate::called_names(&failure, &names));
     let mut a = Attempts::new(badness(&start), TestSet::of(&start));
     a.fits = fitted::Fits::new(ctx, &command, listed.clone());
@@ -492,7 +493,10 @@ async fn finish(
     before: &BTreeMap<String, String>,
 ) -> StepResult {
     if a.best.as_ref().is_some_and(|b| b.badness == 0) {
-        a.warning = a.fits.note();
+        if let Some(found) = a.fits.finding() {
+            a.warning = Some(format!("CHECK: {found}"));
+            state.checks = vec![found];
+        }
     }
     if let Some(b) = &a.best {
         keep_best(ctx, b);

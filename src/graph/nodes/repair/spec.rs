@@ -73,6 +73,12 @@ pub(super) fn failing_def(
     first
 }
 
+/// The failing test's statement at its frame, whole ([`super::targets::span_at`]): the
+/// traceback quotes one line of a call written over several.
+pub(super) fn failing_statement(t: &FailingTest) -> Option<String> {
+    super::targets::span_at(&t.text, t.line).map(|(_, stmt)| stmt)
+}
+
 /// A failing run's frames in the order printed (the outermost call first), each with its
 /// output line and its repository path (`None` outside the repository), and the output lines
 /// that end a traceback (what was raised; "During handling of the above exception", which

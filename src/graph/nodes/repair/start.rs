@@ -31,8 +31,9 @@ pub(super) fn start_from(
     let listed: Vec<String> = state.file_hashes.keys().cloned().collect();
     let trace = Traceback::read(output, &root, &listed);
     let printed = spec::Printed::read(output, &root, &listed);
-    let names = locate::failing_names(failure, &state.goal);
     let test = spec::in_tree(ctx, &trace, protected);
+    let statement = test.as_ref().and_then(spec::failing_statement);
+    let names = locate::failing_names(failure, statement.as_deref(), &state.goal);
     let test_view = test.as_ref().and_then(|t| spec::failing_test(t, failure));
     let tests_only = test
         .as_ref()

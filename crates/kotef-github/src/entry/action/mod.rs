@@ -242,6 +242,7 @@ mod test_support {
             verification: None,
             sandbox: None,
             setup_created: Vec::new(),
+            checks: Vec::new(),
         }
     }
 
