@@ -453,10 +453,11 @@ async fn after_two_failed_attempts_in_one_file_the_loop_moves_to_where_the_faili
         ("test_redirects.py", REDIRECT_TEST),
     ]);
     repo.extend(filler(100));
+    // `-S`: no `sitecustomize`, so no spectrum, which would show `pkg/core.py` first.
     let r = run(
         repo,
         "The exit status for too many redirects is wrong: make test_redirects.py pass.",
-        "python3 -m unittest -q test_redirects",
+        "python3 -S -m unittest -q test_redirects",
         &replies,
     )
     .await;
@@ -1088,4 +1089,61 @@ async fn a_pass_that_copies_the_tests_value_stands_when_nothing_else_passes_and_
         ),
         "{report}"
     );
+}
+
+const KIND: &str = "def body_kind(headers):\n    length = headers.get('Content-Length')\n    if length is not None:\n        return 'fixed'\n    if headers.get('Transfer-Encoding') == 'chunked':\n        return 'chunked'\n    if headers.get('Connection') == 'close':\n        return 'until-close'\n    return 'none'\n";
+const KIND_TEST: &str = "import unittest\n\nfrom pkg.body import body_kind\n\n\nclass T(unittest.TestCase):\n    def test_fixed(self):\n        self.assertEqual(body_kind({'Content-Length': '3'}), 'fixed')\n\n    def test_chunked(self):\n        self.assertEqual(body_kind({'Transfer-Encoding': 'chunked'}), 'chunked')\n\n    def test_close(self):\n        self.assertEqual(body_kind({'Connection': 'close'}), 'until-close')\n\n    def test_chunked_in_capitals(self):\n        self.assertEqual(body_kind({'Transfer-Encoding': 'Chunked'}), 'chunked')\n";
+
+/// The free attempts' change: the default (wrong).
+const KIND_DEFAULT: &str = "The default is wrong.\n\npkg/body.py\n```python\ndef body_kind(headers):\n    length = headers.get('Content-Length')\n    if length is not None:\n        return 'fixed'\n    if headers.get('Transfer-Encoding') == 'chunked':\n        return 'chunked'\n    if headers.get('Connection') == 'close':\n        return 'until-close'\n    return ''\n```\n";
+
+/// tornado-11's shape: the failing test and three passing ones beside it call one function;
+/// the traceback passes through the test only. The line attempts answer as `lines` says.
+async fn run_body_kind(lines: &[(&str, &str)]) -> Run {
+    run_llama(
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/body.py", KIND),
+            ("test_body.py", KIND_TEST),
+        ],
+        "A chunked body is not recognised when its header is written in capitals.",
+        "python3 -m unittest -q test_body.T.test_chunked_in_capitals",
+        KIND_DEFAULT,
+        lines,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn the_statements_only_the_failing_test_ran_are_offered_before_those_its_neighbours_ran() {
+    let r = run_body_kind(&[]).await;
+    let f = r.fake.lock().unwrap();
+    assert_eq!(
+        begun_statements(&f)[..3],
+        [
+            "return 'none'",
+            "if headers.get('Connection') == 'close':",
+            "if headers.get('Transfer-Encoding') == 'chunked':",
+        ],
+        "{:?}",
+        f.lasts
+    );
+}
+
+#[tokio::test]
+async fn the_line_the_spectrum_points_at_is_fixed_and_the_tracer_leaves_nothing_behind() {
+    let r = run_body_kind(&[(
+        "== 'chunked'",
+        "    if headers.get('Transfer-Encoding', '').lower() == 'chunked':\n",
+    )])
+    .await;
+    r.assert_success();
+    assert_eq!(
+        read(r.repo.path(), "pkg/body.py"),
+        KIND.replace(
+            "get('Transfer-Encoding') ==",
+            "get('Transfer-Encoding', '').lower() =="
+        )
+    );
+    assert!(!r.repo.path().join(".kotef-spectrum").exists());
 }

@@ -32,16 +32,27 @@ pub fn defined_name(line: &str) -> Option<String> {
 /// example (`class MyTask(luigi.Task):`) is text, not a definition. A comment, or a quote
 /// inside a one-line string, opens nothing.
 pub fn in_string(lines: &[&str]) -> Vec<bool> {
-    let mut out = Vec::with_capacity(lines.len());
-    let mut open: Option<&[u8]> = None;
-    for line in lines {
-        out.push(open.is_some());
+    let mut strings = Strings::default();
+    lines.iter().map(|l| strings.starts_inside(l)).collect()
+}
+
+/// Reads Python lines one after another and says which start inside a triple-quoted string
+/// ([`in_string`], one line at a time).
+#[derive(Debug, Default)]
+struct Strings {
+    open: Option<&'static [u8]>,
+}
+
+impl Strings {
+    /// Whether `line` starts inside a string; then reads it.
+    fn starts_inside(&mut self, line: &str) -> bool {
+        let inside = self.open.is_some();
         let b = line.as_bytes();
         let mut i = 0;
         while i < b.len() {
-            if let Some(q) = open {
+            if let Some(q) = self.open {
                 if b[i..].starts_with(q) {
-                    open = None;
+                    self.open = None;
                     i += 3;
                 } else {
                     i += if b[i] == b'\\' { 2 } else { 1 };
@@ -51,9 +62,9 @@ pub fn in_string(lines: &[&str]) -> Vec<bool> {
             match b[i] {
                 b'#' => break,
                 quote @ (b'"' | b'\'') => {
-                    let triple: &[u8] = if quote == b'"' { b"\"\"\"" } else { b"'''" };
+                    let triple: &'static [u8] = if quote == b'"' { b"\"\"\"" } else { b"'''" };
                     if b[i..].starts_with(triple) {
-                        open = Some(triple);
+                        self.open = Some(triple);
                         i += 3;
                         continue;
                     }
@@ -66,8 +77,8 @@ pub fn in_string(lines: &[&str]) -> Vec<bool> {
                 _ => i += 1,
             }
         }
+        inside
     }
-    out
 }
 
 /// The definitions of `lines` that are code, not text inside a string: each line's index and
@@ -110,9 +121,15 @@ pub fn definition_end(lines: &[&str], start: usize) -> usize {
     }
     let mut end = start + 1;
     let mut last_code = start + 1;
+    // A line inside a multi-line string (a raw request, an expected output written at the
+    // left margin) is the definition's text, however it is indented.
+    let mut strings = Strings::default();
+    strings.starts_inside(first);
     while end < lines.len() {
         let l = lines[end];
-        if !l.trim().is_empty() {
+        if strings.starts_inside(l) {
+            last_code = end + 1;
+        } else if !l.trim().is_empty() {
             if indent_of(l) <= indent && !l.trim_start().starts_with(')') {
                 break;
             }
@@ -149,6 +166,14 @@ mod tests {
             names(file),
             [(0, "TupleParameter".to_string()), (8, "parse".to_string())]
         );
+    }
+
+    #[test]
+    fn a_string_at_the_left_margin_does_not_end_the_function_holding_it() {
+        let file = "class T:\n    def test_upper(self):\n        self.write(b\"\"\"\\\nPOST / HTTP/1.1\nTransfer-Encoding: Chunked\n\n\"\"\".replace(b'\\n', b'\\r\\n'))\n        self.assertEqual(body(), 'x')\n\n    def test_next(self):\n        pass\n";
+        let lines: Vec<&str> = file.lines().collect();
+        assert_eq!(definition_end(&lines, 1), 8, "{file}");
+        assert_eq!(definition_end(&lines, 0), 11);
     }
 
     #[test]

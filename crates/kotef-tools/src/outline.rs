@@ -4,6 +4,8 @@
 //! function, without copying the file. Pure; Python and brace languages as
 //! [`crate::defs`] reads them.
 
+/// Which lines start inside a triple-quoted Python string (text, not code).
+pub use crate::defs::in_string;
 use crate::defs::{code_definitions, definition_end, indent_of};
 
 /// One definition of a file, at any depth.

@@ -414,6 +414,13 @@ pub struct RunState {
     /// holds values copied from the tests, kept because nothing passed without them).
     #[serde(default)]
     pub checks: Vec<String>,
+    /// The spectrum of the failing tests for a test command, measured once a run (the traced
+    /// run is slow; see `nodes::repair::spectrum`); `None` inside when it could not be had.
+    #[serde(skip)]
+    pub spectrum: Option<(
+        String,
+        Option<crate::graph::nodes::repair::spectrum::Spectrum>,
+    )>,
     /// Tool calls executed, by tool name (names clipped; a model may invent any).
     #[serde(default)]
     pub tools_run: BTreeMap<String, u32>,
@@ -454,6 +461,7 @@ impl RunState {
             ending: None,
             coder_summary: None,
             checks: Vec::new(),
+            spectrum: None,
             tools_run: BTreeMap::new(),
             last_planner_reason: String::new(),
             pacing: Default::default(),

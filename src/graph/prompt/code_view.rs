@@ -94,6 +94,9 @@ pub struct Traceback {
     pub repo: Vec<(String, usize)>,
     /// The files outside the repository the frames pass through, as printed, no repeats.
     pub outside: Vec<String>,
+    /// Lines of the repository the code shown is focused on beside the frames' (the
+    /// spectrum's telling lines): shown like a frame's, never offered as one.
+    pub focus: Vec<(String, usize)>,
 }
 
 impl Traceback {
@@ -146,10 +149,11 @@ impl Traceback {
         out
     }
 
-    /// The lines of each file the frames point at.
+    /// The lines of each file the frames (and the focus) point at.
     pub fn lines_in(&self, path: &str) -> Vec<usize> {
         self.repo
             .iter()
+            .chain(&self.focus)
             .filter(|(p, _)| p == path)
             .map(|(_, l)| *l)
             .collect()

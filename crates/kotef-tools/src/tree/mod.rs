@@ -420,9 +420,21 @@ impl Tree {
             .map_err(|e| TreeError::io("writing", rel, e))
     }
 
+    /// Removes the empty directory at `rel` (a link there is not followed, and not removed); a
+    /// missing one is not an error.
+    pub fn remove_empty_dir(&self, rel: &str) -> Result<(), TreeError> {
+        self.remove(rel, true)
+    }
+
     /// Removes the file or link at `rel` (never what a link points to); a missing entry is not
     /// an error, a directory is.
     pub fn remove_file(&self, rel: &str) -> Result<(), TreeError> {
+        self.remove(rel, false)
+    }
+
+    /// Removes the entry at `rel`, never following a link: an empty directory when `dir`,
+    /// else a file or link; a missing entry is not an error, one of the other kind is.
+    fn remove(&self, rel: &str, dir_wanted: bool) -> Result<(), TreeError> {
         let parts = components(rel)?;
         let Some(last) = parts.last() else {
             return Err(TreeError::IsADirectory(".".into()));
@@ -432,13 +444,17 @@ impl Tree {
             Err(TreeError::NotFound(_)) => return Ok(()),
             Err(e) => return Err(e),
         };
-        match rustix::fs::statat(&dir, *last, AtFlags::SYMLINK_NOFOLLOW) {
-            Err(_) => Ok(()),
-            Ok(st) if kind_of(&st) == FileType::Directory => {
-                Err(TreeError::IsADirectory(rel.into()))
-            }
-            Ok(_) => rustix::fs::unlinkat(&dir, *last, AtFlags::empty())
+        let st = match rustix::fs::statat(&dir, *last, AtFlags::SYMLINK_NOFOLLOW) {
+            Err(_) => return Ok(()),
+            Ok(st) => st,
+        };
+        match (kind_of(&st) == FileType::Directory, dir_wanted) {
+            (true, true) => rustix::fs::unlinkat(&dir, *last, AtFlags::REMOVEDIR)
                 .map_err(|e| TreeError::io("removing", rel, e)),
+            (false, false) => rustix::fs::unlinkat(&dir, *last, AtFlags::empty())
+                .map_err(|e| TreeError::io("removing", rel, e)),
+            (true, false) => Err(TreeError::IsADirectory(rel.into())),
+            (false, true) => Err(TreeError::io("removing", rel, "not a directory")),
         }
     }
 }
@@ -597,6 +613,18 @@ mod tests {
         tree.remove_file("f").unwrap();
         assert!(t.path().join("outside/secret").exists());
         assert_eq!(tree.kind("f").unwrap(), Kind::Missing);
+    }
+
+    #[test]
+    fn an_empty_folder_is_removed_and_a_link_in_its_place_is_left_alone() {
+        let (t, tree) = tree();
+        std::fs::create_dir(t.path().join("ws/d")).unwrap();
+        tree.remove_empty_dir("d").unwrap();
+        assert_eq!(tree.kind("d").unwrap(), Kind::Missing);
+        std::fs::create_dir(t.path().join("outside/empty")).unwrap();
+        symlink(t.path().join("outside/empty"), t.path().join("ws/d")).unwrap();
+        assert!(tree.remove_empty_dir("d").is_err());
+        assert!(t.path().join("outside/empty").is_dir());
     }
 
     #[test]

@@ -308,6 +308,7 @@ mod tests {
         let trace = Traceback {
             repo: vec![("m.py".into(), 6)],
             outside: Vec::new(),
+            focus: Vec::new(),
         };
         let t = &frame_targets(&trace, &[("m.py".into(), code.into())])[0];
         let reply = format!("{}import y\n>>>>>>> REPLACE\n", begun_reply(t));

@@ -46,6 +46,7 @@ mod replies;
 pub mod room;
 mod shown;
 mod spec;
+pub mod spectrum;
 mod start;
 mod targets;
 use crate::graph::rules::contradiction::TestSet;
@@ -308,13 +309,14 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
     };
     // The failure comes first: the traceback's frames in the repository bring their files.
     let listed: Vec<String> = state.file_hashes.keys().cloned().collect();
-    let output = format!("{}{}", start.stdout, start.stderr);
     let failure = failure_text(&start, &root, &listed);
     let Start {
         names,
         test_view,
         mut shown,
-    } = start::start_from(ctx, state, task, &protected, &output, &failure);
+    } = start::start_from(ctx, state, task, &protected, &start, &failure);
+    let spectrum = spectrum::measure(ctx, state, &command, &start).await;
+    shown = spectrum::widen(ctx, shown, spectrum.as_ref(), &protected);
     let goal = state.goal.clone();
     let opening_of = |shown: &Shown| {
         feedback::opening(&Opening {
@@ -332,7 +334,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         })
     };
     let mut opening = opening_of(&shown);
-    let mut offers = lines::Queue::new(targets::targets(&shown.trace, &shown.files, &names));
+    let mut offers = lines::Queue::new(spectrum::offers(&shown, &names, spectrum.as_ref()));
     let mut locator = locate::Locator::new(locate::called_names(&failure, &names));
     let mut a = Attempts::new(badness(&start), TestSet::of(&start));
     a.fits = fitted::Fits::new(ctx, &command, listed.clone());

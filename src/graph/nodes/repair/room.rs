@@ -203,6 +203,7 @@ mod tests {
                 ("pkg/c.py".into(), 4 + 5 * 10 + 2),
             ],
             outside: Vec::new(),
+            focus: Vec::new(),
         };
         (files, trace)
     }

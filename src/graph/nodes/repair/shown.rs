@@ -213,6 +213,7 @@ pub(super) fn look_elsewhere(
         trace: Traceback {
             repo,
             outside: shown.trace.outside.clone(),
+            focus: Vec::new(),
         },
         note: Some(note),
     })
@@ -323,6 +324,7 @@ fn by_test_names(
         trace: Traceback {
             repo,
             outside: trace.outside,
+            focus: Vec::new(),
         },
         note: Some(note),
     }
@@ -351,6 +353,7 @@ mod tests {
                 ("scrapy/utils/request.py".into(), 82),
             ],
             outside: Vec::new(),
+            focus: Vec::new(),
         }
     }
 

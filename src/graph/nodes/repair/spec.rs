@@ -325,6 +325,7 @@ mod tests {
                 ("tornado/test/httputil_test.py".into(), 8),
             ],
             outside: Vec::new(),
+            focus: Vec::new(),
         }
     }
 
@@ -368,6 +369,7 @@ mod tests {
         let trace = Traceback {
             repo: vec![("test/test_utils.py".into(), 35)],
             outside: Vec::new(),
+            focus: Vec::new(),
         };
         let shown = shown(&trace, &["test/test_utils.py".into()], "", &file).unwrap();
         assert!(shown.contains("lines 1-41"), "{shown}");
@@ -392,6 +394,7 @@ mod tests {
                 ("tests/test_black.py".into(), 12),
             ],
             outside: Vec::new(),
+            focus: Vec::new(),
         }
     }
 

@@ -24,9 +24,10 @@ pub(super) fn start_from(
     state: &mut RunState,
     task: &str,
     protected: &[String],
-    output: &str,
+    run: &kotef_tools::CommandResult,
     failure: &str,
 ) -> Start {
+    let output = &format!("{}{}", run.stdout, run.stderr);
     let root = ctx.tools.workdir().root().display().to_string();
     let listed: Vec<String> = state.file_hashes.keys().cloned().collect();
     let trace = Traceback::read(output, &root, &listed);

@@ -31,6 +31,8 @@ pub struct Target {
     pub path: String,
     pub text: String,
     pub lead: String,
+    /// Its first line in the file (1-based).
+    pub line: usize,
 }
 
 impl Target {
@@ -42,7 +44,27 @@ impl Target {
             path: path.to_string(),
             text: stmt,
             lead,
+            line: start + 1,
         })
+    }
+
+    /// The statement at 1-based `line` of `text` as a target, when it is one a line attempt
+    /// may change ([`statement_at`]; not a signature, nor a line inside a string).
+    pub(super) fn around(path: &str, text: &str, line: usize) -> Option<Target> {
+        let inside = kotef_tools::outline::in_string(&text.lines().collect::<Vec<_>>());
+        if inside.get(line.checked_sub(1)?).copied().unwrap_or(true) {
+            return None;
+        }
+        let (start, stmt) = statement_at(text, line)?;
+        if stmt.contains("\"\"\"") || stmt.contains("'''") {
+            return None;
+        }
+        Target::at(path, text, start, stmt)
+    }
+
+    /// Its last line in the file (1-based).
+    pub fn last_line(&self) -> usize {
+        self.line + self.text.lines().count().max(1) - 1
     }
 }
 
@@ -75,7 +97,13 @@ fn swept(trace: &Traceback, files: &[(String, String)], names: &[String]) -> Tar
     let frames = frame_targets(trace, files);
     let mut sweep: Vec<Target> = Vec::new();
     for (path, text) in files {
-        let lines = trace.lines_in(path);
+        // The frames' lines, not the focus's: the spectrum adds its own statements.
+        let lines: Vec<usize> = trace
+            .repo
+            .iter()
+            .filter(|(p, _)| p == path)
+            .map(|(_, l)| *l)
+            .collect();
         for (first, last) in code_view::focus(text, &lines, names) {
             let raised = lines.iter().find(|l| (first..=last).contains(*l)).copied();
             let mut found = statements_in(text, first, last);
@@ -389,6 +417,7 @@ pub(super) mod tests {
                 ("tests/test_spider.py".into(), 9),
             ],
             outside: Vec::new(),
+            focus: Vec::new(),
         }
     }
 
@@ -453,6 +482,7 @@ pub(super) mod tests {
         let none = Traceback {
             repo: Vec::new(),
             outside: Vec::new(),
+            focus: Vec::new(),
         };
         let t = targets(&none, &files, &["parse_day".to_string()]);
         assert_eq!(t.frames, []);
@@ -489,6 +519,7 @@ pub(super) mod tests {
         let trace = Traceback {
             repo: vec![("worker.py".into(), 10)],
             outside: Vec::new(),
+            focus: Vec::new(),
         };
         let t = targets(&trace, &files, &[]);
         assert_eq!(
@@ -514,6 +545,7 @@ pub(super) mod tests {
         let trace = Traceback {
             repo: vec![("seen.py".into(), 12)],
             outside: Vec::new(),
+            focus: Vec::new(),
         };
         let t = targets(&trace, &files, &[]);
         assert_eq!(
@@ -540,6 +572,7 @@ pub(super) mod tests {
         let trace = Traceback {
             repo: vec![("dates.py".into(), 11)],
             outside: Vec::new(),
+            focus: Vec::new(),
         };
         let t = targets(&trace, &files, &[]);
         assert_eq!(texts(&t.frames), ["return int(day)"]);
