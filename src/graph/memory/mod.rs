@@ -1,7 +1,7 @@
 //! The run's memory, the graph's lowest layer: `RunState` (`state`), the facts derived from it
 //! when asked (`facts`, `progress`), a failing verification read once (`failure`), what one
-//! node leaves for a later one (`handoff`), the model calls it sent (`sent_calls`) and the run's
-//! events (`events`). It imports no
+//! node leaves for a later one (`handoff`), the model calls it sent (`sent_calls`), what the
+//! failing tests ran (`spectrum`) and the run's events (`events`). It imports no
 //! other part of the graph.
 
 pub mod events;
@@ -11,6 +11,7 @@ pub mod handoff;
 pub mod progress;
 mod progress_tests;
 pub mod sent_calls;
+pub mod spectrum;
 pub mod state;
 #[cfg(test)]
 pub mod testing;

@@ -415,12 +415,9 @@ pub struct RunState {
     #[serde(default)]
     pub checks: Vec<String>,
     /// The spectrum of the failing tests for a test command, measured once a run (the traced
-    /// run is slow; see `nodes::repair::spectrum`); `None` inside when it could not be had.
+    /// run is slow; see `memory::spectrum`); `None` inside when it could not be had.
     #[serde(skip)]
-    pub spectrum: Option<(
-        String,
-        Option<crate::graph::nodes::repair::spectrum::Spectrum>,
-    )>,
+    pub spectrum: Option<(String, Option<crate::graph::memory::spectrum::Spectrum>)>,
     /// Tool calls executed, by tool name (names clipped; a model may invent any).
     #[serde(default)]
     pub tools_run: BTreeMap<String, u32>,

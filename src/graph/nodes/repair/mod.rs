@@ -46,7 +46,7 @@ mod replies;
 pub mod room;
 mod shown;
 mod spec;
-pub mod spectrum;
+mod spectrum;
 mod start;
 mod targets;
 use crate::graph::rules::contradiction::TestSet;

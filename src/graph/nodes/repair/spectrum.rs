@@ -1,5 +1,6 @@
-//! Spectrum-based localisation: which lines of the project the failing test ran that the
-//! passing tests beside it did not. A test that fails by assertion says nothing of where the
+//! Spectrum-based localisation, measured and used: which lines of the project the failing
+//! test ran that the passing tests beside it did not (the scores are
+//! [`crate::graph::memory::spectrum`]'s). A test that fails by assertion says nothing of where the
 //! code went wrong; the lines it ran do, and the lines its passing neighbours (the other tests
 //! of its class or file) ran too are less likely to be wrong. One run of those tests under a
 //! line tracer (`spectrum_tracer.py`, loaded as `sitecustomize` through `PYTHONPATH`) gives
@@ -12,7 +13,8 @@
 //! else looks at it. No record, or no failing test in it, is no spectrum: the loop goes on as
 //! without one.
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::graph::memory::spectrum::{Spectrum, Telling};
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 /// The tracer the traced run loads.
@@ -23,162 +25,6 @@ pub const DIR: &str = ".kotef-spectrum";
 const RECORD_CAP: u64 = 16 * 1024 * 1024;
 /// The lines offered at most for their score alone (beside the sweep's).
 pub const MAX_SUSPECTS: usize = 8;
-/// The functions that may share a score at least as high as a function's for it to be told
-/// apart ([`Spectrum::telling`]).
-pub const FUNCTION_POOL: usize = 6;
-
-/// Each function's score and the lines the failing tests ran in it.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Spectrum {
-    /// (path, first line) → Ochiai score in (0, 1], for the functions the failing tests ran.
-    functions: BTreeMap<(String, usize), f64>,
-    /// (path, 1-based line) → Ochiai score in (0, 1], for the lines the failing tests ran.
-    lines: BTreeMap<(String, usize), f64>,
-    /// The failing tests traced, and the passing ones.
-    pub failing: u32,
-    pub passing: u32,
-}
-
-/// The tracer's record: test function → file → function (its first line) → lines run.
-type Record = BTreeMap<String, BTreeMap<String, BTreeMap<String, Vec<usize>>>>;
-
-impl Spectrum {
-    /// The spectrum of a tracer record (`{"tests": {test: {file: {first line: [lines]}}}}`),
-    /// the tests of `failed` failing and the others passing; `None` when the record cannot be
-    /// read or no failing test is in it. A function's and a line's score is the Ochiai score
-    /// over the tests that called or ran it (the passing tests' lines are those of a
-    /// function's first call in each); code run outside any test (imports, `<setup>`) is
-    /// left out.
-    pub fn read(record: &str, failed: &BTreeSet<String>) -> Option<Spectrum> {
-        #[derive(serde::Deserialize)]
-        struct Root {
-            tests: Record,
-        }
-        let root: Root = serde_json::from_str(record).ok()?;
-        let mut called: BTreeMap<(String, usize), (u32, u32)> = BTreeMap::new();
-        let mut ran: BTreeMap<(String, usize), (u32, u32)> = BTreeMap::new();
-        let (mut failing, mut passing) = (0, 0);
-        let count = |e: &mut (u32, u32), fails: bool| {
-            if fails {
-                e.0 += 1;
-            } else {
-                e.1 += 1;
-            }
-        };
-        for (test, files) in root.tests.iter().filter(|(t, _)| t.starts_with("test")) {
-            let fails = failed.contains(test);
-            if fails {
-                failing += 1;
-            } else {
-                passing += 1;
-            }
-            for (path, defs) in files {
-                for (first, lines) in defs {
-                    let Ok(first) = first.parse::<usize>() else {
-                        continue;
-                    };
-                    count(called.entry((path.clone(), first)).or_default(), fails);
-                    for l in lines {
-                        count(ran.entry((path.clone(), *l)).or_default(), fails);
-                    }
-                }
-            }
-        }
-        if failing == 0 {
-            return None;
-        }
-        let ochiai = |counts: BTreeMap<(String, usize), (u32, u32)>| {
-            counts
-                .into_iter()
-                .filter(|(_, (f, _))| *f > 0)
-                .map(|(k, (f, p))| {
-                    let (f, p) = (f64::from(f), f64::from(p));
-                    (k, f / (f64::from(failing) * (f + p)).sqrt())
-                })
-                .collect::<BTreeMap<_, _>>()
-        };
-        let (functions, lines) = (ochiai(called), ochiai(ran));
-        Some(Spectrum {
-            functions,
-            lines,
-            failing,
-            passing,
-        })
-    }
-
-    /// The best score of lines `first..=last` (1-based) of `path`; 0 when the failing tests
-    /// ran none of them.
-    pub fn of_lines(&self, path: &str, first: usize, last: usize) -> f64 {
-        self.lines
-            .range((path.to_string(), first)..=(path.to_string(), last))
-            .map(|(_, s)| *s)
-            .fold(0.0, f64::max)
-    }
-
-    /// The functions of files `source` accepts that the spectrum tells apart, best first, each
-    /// with the lines the failing tests ran in it (in file order) and its score: those whose
-    /// score at most [`FUNCTION_POOL`] such functions reach (a score shared by many, the
-    /// failing test having called what its neighbours called, tells nothing).
-    pub fn telling(&self, source: impl Fn(&str) -> bool) -> Vec<Telling> {
-        let mut all: Vec<(&(String, usize), f64)> = self
-            .functions
-            .iter()
-            .filter(|((p, _), _)| source(p))
-            .map(|(k, s)| (k, *s))
-            .collect();
-        all.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let mut out = Vec::new();
-        for ((path, first), score) in &all {
-            if all.partition_point(|(_, x)| *x >= *score) > FUNCTION_POOL {
-                break;
-            }
-            let end = self.next_function(path, *first);
-            let lines: Vec<usize> = self
-                .lines
-                .range((path.clone(), *first)..(path.clone(), end))
-                .map(|((_, l), _)| *l)
-                .collect();
-            out.push(Telling {
-                path: path.clone(),
-                lines,
-                score: *score,
-            });
-        }
-        out
-    }
-
-    /// The first line of the next function of `path` the failing tests ran after the one at
-    /// `first` (a bound for that function's lines: a nested function's lines are its own).
-    fn next_function(&self, path: &str, first: usize) -> usize {
-        self.functions
-            .range((path.to_string(), first + 1)..=(path.to_string(), usize::MAX))
-            .next()
-            .map(|((_, l), _)| *l)
-            .unwrap_or(usize::MAX)
-    }
-
-    /// The files the failing tests ran, each with its best function's score, best first.
-    pub fn files(&self) -> Vec<(String, f64)> {
-        let mut best: BTreeMap<&str, f64> = BTreeMap::new();
-        for ((p, _), s) in &self.functions {
-            let e = best.entry(p.as_str()).or_insert(0.0);
-            *e = e.max(*s);
-        }
-        let mut out: Vec<(String, f64)> = best.into_iter().map(|(p, s)| (p.into(), s)).collect();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        out
-    }
-}
-
-/// A function the spectrum tells apart ([`Spectrum::telling`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Telling {
-    pub path: String,
-    /// The lines the failing tests ran in it, in file order.
-    pub lines: Vec<usize>,
-    pub score: f64,
-}
-
 /// Files the spectrum may bring into view at most.
 pub const MAX_NEW_FILES: usize = 2;
 /// The telling functions the code shown is focused on at most.
@@ -298,26 +144,51 @@ pub fn rank(
     }
 }
 
-/// The test a command names and the command that runs it with its neighbours: a pytest id
-/// (`tests/test_x.py::T::test_y` → `tests/test_x.py::T`, `tests/test_x.py::test_y` →
-/// `tests/test_x.py`) or a unittest id (`pkg.test_x.T.test_y` → `pkg.test_x.T`) as the last
-/// word. `None` when the last word names no single test function (`test_…`).
-pub fn named_test(command: &str) -> Option<(String, String)> {
-    let last = command.split_whitespace().last()?;
-    let (rest, name) = if last.contains("::") {
-        last.rsplit_once("::")?
-    } else if last.contains('/') || last.ends_with(".py") {
+/// The tests a command names and the command that runs them with their neighbours: each
+/// pytest id (`tests/test_x.py::T::test_y` → `tests/test_x.py::T`, `tests/test_x.py::test_y`
+/// → `tests/test_x.py`) or unittest id (`pkg.test_x.T.test_y` → `pkg.test_x.T`) among its
+/// words is replaced by its class or file (once). `None` when no word names a test function.
+pub fn named_tests(command: &str) -> Option<(String, Vec<String>)> {
+    let mut names: Vec<String> = Vec::new();
+    let mut words: Vec<String> = Vec::new();
+    let mut parents: Vec<String> = Vec::new();
+    for w in command.split_whitespace() {
+        let Some((parent, name)) = test_id(w) else {
+            if !parents.iter().any(|p| p == w) {
+                words.push(w.to_string());
+            }
+            continue;
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+        if !words.contains(&parent) {
+            words.push(parent.clone());
+            parents.push(parent);
+        }
+    }
+    (!names.is_empty()).then(|| (words.join(" "), names))
+}
+
+/// A word that names one test function: its class or file, and the function's name. A
+/// dotted id must name a class before it (`pkg.test_x.T.test_y`): `tests.test_x` is a module.
+fn test_id(word: &str) -> Option<(String, String)> {
+    let (rest, name) = if word.contains("::") {
+        word.rsplit_once("::")?
+    } else if word.contains('/') || word.ends_with(".py") {
         return None;
     } else {
-        last.rsplit_once('.')?
+        let (rest, name) = word.rsplit_once('.')?;
+        let class = rest.rsplit('.').next().unwrap_or(rest);
+        if !class.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return None;
+        }
+        (rest, name)
     };
     let name = name.split('[').next().unwrap_or(name);
     let ident = name.chars().all(|c| c.is_alphanumeric() || c == '_');
-    if !name.starts_with("test") || !ident || rest.is_empty() {
-        return None;
-    }
-    let cut = command.len() - last.len();
-    Some((format!("{}{rest}", &command[..cut]), name.to_string()))
+    (name.starts_with("test") && ident && !rest.is_empty())
+        .then(|| (rest.to_string(), name.to_string()))
 }
 
 /// The test functions a run's output reports as failed: unittest's `FAIL: test_x (…)` and
@@ -399,8 +270,8 @@ async fn trace(
     if !runs_python(command) || time < Duration::from_secs(2) {
         return None;
     }
-    let (traced, named) = match named_test(command) {
-        Some((siblings, name)) => (siblings, Some(name)),
+    let (traced, named) = match named_tests(command) {
+        Some((siblings, names)) => (siblings, Some(names)),
         None => (command.to_string(), None),
     };
     let wd = ctx.tools.workdir();
@@ -422,7 +293,7 @@ async fn trace(
     let dir = root.join(DIR);
     let mut cfg = ctx.test_runner().config().clone();
     cfg.timeout = time;
-    cfg.extra_env = tracer_env(&cfg.extra_env, &root, named.as_deref());
+    cfg.extra_env = tracer_env(&cfg.extra_env, &root, named.as_deref().unwrap_or_default());
     let result = kotef_tools::CommandRunner::new(cfg)
         .run(&traced, &root)
         .await;
@@ -434,9 +305,23 @@ async fn trace(
         tracing::warn!(error = %e, path = %dir.display(), "the tracer's folder could not be removed");
     }
     let output = format!("{}{}", result.stdout, result.stderr);
-    let failed = match &named {
-        Some(n) => BTreeSet::from([n.clone()]),
-        None => failed_tests(&output),
+    // The named tests that failed (a command may name passing ones too); all of them when the
+    // output says none did.
+    let reported = failed_tests(&output);
+    let failed: BTreeSet<String> = match &named {
+        Some(names) => {
+            let both: BTreeSet<String> = names
+                .iter()
+                .filter(|n| reported.contains(*n))
+                .cloned()
+                .collect();
+            if both.is_empty() {
+                names.iter().cloned().collect()
+            } else {
+                both
+            }
+        }
+        None => reported,
     };
     let spectrum = text.and_then(|t| Spectrum::read(&t, &failed));
     let said = match &spectrum {
@@ -469,12 +354,12 @@ async fn trace(
 }
 
 /// The traced run's variables: the command's own, with the tracer's folder first on
-/// `PYTHONPATH`, where its record goes, and the failing test whose lines it records (every
-/// test's when `failing` is `None`).
+/// `PYTHONPATH`, where its record goes, and the failing tests whose lines it records in full
+/// (every test's when `failing` is empty).
 fn tracer_env(
     own: &[(String, String)],
     root: &std::path::Path,
-    failing: Option<&str>,
+    failing: &[String],
 ) -> Vec<(String, String)> {
     let dir = root.join(DIR);
     let python_path = match own.iter().find(|(k, _)| k == "PYTHONPATH") {
@@ -498,8 +383,8 @@ fn tracer_env(
             dir.join("trace.json").display().to_string(),
         ),
     ]);
-    if let Some(f) = failing {
-        env.push(("SPECTRUM_TRACE_FAILING".to_string(), f.to_string()));
+    if !failing.is_empty() {
+        env.push(("SPECTRUM_TRACE_FAILING".to_string(), failing.join(",")));
     }
     env
 }
@@ -510,63 +395,6 @@ mod tests {
 
     fn failed(names: &[&str]) -> BTreeSet<String> {
         names.iter().map(|n| n.to_string()).collect()
-    }
-
-    /// `pkg/a.py`: `f` (line 10) called by all three tests, which all ran its line 11 and only
-    /// the failing one its line 12; `g` (line 20) by the failing one only; `h` (line 30) by
-    /// the failing one and one other; `<setup>` ran `k` (line 40).
-    const RECORD: &str = r#"{"tests": {
-        "<setup>": {"pkg/a.py": {"40": [40, 41]}},
-        "test_upper": {"pkg/a.py": {"10": [10, 11, 12], "20": [20, 21], "30": [30, 31]}},
-        "test_lower": {"pkg/a.py": {"10": [10, 11], "30": [30, 31]}},
-        "test_plain": {"pkg/a.py": {"10": [10, 11]}}
-    }}"#;
-
-    fn spectrum() -> Spectrum {
-        Spectrum::read(RECORD, &failed(&["test_upper"])).unwrap()
-    }
-
-    #[test]
-    fn a_line_only_the_failing_test_ran_scores_one() {
-        let s = spectrum();
-        assert_eq!((s.failing, s.passing), (1, 2));
-        assert_eq!(s.of_lines("pkg/a.py", 20, 21), 1.0);
-        assert_eq!(s.of_lines("pkg/a.py", 12, 12), 1.0);
-    }
-
-    #[test]
-    fn a_line_the_passing_tests_ran_too_scores_less() {
-        let s = spectrum();
-        assert!((s.of_lines("pkg/a.py", 31, 31) - 1.0 / 2f64.sqrt()).abs() < 1e-9);
-        assert!((s.of_lines("pkg/a.py", 11, 11) - 1.0 / 3f64.sqrt()).abs() < 1e-9);
-    }
-
-    #[test]
-    fn lines_the_failing_test_did_not_run_and_setup_lines_score_nothing() {
-        let s = spectrum();
-        assert_eq!(s.of_lines("pkg/a.py", 13, 19), 0.0);
-        assert_eq!(s.of_lines("pkg/a.py", 40, 41), 0.0);
-    }
-
-    #[test]
-    fn the_telling_functions_come_best_first_with_the_lines_run_in_them() {
-        let told = spectrum().telling(|p| p == "pkg/a.py");
-        let got: Vec<(usize, Vec<usize>)> =
-            told.iter().map(|t| (t.lines[0], t.lines.clone())).collect();
-        assert_eq!(
-            got,
-            [
-                (20, vec![20, 21]),
-                (30, vec![30, 31]),
-                (10, vec![10, 11, 12])
-            ]
-        );
-    }
-
-    #[test]
-    fn no_failing_test_in_the_record_is_no_spectrum() {
-        assert_eq!(Spectrum::read(RECORD, &failed(&["test_other"])), None);
-        assert_eq!(Spectrum::read("not json", &failed(&["test_upper"])), None);
     }
 
     const CODE: &str = "def read_body(headers):\n    if headers.get('Transfer-Encoding') == 'chunked':\n        return chunked()\n    return until_close()\n\n\ndef chunked():\n    return 'chunked'\n\n\ndef until_close():\n    return 'until close'\n";
@@ -614,44 +442,49 @@ mod tests {
         assert_eq!(ranked.sweep.last(), Some(&at(3)));
     }
 
-    #[test]
-    fn a_score_many_functions_share_tells_nothing() {
-        let defs: Vec<String> = (1..=8).map(|i| format!(r#""{i}": [{i}]"#)).collect();
-        let record = format!(
-            r#"{{"tests": {{"test_a": {{"m.py": {{{}}}}}}}}}"#,
-            defs.join(",")
-        );
-        let s = Spectrum::read(&record, &failed(&["test_a"])).unwrap();
-        assert!(s.telling(|_| true).is_empty());
+    fn named(command: &str) -> Option<(String, Vec<String>)> {
+        named_tests(command)
     }
 
     #[test]
     fn a_named_test_runs_with_its_class_or_file() {
         assert_eq!(
-            named_test(".venv/bin/python -m unittest -q pkg.test_x.T.test_y"),
+            named(".venv/bin/python -m unittest -q pkg.test_x.T.test_y"),
             Some((
                 ".venv/bin/python -m unittest -q pkg.test_x.T".into(),
-                "test_y".into()
+                vec!["test_y".into()]
             ))
         );
         assert_eq!(
-            named_test("python -m pytest -q tests/test_x.py::T::test_y[a-1]"),
+            named("python -m pytest -q tests/test_x.py::T::test_y[a-1]"),
             Some((
                 "python -m pytest -q tests/test_x.py::T".into(),
-                "test_y".into()
+                vec!["test_y".into()]
             ))
         );
         assert_eq!(
-            named_test("pytest tests/test_x.py::test_y"),
-            Some(("pytest tests/test_x.py".into(), "test_y".into()))
+            named("pytest tests/test_x.py::test_y"),
+            Some(("pytest tests/test_x.py".into(), vec!["test_y".into()]))
+        );
+    }
+
+    #[test]
+    fn every_test_a_command_names_is_traced_with_its_class_once() {
+        assert_eq!(
+            named("pytest t/x.py::A::test_a t/x.py::B::test_b t/x.py::B::test_c t/x.py::B"),
+            Some((
+                "pytest t/x.py::A t/x.py::B".into(),
+                vec!["test_a".into(), "test_b".into(), "test_c".into()]
+            ))
         );
     }
 
     #[test]
     fn a_command_naming_no_single_test_names_none() {
-        assert_eq!(named_test("python -m pytest -q tests/test_x.py"), None);
-        assert_eq!(named_test("python -m unittest -q pkg.test_x.T"), None);
-        assert_eq!(named_test("cargo test"), None);
+        assert_eq!(named("python -m pytest -q tests/test_x.py"), None);
+        assert_eq!(named("python -m unittest -q pkg.test_x.T"), None);
+        assert_eq!(named("python -m unittest -q tests.test_x"), None);
+        assert_eq!(named("cargo test"), None);
     }
 
     #[test]
@@ -675,10 +508,11 @@ mod tests {
     #[test]
     fn the_traced_run_finds_the_tracer_first_and_records_the_failing_tests_lines() {
         let own = vec![("PYTHONPATH".to_string(), "src".to_string())];
-        let env = tracer_env(&own, std::path::Path::new("/ws"), Some("test_y"));
+        let failing = ["test_y".to_string(), "test_z".to_string()];
+        let env = tracer_env(&own, std::path::Path::new("/ws"), &failing);
         let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
         assert_eq!(get("PYTHONPATH"), Some("/ws/.kotef-spectrum:src"));
-        assert_eq!(get("SPECTRUM_TRACE_FAILING"), Some("test_y"));
+        assert_eq!(get("SPECTRUM_TRACE_FAILING"), Some("test_y,test_z"));
         assert_eq!(
             get("SPECTRUM_TRACE_OUT"),
             Some("/ws/.kotef-spectrum/trace.json")

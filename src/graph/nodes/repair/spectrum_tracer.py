@@ -1,8 +1,8 @@
 # kotef's tracer (see src/graph/nodes/repair/spectrum.rs): loaded as `sitecustomize` by the
 # one run of the tests kotef traces, it records which functions of the project each test
 # function called and which of their lines it ran, and writes them as JSON when the process
-# exits. Lines cost much: the failing test's (SPECTRUM_TRACE_FAILING; every test's when
-# unset) are all traced, another test's only in a function's first call in it. Only the
+# exits. Lines cost much: the failing tests' (SPECTRUM_TRACE_FAILING, comma-separated; every
+# test's when unset) are all traced, another test's only in a function's first call in it. Only the
 # first process traces (a test's own subprocesses are left alone); nothing it does may fail
 # the tests.
 import os
@@ -12,7 +12,7 @@ try:
     _ROOT = os.environ.get("SPECTRUM_TRACE_ROOT")
     _OUT = os.environ.get("SPECTRUM_TRACE_OUT")
     _FIRST = os.environ.get("SPECTRUM_TRACE_PID")
-    _FAILING = os.environ.get("SPECTRUM_TRACE_FAILING")
+    _FAILING = set(filter(None, os.environ.get("SPECTRUM_TRACE_FAILING", "").split(",")))
     if _ROOT and _OUT and not _FIRST:
         os.environ["SPECTRUM_TRACE_PID"] = str(os.getpid())
         import atexit
@@ -75,7 +75,7 @@ try:
             if got is None:
                 return None
             got.add(frame.f_lineno)
-            if _FAILING and _test[0] != _FAILING:
+            if _FAILING and _test[0] not in _FAILING:
                 # Another test: the lines of a function's first call in it only.
                 key = (_test[0], code)
                 if key in _seen:

@@ -1,0 +1,239 @@
+//! A spectrum of what the failing tests ran (measured by `nodes::repair::spectrum`'s traced
+//! run): each function's and line's Ochiai score, `failed(x) / sqrt(failed * (failed(x) +
+//! passed(x)))`, over the tests that called or ran it: 1 for code only the failing tests ran,
+//! less the more passing tests ran it too, none for code they did not run. Pure.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The functions that may share a score at least as high as a function's for it to be told
+/// apart ([`Spectrum::telling`]).
+pub const FUNCTION_POOL: usize = 6;
+
+/// Each function's score and the lines the failing tests ran in it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Spectrum {
+    /// (path, first line) → Ochiai score in (0, 1], for the functions the failing tests ran.
+    functions: BTreeMap<(String, usize), f64>,
+    /// (path, 1-based line) → Ochiai score in (0, 1], for the lines the failing tests ran.
+    lines: BTreeMap<(String, usize), f64>,
+    /// The failing tests traced, and the passing ones.
+    pub failing: u32,
+    pub passing: u32,
+}
+
+/// The tracer's record: test function → file → function (its first line) → lines run.
+type Record = BTreeMap<String, BTreeMap<String, BTreeMap<String, Vec<usize>>>>;
+
+impl Spectrum {
+    /// The spectrum of a tracer record (`{"tests": {test: {file: {first line: [lines]}}}}`),
+    /// the tests of `failed` failing and the others passing; `None` when the record cannot be
+    /// read or no failing test is in it. A function's and a line's score is the Ochiai score
+    /// over the tests that called or ran it (the passing tests' lines are those of a
+    /// function's first call in each); code run outside any test (imports, `<setup>`) is
+    /// left out.
+    pub fn read(record: &str, failed: &BTreeSet<String>) -> Option<Spectrum> {
+        #[derive(serde::Deserialize)]
+        struct Root {
+            tests: Record,
+        }
+        let root: Root = serde_json::from_str(record).ok()?;
+        let mut called: BTreeMap<(String, usize), (u32, u32)> = BTreeMap::new();
+        let mut ran: BTreeMap<(String, usize), (u32, u32)> = BTreeMap::new();
+        let (mut failing, mut passing) = (0, 0);
+        let count = |e: &mut (u32, u32), fails: bool| {
+            if fails {
+                e.0 += 1;
+            } else {
+                e.1 += 1;
+            }
+        };
+        for (test, files) in root.tests.iter().filter(|(t, _)| t.starts_with("test")) {
+            let fails = failed.contains(test);
+            if fails {
+                failing += 1;
+            } else {
+                passing += 1;
+            }
+            for (path, defs) in files {
+                for (first, lines) in defs {
+                    let Ok(first) = first.parse::<usize>() else {
+                        continue;
+                    };
+                    count(called.entry((path.clone(), first)).or_default(), fails);
+                    for l in lines {
+                        count(ran.entry((path.clone(), *l)).or_default(), fails);
+                    }
+                }
+            }
+        }
+        if failing == 0 {
+            return None;
+        }
+        let ochiai = |counts: BTreeMap<(String, usize), (u32, u32)>| {
+            counts
+                .into_iter()
+                .filter(|(_, (f, _))| *f > 0)
+                .map(|(k, (f, p))| {
+                    let (f, p) = (f64::from(f), f64::from(p));
+                    (k, f / (f64::from(failing) * (f + p)).sqrt())
+                })
+                .collect::<BTreeMap<_, _>>()
+        };
+        let (functions, lines) = (ochiai(called), ochiai(ran));
+        Some(Spectrum {
+            functions,
+            lines,
+            failing,
+            passing,
+        })
+    }
+
+    /// The best score of lines `first..=last` (1-based) of `path`; 0 when the failing tests
+    /// ran none of them.
+    pub fn of_lines(&self, path: &str, first: usize, last: usize) -> f64 {
+        self.lines
+            .range((path.to_string(), first)..=(path.to_string(), last))
+            .map(|(_, s)| *s)
+            .fold(0.0, f64::max)
+    }
+
+    /// The functions of files `source` accepts that the spectrum tells apart, best first, each
+    /// with the lines the failing tests ran in it (in file order) and its score: those whose
+    /// score at most [`FUNCTION_POOL`] such functions reach (a score shared by many, the
+    /// failing test having called what its neighbours called, tells nothing).
+    pub fn telling(&self, source: impl Fn(&str) -> bool) -> Vec<Telling> {
+        let mut all: Vec<(&(String, usize), f64)> = self
+            .functions
+            .iter()
+            .filter(|((p, _), _)| source(p))
+            .map(|(k, s)| (k, *s))
+            .collect();
+        all.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let mut out = Vec::new();
+        for ((path, first), score) in &all {
+            if all.partition_point(|(_, x)| *x >= *score) > FUNCTION_POOL {
+                break;
+            }
+            let end = self.next_function(path, *first);
+            let lines: Vec<usize> = self
+                .lines
+                .range((path.clone(), *first)..(path.clone(), end))
+                .map(|((_, l), _)| *l)
+                .collect();
+            out.push(Telling {
+                path: path.clone(),
+                lines,
+                score: *score,
+            });
+        }
+        out
+    }
+
+    /// The first line of the next function of `path` the failing tests ran after the one at
+    /// `first` (a bound for that function's lines: a nested function's lines are its own).
+    fn next_function(&self, path: &str, first: usize) -> usize {
+        self.functions
+            .range((path.to_string(), first + 1)..=(path.to_string(), usize::MAX))
+            .next()
+            .map(|((_, l), _)| *l)
+            .unwrap_or(usize::MAX)
+    }
+
+    /// The files the failing tests ran, each with its best function's score, best first.
+    pub fn files(&self) -> Vec<(String, f64)> {
+        let mut best: BTreeMap<&str, f64> = BTreeMap::new();
+        for ((p, _), s) in &self.functions {
+            let e = best.entry(p.as_str()).or_insert(0.0);
+            *e = e.max(*s);
+        }
+        let mut out: Vec<(String, f64)> = best.into_iter().map(|(p, s)| (p.into(), s)).collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out
+    }
+}
+
+/// A function the spectrum tells apart ([`Spectrum::telling`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Telling {
+    pub path: String,
+    /// The lines the failing tests ran in it, in file order.
+    pub lines: Vec<usize>,
+    pub score: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    /// `pkg/a.py`: `f` (line 10) called by all three tests, which all ran its line 11 and only
+    /// the failing one its line 12; `g` (line 20) by the failing one only; `h` (line 30) by
+    /// the failing one and one other; `<setup>` ran `k` (line 40).
+    const RECORD: &str = r#"{"tests": {
+        "<setup>": {"pkg/a.py": {"40": [40, 41]}},
+        "test_upper": {"pkg/a.py": {"10": [10, 11, 12], "20": [20, 21], "30": [30, 31]}},
+        "test_lower": {"pkg/a.py": {"10": [10, 11], "30": [30, 31]}},
+        "test_plain": {"pkg/a.py": {"10": [10, 11]}}
+    }}"#;
+
+    fn spectrum() -> Spectrum {
+        Spectrum::read(RECORD, &failed(&["test_upper"])).unwrap()
+    }
+
+    #[test]
+    fn a_line_only_the_failing_test_ran_scores_one() {
+        let s = spectrum();
+        assert_eq!((s.failing, s.passing), (1, 2));
+        assert_eq!(s.of_lines("pkg/a.py", 20, 21), 1.0);
+        assert_eq!(s.of_lines("pkg/a.py", 12, 12), 1.0);
+    }
+
+    #[test]
+    fn a_line_the_passing_tests_ran_too_scores_less() {
+        let s = spectrum();
+        assert!((s.of_lines("pkg/a.py", 31, 31) - 1.0 / 2f64.sqrt()).abs() < 1e-9);
+        assert!((s.of_lines("pkg/a.py", 11, 11) - 1.0 / 3f64.sqrt()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn lines_the_failing_test_did_not_run_and_setup_lines_score_nothing() {
+        let s = spectrum();
+        assert_eq!(s.of_lines("pkg/a.py", 13, 19), 0.0);
+        assert_eq!(s.of_lines("pkg/a.py", 40, 41), 0.0);
+    }
+
+    #[test]
+    fn the_telling_functions_come_best_first_with_the_lines_run_in_them() {
+        let told = spectrum().telling(|p| p == "pkg/a.py");
+        let got: Vec<(usize, Vec<usize>)> =
+            told.iter().map(|t| (t.lines[0], t.lines.clone())).collect();
+        assert_eq!(
+            got,
+            [
+                (20, vec![20, 21]),
+                (30, vec![30, 31]),
+                (10, vec![10, 11, 12])
+            ]
+        );
+    }
+
+    #[test]
+    fn no_failing_test_in_the_record_is_no_spectrum() {
+        assert_eq!(Spectrum::read(RECORD, &failed(&["test_other"])), None);
+        assert_eq!(Spectrum::read("not json", &failed(&["test_upper"])), None);
+    }
+
+    #[test]
+    fn a_score_many_functions_share_tells_nothing() {
+        let defs: Vec<String> = (1..=8).map(|i| format!(r#""{i}": [{i}]"#)).collect();
+        let record = format!(
+            r#"{{"tests": {{"test_a": {{"m.py": {{{}}}}}}}}}"#,
+            defs.join(",")
+        );
+        let s = Spectrum::read(&record, &failed(&["test_a"])).unwrap();
+        assert!(s.telling(|_| true).is_empty());
+    }
+}
