@@ -641,7 +641,7 @@ def openings(tasks, args):
             die(f"{t['name']}: the environment could not be built: {rec.get('error')}")
     parent = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kotef-open-"))
     try:
-        mod.run_audit(tasks, args, fresh_repo, ab.run_bounded, parent)
+        mod.run_audit(tasks, args, fresh_repo, ab.run_bounded, parent, judge)
     finally:
         if not args.keep:
             shutil.rmtree(parent, ignore_errors=True)

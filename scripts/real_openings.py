@@ -147,8 +147,27 @@ def changed_lines(buggy, fixed):
     return [line for line in out if line]
 
 
-def audit_task(t, repo, kotef, base_url, count, run_bounded):
-    """Runs kotef on one task copy against the stub and measures its first repair prompt."""
+def typed_repair(repo):
+    """What the typed repairs (fix templates tried before any model call) did: the output of
+    the run's `typed_repair` tool call, or None when no template applied."""
+    runs = repo / ".sdd" / "runs"
+    for f in sorted(runs.glob("*.transcript.jsonl")) if runs.is_dir() else []:
+        for line in f.read_text(errors="replace").splitlines():
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            if e.get("type") == "tool_call" and e.get("name") == "typed_repair":
+                return {"tried": (e.get("arguments") or {}).get("tried", 0),
+                        "passed": str(e.get("output", "")).startswith("passed:"),
+                        "output": e.get("output", "")}
+    return None
+
+
+def audit_task(t, repo, kotef, base_url, count, run_bounded, judge=None):
+    """Runs kotef on one task copy against the stub and measures its first repair prompt,
+    and what the typed repairs did (judged by the bench when one passed: the stub model
+    writes nothing, so a pass is the templates' alone)."""
     import os
     env = dict(os.environ, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-stub")
     cmd = [kotef, "run", "--repo", str(repo), "--goal", t["goal"], "--test-command",
@@ -156,6 +175,10 @@ def audit_task(t, repo, kotef, base_url, count, run_bounded):
     run_bounded(cmd, repo, 240, env)
     files = subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, text=True).stdout
     row = {"task": t["name"], "files": len(files.splitlines()), "held_out": t.get("held_out")}
+    typed = typed_repair(repo)
+    row["typed_tried"] = typed["tried"] if typed else 0
+    row["typed_passed"] = bool(typed and typed["passed"])
+    row["typed_judged"] = bool(row["typed_passed"] and judge and judge(t, repo))
     prompt = first_repair_prompt(repo)
     if prompt is None:
         row.update(tokens=None, shown=[], fix_file_shown=False, fix_lines_shown=0, fix_lines=0)
@@ -184,14 +207,17 @@ def audit_task(t, repo, kotef, base_url, count, run_bounded):
 def print_audit(rows, counter_name):
     print(f"\n## first repair prompt per task (tokens by {counter_name})\n")
     print("| task | held out | files in repo | prompt tokens | files section | files shown | "
-          "fix file shown | fix lines shown | statements offered | a fixed line offered at |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "fix file shown | fix lines shown | statements offered | a fixed line offered at | "
+          "templates tried | a template passed (judged) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['task']} | {'yes' if r['held_out'] else ''} | {r['files']} | "
               f"{r['tokens'] if r['tokens'] is not None else '-'} | "
               f"{r.get('section_tokens', '-')} | {len(r['shown'])} | "
               f"{'yes' if r['fix_file_shown'] else 'no'} | {r['fix_lines_shown']}/{r['fix_lines']} | "
-              f"{r.get('offered', 0)} | {r.get('fix_offered_at') or '-'} |")
+              f"{r.get('offered', 0)} | {r.get('fix_offered_at') or '-'} | "
+              f"{r.get('typed_tried', 0)} | "
+              f"{('yes' if r.get('typed_judged') else 'no') if r.get('typed_passed') else '-'} |")
     for label, group in (("all", rows), ("held out", [r for r in rows if r["held_out"]])):
         sized = [r["tokens"] for r in group if r["tokens"] is not None]
         if not group:
@@ -202,21 +228,24 @@ def print_audit(rows, counter_name):
               f"{sum(r['fix_file_shown'] for r in group)}; every fixed line shown in "
               f"{sum(1 for r in group if r['fix_lines'] and r['fix_lines_shown'] == r['fix_lines'])}; "
               f"a fixed line offered to a line attempt in "
-              f"{sum(1 for r in group if r.get('fix_offered_at'))}")
+              f"{sum(1 for r in group if r.get('fix_offered_at'))}; templates tried in "
+              f"{sum(1 for r in group if r.get('typed_tried'))}, passed in "
+              f"{sum(1 for r in group if r.get('typed_passed'))}, judged fixed in "
+              f"{sum(1 for r in group if r.get('typed_judged'))}")
     by_size = sorted((r["files"], r["tokens"]) for r in rows if r["tokens"] is not None)
     if by_size:
         print("\nprompt tokens against file count (files: tokens): "
               + ", ".join(f"{f}: {tk}" for f, tk in by_size))
 
 
-def run_audit(tasks, args, fresh_repo, run_bounded, parent):
+def run_audit(tasks, args, fresh_repo, run_bounded, parent, judge=None):
     srv, url = stub_server()
     count, name = token_counter(args.base_url)
     rows = []
     try:
         for t in tasks:
             repo = fresh_repo(t, parent / "openings")
-            rows.append(audit_task(t, repo, args.kotef, url, count, run_bounded))
+            rows.append(audit_task(t, repo, args.kotef, url, count, run_bounded, judge))
             print(f"real-bench openings: {t['name']}: {rows[-1].get('tokens')} tokens",
                   file=__import__("sys").stderr, flush=True)
     finally:

@@ -600,7 +600,8 @@ async fn a_failing_call_to_the_function_attempts_changed_keeps_the_loop_off_its_
     );
 }
 
-const BYTES: &str = "def to_bytes(text):\n    if not isinstance(text, str):\n        raise TypeError('to_bytes must receive a str, got %s' % type(text).__name__)\n    return text.encode()\n";
+/// (Its message names the value, not its type: no typed repair applies, so the model is asked.)
+const BYTES: &str = "def to_bytes(text):\n    if not isinstance(text, str):\n        raise TypeError('to_bytes must receive a str, got %r' % (text,))\n    return text.encode()\n";
 const HTTPREPR: &str = "from pkg.util import to_bytes\n\n\ndef httprepr(method, host):\n    return to_bytes(method) + b' ' + to_bytes(host)\n";
 const HTTPREPR_TEST: &str = "import unittest\n\nfrom pkg.request import httprepr\n\n\nclass T(unittest.TestCase):\n    def test_no_host(self):\n        got = httprepr(\n            'GET',\n            None,\n        )\n        self.assertEqual(got, b'GET ')\n";
 const HTTPREPR_FIX: &str = "The host may be None.\n\npkg/request.py\n```python\ndef httprepr(method, host):\n    return to_bytes(method) + b' ' + to_bytes(host or '')\n```\n";
@@ -1146,4 +1147,34 @@ async fn the_line_the_spectrum_points_at_is_fixed_and_the_tracer_leaves_nothing_
         )
     );
     assert!(!r.repo.path().join(".kotef-spectrum").exists());
+}
+
+/// scrapy-29's shape: a helper that refuses `None` on purpose, and a caller that passes it a
+/// host that may be `None`.
+const TO_BYTES: &str = "def to_bytes(text):\n    if not isinstance(text, (str, bytes)):\n        raise TypeError('to_bytes must receive a unicode, str or bytes object, got %s' % type(text).__name__)\n    return text.encode() if isinstance(text, str) else text\n";
+const HOST_REPR: &str = "from pkg.util import to_bytes\n\n\ndef httprepr(method, host):\n    s = to_bytes(method) + b' / HTTP/1.1\\r\\n'\n    s += b'Host: ' + to_bytes(host) + b'\\r\\n'\n    return s\n";
+const HOST_REPR_TEST: &str = "import unittest\n\nfrom pkg.request import httprepr\n\n\nclass T(unittest.TestCase):\n    def test_host(self):\n        self.assertEqual(httprepr('GET', 'a.org'), b'GET / HTTP/1.1\\r\\nHost: a.org\\r\\n')\n\n    def test_no_host(self):\n        self.assertEqual(httprepr('GET', None), b'GET / HTTP/1.1\\r\\nHost: \\r\\n')\n";
+
+#[tokio::test]
+async fn a_none_refused_on_purpose_is_fixed_in_its_caller_by_a_template_before_any_model_call() {
+    let r = run_llama(
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/util.py", TO_BYTES),
+            ("pkg/request.py", HOST_REPR),
+            ("test_request.py", HOST_REPR_TEST),
+        ],
+        "A request without a host cannot be printed.",
+        "python3 -m unittest -q test_request.T.test_no_host",
+        KIND_DEFAULT,
+        &[],
+    )
+    .await;
+    r.assert_success();
+    assert_eq!(
+        read(r.repo.path(), "pkg/request.py"),
+        HOST_REPR.replace("to_bytes(host)", "to_bytes(host or '')")
+    );
+    assert_eq!(read(r.repo.path(), "pkg/util.py"), TO_BYTES);
+    assert!(r.fake.lock().unwrap().openings.is_empty(), "no repair call");
 }

@@ -4,4 +4,7 @@
 
 pub mod python;
 pub mod traceback;
+pub mod type_repair;
+#[cfg(test)]
+mod type_repair_tests;
 pub mod unittest;

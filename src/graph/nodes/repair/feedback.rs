@@ -201,6 +201,19 @@ pub enum Outcome {
     },
 }
 
+impl Outcome {
+    /// An applied and tested attempt: its diff, how bad the run was, what still fails and
+    /// the blocks it could not place.
+    pub fn tested(diff: String, badness: u32, failure: String, errors: Vec<String>) -> Self {
+        Outcome::Tested {
+            diff,
+            badness,
+            failure,
+            errors,
+        }
+    }
+}
+
 /// The entry that tells the model how its attempt `n` (1-based) went.
 pub fn feedback(n: u32, outcome: &Outcome, baseline: u32) -> String {
     match outcome {

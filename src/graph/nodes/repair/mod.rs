@@ -49,6 +49,9 @@ mod spec;
 mod spectrum;
 mod start;
 mod targets;
+pub mod typed;
+#[cfg(test)]
+mod typed_tests;
 use crate::graph::rules::contradiction::TestSet;
 use attempts::{Attempts, Seen};
 use feedback::{badness, failure_text, line_diff, Opening, Outcome};
@@ -295,8 +298,7 @@ fn keep_best(ctx: &GraphContext, b: &Best) {
 
 pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepResult {
     let root = ctx.tools.workdir().root().to_path_buf();
-    let before = state.file_hashes.clone();
-    let Some(command) = state.test_command.clone() else {
+    let (before, Some(command)) = (state.file_hashes.clone(), state.test_command.clone()) else {
         return no_test_command();
     };
     let protected = context::protected_tests(Some(&command), &state.goal, state.file_hashes.keys());
@@ -315,6 +317,12 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         test_view,
         mut shown,
     } = start::start_from(ctx, state, task, &protected, &start, &failure);
+    let mut a = Attempts::new(badness(&start), TestSet::of(&start));
+    a.fits = fitted::Fits::new(ctx, &command, listed.clone());
+    let typed = typed::Setting::new(&command, &protected, &shown, &start);
+    if let Some(end) = typed::attempt(ctx, state, &mut a, &typed).await {
+        return finish(ctx, state, a, end, &before).await;
+    }
     let spectrum = spectrum::measure(ctx, state, &command, &start).await;
     shown = spectrum::widen(ctx, shown, spectrum.as_ref(), &protected);
     let goal = state.goal.clone();
@@ -336,8 +344,6 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
     let mut opening = opening_of(&shown);
     let mut offers = lines::Queue::new(spectrum::offers(&shown, &names, spectrum.as_ref()));
     let mut locator = locate::Locator::new(locate::called_names(&failure, &names));
-    let mut a = Attempts::new(badness(&start), TestSet::of(&start));
-    a.fits = fitted::Fits::new(ctx, &command, listed.clone());
     let end = loop {
         if let Some(end) = a.end_before_call(&ctx.limits) {
             break end;
@@ -395,13 +401,10 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             shown = moved;
             opening = opening_of(&shown);
         }
-        let outcome = Outcome::Tested {
-            diff,
-            badness: bad,
-            failure,
-            errors,
-        };
-        a.failed(outcome, TestSet::of(&result));
+        a.failed(
+            Outcome::tested(diff, bad, failure, errors),
+            TestSet::of(&result),
+        );
         guards::runner::ask(
             state,
             guards::contradicting_tests::IN_REPAIR,

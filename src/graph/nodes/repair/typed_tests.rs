@@ -1,0 +1,97 @@
+use super::typed::*;
+use crate::graph::prompt::code_view::Traceback;
+use kotef_tools::Change;
+use std::time::Duration;
+
+fn trace(frames: &[(&str, usize)]) -> Traceback {
+    Traceback {
+        repo: frames.iter().map(|(p, l)| (p.to_string(), *l)).collect(),
+        ..Traceback::default()
+    }
+}
+
+fn replacements(found: &[Candidate]) -> Vec<String> {
+    found
+        .iter()
+        .map(|c| match &c.block.change {
+            Change::Replace { replace, .. } => replace.clone(),
+            Change::Code { text } => text.clone(),
+        })
+        .collect()
+}
+
+const HTTPUTIL: &str = "\
+from urllib.parse import urlparse
+
+
+def url_concat(url, args):
+    \"\"\"Concatenate url and arguments.\"\"\"
+    parsed_url = urlparse(url)
+    if isinstance(args, dict):
+        query = list(args.items())
+    else:
+        err = \"'args' parameter should be dict, list or tuple. Not {0}\".format(type(args))
+        raise TypeError(err)
+    url = parsed_url.geturl() + '?' + '&'.join('%s=%s' % kv for kv in query)
+    return url
+";
+
+const NONE_ARGS: &str = "Traceback (most recent call last):\n  File \"t.py\", line 3, in test\n\
+    TypeError: 'args' parameter should be dict, list or tuple. Not <class 'NoneType'>\n";
+
+#[test]
+fn a_none_rejected_by_a_raise_in_the_function_the_test_calls_is_guarded_at_its_top() {
+    let found = candidates(
+        NONE_ARGS,
+        &trace(&[("web/httputil.py", 11)]),
+        &[("web/httputil.py".into(), HTTPUTIL.into())],
+    );
+    let got = replacements(&found);
+    assert_eq!(
+        got.first().map(String::as_str),
+        Some("    if args is None:\n        args = {}\n    parsed_url = urlparse(url)")
+    );
+    assert!(got.contains(
+        &"    if args is None:\n        return url\n    parsed_url = urlparse(url)".to_string()
+    ));
+    assert!(
+        found[0].why.contains("web/httputil.py:6"),
+        "{}",
+        found[0].why
+    );
+}
+
+#[test]
+fn a_raise_checking_its_argument_sends_the_templates_to_its_caller_first() {
+    let util = "def to_bytes(text):\n    if not isinstance(text, str):\n        raise TypeError('to_bytes must receive a unicode, str or bytes object, got %s' % type(text).__name__)\n    return text.encode()\n";
+    let request = "def httprepr(parsed):\n    s = b'GET'\n    s += b\"Host: \" + to_bytes(parsed.hostname) + b\"\\r\\n\"\n    return s\n";
+    let output = "TypeError: to_bytes must receive a unicode, str or bytes object, got NoneType\n";
+    let found = candidates(
+        output,
+        &trace(&[("pkg/util.py", 3), ("pkg/request.py", 3)]),
+        &[
+            ("pkg/util.py".into(), util.into()),
+            ("pkg/request.py".into(), request.into()),
+        ],
+    );
+    assert_eq!(
+        replacements(&found).first().map(String::as_str),
+        Some("    s += b\"Host: \" + to_bytes(parsed.hostname or '') + b\"\\r\\n\"")
+    );
+}
+
+#[test]
+fn a_failure_no_template_knows_gives_no_candidate() {
+    let found = candidates(
+        "AssertionError: 'None' != None\n",
+        &trace(&[("web/httputil.py", 11)]),
+        &[("web/httputil.py".into(), HTTPUTIL.into())],
+    );
+    assert!(found.is_empty());
+}
+
+#[test]
+fn the_templates_take_a_sixth_of_the_time_left_and_never_more_than_ninety_seconds() {
+    assert_eq!(share(Duration::from_secs(300)), Duration::from_secs(50));
+    assert_eq!(share(Duration::from_secs(3000)), Duration::from_secs(90));
+}
