@@ -148,8 +148,8 @@ def changed_lines(buggy, fixed):
 
 
 def typed_repair(repo):
-    """What the typed repairs (fix templates tried before any model call) did: the output of
-    the run's `typed_repair` tool call, or None when no template applied."""
+    """What the fix templates (tried before any model call) did: the output of
+    the run's `fix_templates` tool call, or None when no template applied."""
     runs = repo / ".sdd" / "runs"
     for f in sorted(runs.glob("*.transcript.jsonl")) if runs.is_dir() else []:
         for line in f.read_text(errors="replace").splitlines():
@@ -157,7 +157,7 @@ def typed_repair(repo):
                 e = json.loads(line)
             except ValueError:
                 continue
-            if e.get("type") == "tool_call" and e.get("name") == "typed_repair":
+            if e.get("type") == "tool_call" and e.get("name") == "fix_templates":
                 return {"tried": (e.get("arguments") or {}).get("tried", 0),
                         "passed": str(e.get("output", "")).startswith("passed:"),
                         "output": e.get("output", "")}
@@ -166,7 +166,7 @@ def typed_repair(repo):
 
 def audit_task(t, repo, kotef, base_url, count, run_bounded, judge=None):
     """Runs kotef on one task copy against the stub and measures its first repair prompt,
-    and what the typed repairs did (judged by the bench when one passed: the stub model
+    and what the fix templates did (judged by the bench when one passed: the stub model
     writes nothing, so a pass is the templates' alone)."""
     import os
     env = dict(os.environ, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-stub")

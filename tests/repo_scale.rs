@@ -531,8 +531,10 @@ async fn after_a_move_the_file_the_failure_was_raised_in_stays_shown_and_can_sti
     );
 }
 
+/// (`test_garbage` keeps the pattern's `$`: without it a pattern mutant would pass before the
+/// model is asked.)
 const DATES: &str = "import re\n\n\ndef parse_date(text):\n    \"\"\"The date in `text` as YYYYMMDD, or None.\"\"\"\n    text = text.strip(',')\n    formats = [\n        '%Y-%m-%d',\n        '%d.%m.%Y',\n        '%d/%m/%Y',\n        '%Y/%m/%d',\n    ]\n    for f in formats:\n        m = re.match(r'(\\d+)\\D(\\d+)\\D(\\d+)$', text)\n        if m and f.startswith('%Y'):\n            return ''.join(m.groups())\n        if m:\n            d, mo, y = m.groups()\n            return y + mo + d\n    return None\n";
-const DATE_TEST: &str = "import unittest\n\nfrom pkg.dates import parse_date\n\n\nclass T(unittest.TestCase):\n    def test_commas(self):\n        self.assertEqual(parse_date('2020-01-02,  '), '20200102')\n";
+const DATE_TEST: &str = "import unittest\n\nfrom pkg.dates import parse_date\n\n\nclass T(unittest.TestCase):\n    def test_commas(self):\n        self.assertEqual(parse_date('2020-01-02,  '), '20200102')\n\n    def test_garbage(self):\n        self.assertIsNone(parse_date('2020-01-02x'))\n";
 
 #[tokio::test]
 async fn a_whole_function_reply_cut_at_the_token_cap_is_completed_from_the_file_and_tested() {
@@ -1149,6 +1151,17 @@ async fn the_line_the_spectrum_points_at_is_fixed_and_the_tracer_leaves_nothing_
     assert!(!r.repo.path().join(".kotef-spectrum").exists());
 }
 
+/// A run in package `pkg` whose fix a template finds: it succeeds before any repair call (both
+/// asserted); the model's free attempts would write the wrong default.
+async fn run_templates(list: &[(&str, &str)], goal: &str, test: &str) -> Run {
+    let mut all = vec![("pkg/__init__.py", "")];
+    all.extend_from_slice(list);
+    let r = run_llama(&all, goal, test, KIND_DEFAULT, &[]).await;
+    r.assert_success();
+    assert!(r.fake.lock().unwrap().openings.is_empty(), "no repair call");
+    r
+}
+
 /// scrapy-29's shape: a helper that refuses `None` on purpose, and a caller that passes it a
 /// host that may be `None`.
 const TO_BYTES: &str = "def to_bytes(text):\n    if not isinstance(text, (str, bytes)):\n        raise TypeError('to_bytes must receive a unicode, str or bytes object, got %s' % type(text).__name__)\n    return text.encode() if isinstance(text, str) else text\n";
@@ -1157,24 +1170,37 @@ const HOST_REPR_TEST: &str = "import unittest\n\nfrom pkg.request import httprep
 
 #[tokio::test]
 async fn a_none_refused_on_purpose_is_fixed_in_its_caller_by_a_template_before_any_model_call() {
-    let r = run_llama(
+    let r = run_templates(
         &[
-            ("pkg/__init__.py", ""),
             ("pkg/util.py", TO_BYTES),
             ("pkg/request.py", HOST_REPR),
             ("test_request.py", HOST_REPR_TEST),
         ],
         "A request without a host cannot be printed.",
         "python3 -m unittest -q test_request.T.test_no_host",
-        KIND_DEFAULT,
-        &[],
     )
     .await;
-    r.assert_success();
     assert_eq!(
         read(r.repo.path(), "pkg/request.py"),
         HOST_REPR.replace("to_bytes(host)", "to_bytes(host or '')")
     );
     assert_eq!(read(r.repo.path(), "pkg/util.py"), TO_BYTES);
-    assert!(r.fake.lock().unwrap().openings.is_empty(), "no repair call");
+}
+
+/// youtube-dl-43's shape: a pattern whose class excludes a character the input needs.
+const BASENAME: &str = "import re\n\n\ndef url_basename(url):\n    m = re.match(r'(?:https?:|)//[^/]+/(?:[^/?#]+/)?([^/?#]+)/?(?:[?#]|$)', url)\n    if not m:\n        return ''\n    return m.group(1)\n";
+const BASENAME_TEST: &str = "import unittest\n\nfrom pkg.utils import url_basename\n\n\nclass T(unittest.TestCase):\n    def test_short(self):\n        self.assertEqual(url_basename('http://a.org/b/c.mp4'), 'c.mp4')\n\n    def test_deep(self):\n        self.assertEqual(url_basename('http://a.org/x/y/z/c.mp4'), 'c.mp4')\n";
+
+#[tokio::test]
+async fn a_pattern_that_excludes_too_much_is_fixed_by_a_mutant_before_any_model_call() {
+    let r = run_templates(
+        &[("pkg/utils.py", BASENAME), ("test_utils.py", BASENAME_TEST)],
+        "The base name of a URL with a deep path is empty.",
+        "python3 -m unittest -q test_utils.T.test_deep",
+    )
+    .await;
+    assert_eq!(
+        read(r.repo.path(), "pkg/utils.py"),
+        BASENAME.replace("(?:[^/?#]+/)?", "(?:[^?#]+/)?")
+    );
 }

@@ -3,6 +3,9 @@
 //! which name a Python module lacks, and the frames of a traceback.
 
 pub mod python;
+pub mod regex_mutation;
+#[cfg(test)]
+mod regex_mutation_tests;
 pub mod traceback;
 pub mod type_repair;
 #[cfg(test)]

@@ -42,6 +42,8 @@ pub mod feedback;
 mod fitted;
 mod lines;
 pub mod locate;
+mod patterns;
+mod placed;
 mod replies;
 pub mod room;
 mod shown;
@@ -49,9 +51,11 @@ mod spec;
 mod spectrum;
 mod start;
 mod targets;
-pub mod typed;
+mod templates;
 #[cfg(test)]
-mod typed_tests;
+mod templates_tests;
+mod typed;
+use crate::graph::guards::contradicting_tests::IN_REPAIR;
 use crate::graph::rules::contradiction::TestSet;
 use attempts::{Attempts, Seen};
 use feedback::{badness, failure_text, line_diff, Opening, Outcome};
@@ -317,14 +321,16 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         test_view,
         mut shown,
     } = start::start_from(ctx, state, task, &protected, &start, &failure);
-    let mut a = Attempts::new(badness(&start), TestSet::of(&start));
-    a.fits = fitted::Fits::new(ctx, &command, listed.clone());
-    let typed = typed::Setting::new(&command, &protected, &shown, &start);
-    if let Some(end) = typed::attempt(ctx, state, &mut a, &typed).await {
-        return finish(ctx, state, a, end, &before).await;
-    }
+    let mut a = attempts_for(ctx, &start, &command, listed.clone());
     let spectrum = spectrum::measure(ctx, state, &command, &start).await;
     shown = spectrum::widen(ctx, shown, spectrum.as_ref(), &protected);
+    let targets = spectrum::offers(&shown, &names, spectrum.as_ref());
+    let test = test_view.as_deref().unwrap_or(&failure);
+    let cmd = (command.as_str(), protected.as_slice());
+    let setting = templates::Setting::new(cmd, &shown, &start, &targets, test);
+    if let Some(end) = templates::attempt(ctx, state, &mut a, &setting).await {
+        return finish(ctx, state, a, end, &before).await;
+    }
     let goal = state.goal.clone();
     let opening_of = |shown: &Shown| {
         feedback::opening(&Opening {
@@ -342,7 +348,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         })
     };
     let mut opening = opening_of(&shown);
-    let mut offers = lines::Queue::new(spectrum::offers(&shown, &names, spectrum.as_ref()));
+    let mut offers = lines::Queue::new(targets);
     let mut locator = locate::Locator::new(locate::called_names(&failure, &names));
     let end = loop {
         if let Some(end) = a.end_before_call(&ctx.limits) {
@@ -401,20 +407,27 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             shown = moved;
             opening = opening_of(&shown);
         }
-        a.failed(
-            Outcome::tested(diff, bad, failure, errors),
-            TestSet::of(&result),
-        );
-        guards::runner::ask(
-            state,
-            guards::contradicting_tests::IN_REPAIR,
-            &a.facts(&command),
-        );
+        let tested = Outcome::tested(diff, bad, failure, errors);
+        a.failed(tested, TestSet::of(&result));
+        guards::runner::ask(state, IN_REPAIR, &a.facts(&command));
         if state.ending.is_some() {
             break CoderEnd::RunStopped;
         }
     };
     finish(ctx, state, a, end, &before).await
+}
+
+/// The loop's memory at its start: the failing run it compares attempts with, and what
+/// passes are judged by ([`fitted`]).
+fn attempts_for(
+    ctx: &GraphContext,
+    start: &CommandResult,
+    command: &str,
+    listed: Vec<String>,
+) -> Attempts {
+    let mut a = Attempts::new(badness(start), TestSet::of(start));
+    a.fits = fitted::Fits::new(ctx, command, listed);
+    a
 }
 
 /// The step's end when there is no test command to judge attempts by.

@@ -1,28 +1,16 @@
-//! Typed repairs: before the first model call, the fix templates of Python's type errors
-//! ([`crate::lang::type_repair`]) at the traceback's frames in the project's code — the
-//! statement a frame stopped at given the value the failure says it lacked, and `None`
-//! guards at its function's top — each applied and judged by the test command as an attempt
-//! is, within a share of the time left ([`share`]). The first that passes (and copies no value
-//! from the tests, [`super::fitted`]) ends the step without a model call; one that fails
-//! fewer tests is kept as the best candidate; none is shown to the model (a template's
-//! failure says little of the fix, and would crowd the attempts the model learns from).
+//! Fix templates for Python's type errors ([`crate::lang::type_repair`], after PyTER) at the
+//! traceback's frames in the project's code: the statement a frame stopped at given the value
+//! the failure says it lacked, converted or sliced, and `None` guards at its function's top.
 //! Where a deliberate `raise` stopped the deepest frame (`raise TypeError('to_bytes must
-//! receive …')`), its callers are tried first, innermost first: the value came from there.
+//! receive …')`), its callers come first, innermost first: the value came from there.
 
-use super::attempts::Attempts;
+use super::placed::{replaced, Candidate};
 use super::targets::{span_at, Target};
-use super::{apply_attempt, badness, candidate, passed, restore, run_tests, Applied};
-use crate::graph::memory::events::RunEvent;
-use crate::graph::memory::state::{CoderEnd, RunState};
 use crate::graph::prompt::code_view::Traceback;
-use crate::graph::GraphContext;
 use crate::lang::traceback::exception_line;
 use crate::lang::type_repair::{self, Fault};
-use kotef_core::NodeName;
-use kotef_tools::{Change, CommandResult, EditBlock};
-use std::time::{Duration, Instant};
 
-/// The most templates tried in one step.
+/// The most type templates in one step.
 pub const MAX_CANDIDATES: usize = 12;
 
 /// The most frames whose statements and functions are tried.
@@ -33,18 +21,6 @@ pub const MAX_PER_FRAME: usize = 6;
 
 /// The most parameters of one function given a `None` guard.
 pub const MAX_GUARDED: usize = 2;
-
-/// One template at one place: the change, and what it does.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Candidate {
-    pub block: EditBlock,
-    pub why: String,
-}
-
-/// The time the templates may take: a sixth of the time left, at most 90 s.
-pub fn share(time_left: Duration) -> Duration {
-    (time_left / 6).min(Duration::from_secs(90))
-}
 
 /// The fault the failing run's `output` says the code made: its last raising line a
 /// template knows, with that line's message.
@@ -104,27 +80,6 @@ fn at_frame(fault: &Fault, message: &str, path: &str, text: &str, line: usize) -
         out.extend(function_guards(empties, message, path, text, &target));
     }
     out
-}
-
-/// `t`'s statement replaced by `new` (the lines before it that make it unique kept).
-fn replaced(t: &Target, new: &str, why: String) -> Candidate {
-    let with_lead = |s: &str| {
-        if t.lead.is_empty() {
-            s.to_string()
-        } else {
-            format!("{}\n{s}", t.lead)
-        }
-    };
-    Candidate {
-        block: EditBlock {
-            path: Some(t.path.clone()),
-            change: Change::Replace {
-                search: with_lead(&t.text),
-                replace: with_lead(new),
-            },
-        },
-        why: format!("{why} ({}:{})", t.path, t.line),
-    }
 }
 
 fn indent(l: &str) -> usize {
@@ -234,111 +189,4 @@ fn function_guards(
         }
     }
     out
-}
-
-/// What the templates are tried with: the test command, the files that may not change, the
-/// code shown (its files and trace) and the failing run.
-pub(super) struct Setting<'a> {
-    command: &'a str,
-    protected: &'a [String],
-    files: &'a [(String, String)],
-    trace: &'a Traceback,
-    start: &'a CommandResult,
-}
-
-impl<'a> Setting<'a> {
-    pub(super) fn new(
-        command: &'a str,
-        protected: &'a [String],
-        shown: &'a super::Shown,
-        start: &'a CommandResult,
-    ) -> Self {
-        Setting {
-            command,
-            protected,
-            files: &shown.files,
-            trace: &shown.trace,
-            start,
-        }
-    }
-}
-
-/// Tries the templates for the failing run in turn (see the module's doc), within [`share`]
-/// of the time left, and records what they did as a `typed_repair` tool call. The step's end
-/// when one passed (`Done`) or a test run hit a resource limit (the run stops); `None` when
-/// none passed and the model's attempts follow.
-pub(super) async fn attempt(
-    ctx: &GraphContext,
-    state: &mut RunState,
-    a: &mut Attempts,
-    s: &Setting<'_>,
-) -> Option<CoderEnd> {
-    let output = format!("{}{}", s.start.stdout, s.start.stderr);
-    let found = candidates(&output, s.trace, s.files);
-    if found.is_empty() {
-        return None;
-    }
-    let allowed = share(ctx.time_left());
-    // A test run this slow would leave fewer than four templates their share: none is tried.
-    if Duration::from_millis(s.start.duration_ms) * 4 > allowed {
-        return None;
-    }
-    let began = Instant::now();
-    let (mut tried, mut ended, mut passing) = (0, None, None);
-    for c in &found {
-        if began.elapsed() >= allowed {
-            break;
-        }
-        let blocks = [c.block.clone()];
-        if a.seen_as(true, &blocks) != super::attempts::Seen::New {
-            continue;
-        }
-        let Applied { snap, diff, .. } = apply_attempt(ctx, state, &blocks, s.files, s.protected);
-        if diff.is_empty() {
-            restore(ctx, &snap);
-            continue;
-        }
-        tried += 1;
-        let result = run_tests(ctx, state, s.command).await;
-        if let Some(why) = result.limit_message() {
-            restore(ctx, &snap);
-            super::resource_limit(state, &result.command, &why);
-            ended = Some(CoderEnd::RunStopped);
-            break;
-        }
-        let bad = badness(&result);
-        a.notes.push(format!(
-            "typed repair {}: {}",
-            c.why,
-            if bad == 0 {
-                "the tests pass"
-            } else {
-                "still failing"
-            }
-        ));
-        if bad == 0 {
-            if passed(ctx, state, a, (&snap, &diff, &c.why)) {
-                (ended, passing) = (Some(CoderEnd::Done), Some(c.why.clone()));
-                break;
-            }
-            continue;
-        }
-        if a.improves(bad) {
-            a.best = Some(candidate(ctx, &snap, bad, &diff));
-        }
-        restore(ctx, &snap);
-    }
-    ctx.record(RunEvent::ToolCall {
-        step: state.total_steps + 1,
-        node: NodeName::Coder,
-        name: "typed_repair".into(),
-        arguments: serde_json::json!({ "candidates": found.len(), "tried": tried }),
-        output: passing.map_or_else(
-            || format!("{tried} template(s) tried, none passed"),
-            |why| format!("passed: {why}"),
-        ),
-        is_error: false,
-    });
-    state.count_tool("typed_repair");
-    ended
 }

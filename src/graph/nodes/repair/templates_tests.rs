@@ -1,4 +1,7 @@
-use super::typed::*;
+use super::placed::Candidate;
+use super::targets::{Target, Targets};
+use super::templates::share;
+use super::typed::candidates;
 use crate::graph::prompt::code_view::Traceback;
 use kotef_tools::Change;
 use std::time::Duration;
@@ -94,4 +97,38 @@ fn a_failure_no_template_knows_gives_no_candidate() {
 fn the_templates_take_a_sixth_of_the_time_left_and_never_more_than_ninety_seconds() {
     assert_eq!(share(Duration::from_secs(300)), Duration::from_secs(50));
     assert_eq!(share(Duration::from_secs(3000)), Duration::from_secs(90));
+}
+
+const URL_BASENAME: &str = "import re\n\n\ndef url_basename(url):\n    m = re.match(r'(?:https?:|)//[^/]+/(?:[^/?#]+/)?([^/?#]+)/?(?:[?#]|$)', url)\n    if not m:\n        return ''\n    return m.group(1)\n";
+
+fn offered(path: &str, text: &str, lines: &[usize]) -> Targets {
+    Targets {
+        frames: Vec::new(),
+        sweep: lines
+            .iter()
+            .filter_map(|l| Target::around(path, text, *l))
+            .collect(),
+    }
+}
+
+#[test]
+fn the_patterns_of_the_offered_statements_are_mutated_and_the_class_that_excludes_too_much_is_among_them(
+) {
+    let found = super::patterns::candidates(
+        &offered("yt/utils.py", URL_BASENAME, &[7, 5]),
+        "self.assertEqual(url_basename('http://media.w3.org/2010/05/sintel/trailer.mp4'), 'trailer.mp4')",
+    );
+    let got = replacements(&found);
+    let fixed = "    m = re.match(r'(?:https?:|)//[^/]+/(?:[^?#]+/)?([^/?#]+)/?(?:[?#]|$)', url)";
+    assert!(got.iter().any(|r| r == fixed), "{got:#?}");
+    assert_eq!(
+        got[0],
+        "    m = re.match(r'(?:https?:|)//[^/]*/(?:[^/?#]+/)?([^/?#]+)/?(?:[?#]|$)', url)"
+    );
+}
+
+#[test]
+fn a_statement_without_a_raw_string_pattern_gives_no_mutant() {
+    let found = super::patterns::candidates(&offered("yt/utils.py", URL_BASENAME, &[7, 8]), "");
+    assert!(found.is_empty());
 }

@@ -1,0 +1,140 @@
+//! Fix templates before the first model call: the templates of Python's type errors at the
+//! traceback's frames ([`super::typed`]), then the mutations of the patterns the best-ranked
+//! statements write ([`super::patterns`]). Each is applied and judged by the test command as
+//! an attempt is, within a share of the time left ([`share`]). The first that passes (and
+//! copies no value from the tests, [`super::fitted`]) ends the step without a model call; one
+//! that fails fewer tests is kept as the best candidate; none is shown to the model (a
+//! template's failure says little of the fix, and would crowd the attempts the model learns
+//! from). What they did is one `fix_templates` entry in the transcript.
+
+use super::attempts::Attempts;
+use super::placed::Candidate;
+use super::targets::Targets;
+use super::{apply_attempt, badness, candidate, passed, restore, run_tests, Applied};
+use crate::graph::memory::events::RunEvent;
+use crate::graph::memory::state::{CoderEnd, RunState};
+use crate::graph::prompt::code_view::Traceback;
+use crate::graph::GraphContext;
+use kotef_core::NodeName;
+use kotef_tools::CommandResult;
+use std::time::{Duration, Instant};
+
+/// The time the templates may take: a sixth of the time left, at most 90 s.
+pub fn share(time_left: Duration) -> Duration {
+    (time_left / 6).min(Duration::from_secs(90))
+}
+
+/// What the templates are tried with: the test command, the files that may not change, the
+/// code shown (its files and trace), the failing run, the statements line attempts would be
+/// offered and the failing test's code (or the failure quoting it).
+pub(super) struct Setting<'a> {
+    pub(super) command: &'a str,
+    pub(super) protected: &'a [String],
+    pub(super) shown: &'a super::Shown,
+    pub(super) start: &'a CommandResult,
+    pub(super) targets: &'a Targets,
+    pub(super) test: &'a str,
+}
+
+impl<'a> Setting<'a> {
+    pub(super) fn new(
+        (command, protected): (&'a str, &'a [String]),
+        shown: &'a super::Shown,
+        start: &'a CommandResult,
+        targets: &'a Targets,
+        test: &'a str,
+    ) -> Self {
+        Setting {
+            command,
+            protected,
+            shown,
+            start,
+            targets,
+            test,
+        }
+    }
+}
+
+/// Tries the templates for the failing run in turn (see the module's doc), within [`share`]
+/// of the time left, and records what they did as a `fix_templates` tool call. The step's end
+/// when one passed (`Done`) or a test run hit a resource limit (the run stops); `None` when
+/// none passed and the model's attempts follow.
+pub(super) async fn attempt(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    a: &mut Attempts,
+    s: &Setting<'_>,
+) -> Option<CoderEnd> {
+    let output = format!("{}{}", s.start.stdout, s.start.stderr);
+    let (files, trace): (&[(String, String)], &Traceback) = (&s.shown.files, &s.shown.trace);
+    let typed = super::typed::candidates(&output, trace, files);
+    let patterns = super::patterns::candidates(s.targets, s.test);
+    let counts = serde_json::json!({ "typed": typed.len(), "patterns": patterns.len() });
+    let found: Vec<Candidate> = typed.into_iter().chain(patterns).collect();
+    if found.is_empty() {
+        return None;
+    }
+    let allowed = share(ctx.time_left());
+    // A test run this slow would leave fewer than four templates their share: none is tried.
+    if Duration::from_millis(s.start.duration_ms) * 4 > allowed {
+        return None;
+    }
+    let began = Instant::now();
+    let (mut tried, mut ended, mut passing) = (0, None, None);
+    for c in &found {
+        if began.elapsed() >= allowed {
+            break;
+        }
+        let blocks = [c.block.clone()];
+        if a.seen_as(true, &blocks) != super::attempts::Seen::New {
+            continue;
+        }
+        let Applied { snap, diff, .. } = apply_attempt(ctx, state, &blocks, files, s.protected);
+        if diff.is_empty() {
+            restore(ctx, &snap);
+            continue;
+        }
+        tried += 1;
+        let result = run_tests(ctx, state, s.command).await;
+        if let Some(why) = result.limit_message() {
+            restore(ctx, &snap);
+            super::resource_limit(state, &result.command, &why);
+            ended = Some(CoderEnd::RunStopped);
+            break;
+        }
+        let bad = badness(&result);
+        a.notes.push(format!(
+            "template {}: {}",
+            c.why,
+            if bad == 0 {
+                "the tests pass"
+            } else {
+                "still failing"
+            }
+        ));
+        if bad == 0 {
+            if passed(ctx, state, a, (&snap, &diff, &c.why)) {
+                (ended, passing) = (Some(CoderEnd::Done), Some(c.why.clone()));
+                break;
+            }
+            continue;
+        }
+        if a.improves(bad) {
+            a.best = Some(candidate(ctx, &snap, bad, &diff));
+        }
+        restore(ctx, &snap);
+    }
+    ctx.record(RunEvent::ToolCall {
+        step: state.total_steps + 1,
+        node: NodeName::Coder,
+        name: "fix_templates".into(),
+        arguments: serde_json::json!({ "candidates": counts, "tried": tried }),
+        output: passing.map_or_else(
+            || format!("{tried} template(s) tried, none passed"),
+            |why| format!("passed: {why}"),
+        ),
+        is_error: false,
+    });
+    state.count_tool("fix_templates");
+    ended
+}
