@@ -146,7 +146,12 @@ fn single_members(p: &str, (from, to): (usize, usize)) -> Vec<(usize, usize)> {
         let ranged = b.get(i + len) == Some(&b'-') && i + len + 1 < to;
         if ranged {
             let after = i + len + 1;
-            i = after + if b[after] == b'\\' { 2 } else { 1 };
+            i = after
+                + if b[after] == b'\\' {
+                    2
+                } else {
+                    p[after..].chars().next().map_or(1, char::len_utf8)
+                };
             continue;
         }
         out.push((i, (i + len).min(to)));

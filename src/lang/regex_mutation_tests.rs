@@ -68,3 +68,20 @@ fn the_punctuation_of_a_tests_strings_is_read_in_order_outside_the_code() {
         ['&', ';', '"']
     );
 }
+
+#[test]
+fn patterns_written_with_any_characters_are_read_without_a_panic() {
+    for p in [
+        r"[a-é]+",
+        r"[\",
+        r"(é|ü)*[^ä-ö\]]",
+        "{",
+        r"[",
+        r"\",
+        "(?<=x)",
+    ] {
+        assert!(mutants(p, '\'', &['é', ']']).len() <= MAX_MUTANTS);
+    }
+    assert_eq!(mutants(r"[a-é]+", '\'', &[])[0].0, r"[a-é]*");
+    assert_eq!(patterns("x = r'[é-ü'  # r'(é)'").len(), 1);
+}

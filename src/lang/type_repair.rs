@@ -203,12 +203,14 @@ fn masked(stmt: &str) -> Vec<u8> {
     out
 }
 
+/// Whether byte `c` may begin a name (Python's names may hold any letter: a byte of a
+/// character beyond ASCII counts as one).
 fn ident_start(c: u8) -> bool {
-    c.is_ascii_alphabetic() || c == b'_'
+    c.is_ascii_alphabetic() || c == b'_' || c >= 0x80
 }
 
 fn ident(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
+    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
 }
 
 /// Where the values a statement reads begin: after its assignment (`x = …`, `x += …`), after

@@ -152,3 +152,12 @@ fn a_none_parameter_is_given_an_empty_value_first_then_returns() {
         ]
     );
 }
+
+#[test]
+fn a_statement_with_non_ascii_names_and_strings_is_read_whole() {
+    let read: Vec<String> = values("    café = naïve(size, 'é') + señal")
+        .into_iter()
+        .map(|v| v.text)
+        .collect();
+    assert_eq!(read, ["naïve", "size", "señal"]);
+}
