@@ -275,18 +275,11 @@ pub fn change(t: &Target, content: &str) -> Option<EditBlock> {
     if replace.trim_end() == t.text.trim_end() {
         return None;
     }
-    let with_lead = |s: &str| {
-        if t.lead.is_empty() {
-            s.to_string()
-        } else {
-            format!("{}\n{s}", t.lead)
-        }
-    };
     Some(EditBlock {
         path: Some(t.path.clone()),
         change: Change::Replace {
-            search: with_lead(&t.text),
-            replace: with_lead(&replace),
+            search: t.with_lead(&t.text),
+            replace: t.with_lead(&replace),
         },
     })
 }

@@ -13,19 +13,12 @@ pub struct Candidate {
 
 /// `t`'s statement replaced by `new` (the lines before it that make it unique kept).
 pub(super) fn replaced(t: &Target, new: &str, why: String) -> Candidate {
-    let with_lead = |s: &str| {
-        if t.lead.is_empty() {
-            s.to_string()
-        } else {
-            format!("{}\n{s}", t.lead)
-        }
-    };
     Candidate {
         block: EditBlock {
             path: Some(t.path.clone()),
             change: Change::Replace {
-                search: with_lead(&t.text),
-                replace: with_lead(new),
+                search: t.with_lead(&t.text),
+                replace: t.with_lead(new),
             },
         },
         why: format!("{why} ({}:{})", t.path, t.line),

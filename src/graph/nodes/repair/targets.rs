@@ -62,6 +62,15 @@ impl Target {
         Target::at(path, text, start, stmt)
     }
 
+    /// `stmt` (this statement, or what replaces it) after the lines that make it unique.
+    pub fn with_lead(&self, stmt: &str) -> String {
+        if self.lead.is_empty() {
+            stmt.to_string()
+        } else {
+            format!("{}\n{stmt}", self.lead)
+        }
+    }
+
     /// Its last line in the file (1-based).
     pub fn last_line(&self) -> usize {
         self.line + self.text.lines().count().max(1) - 1
