@@ -248,6 +248,25 @@ async fn run_with(
     }
 }
 
+/// The run's transcript (`.sdd/runs/<id>.transcript.jsonl`), empty when there is none.
+fn transcript(r: &Run) -> String {
+    std::fs::read_dir(r.repo.path().join(".sdd/runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".transcript.jsonl"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .unwrap_or_default()
+}
+
+/// The test runs of `command` in the run's transcript that failed.
+fn failed_runs_of(r: &Run, command: &str) -> usize {
+    transcript(r)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "verification" && e["command"] == command && e["passed"] == false)
+        .count()
+}
+
 fn read(repo: &Path, file: &str) -> String {
     std::fs::read_to_string(repo.join(file)).unwrap()
 }
@@ -476,12 +495,7 @@ async fn after_two_failed_attempts_in_one_file_the_loop_moves_to_where_the_faili
             && moved.contains("pkg/core.py\n```\nfrom pkg import ExitStatus"),
         "{moved}"
     );
-    let transcript = std::fs::read_dir(r.repo.path().join(".sdd/runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with(".transcript.jsonl"))
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .unwrap_or_default();
+    let transcript = transcript(&r);
     assert!(
         transcript.contains("\"name\":\"locate\"") && transcript.contains("did not fix it"),
         "no locate step in the transcript"
@@ -1117,6 +1131,22 @@ async fn run_body_kind(lines: &[(&str, &str)]) -> Run {
     .await
 }
 
+/// The line attempt that fixes [`KIND`]: the header compared in lower case.
+const KIND_FIX: (&str, &str) = (
+    "== 'chunked'",
+    "    if headers.get('Transfer-Encoding', '').lower() == 'chunked':\n",
+);
+
+/// The run succeeded with [`KIND_FIX`] in the tree.
+fn assert_kind_fixed(r: &Run) {
+    r.assert_success();
+    let fixed = KIND.replace(
+        "get('Transfer-Encoding') ==",
+        "get('Transfer-Encoding', '').lower() ==",
+    );
+    assert_eq!(read(r.repo.path(), "pkg/body.py"), fixed);
+}
+
 #[tokio::test]
 async fn the_statements_only_the_failing_test_ran_are_offered_before_those_its_neighbours_ran() {
     let r = run_body_kind(&[]).await;
@@ -1135,19 +1165,8 @@ async fn the_statements_only_the_failing_test_ran_are_offered_before_those_its_n
 
 #[tokio::test]
 async fn the_line_the_spectrum_points_at_is_fixed_and_the_tracer_leaves_nothing_behind() {
-    let r = run_body_kind(&[(
-        "== 'chunked'",
-        "    if headers.get('Transfer-Encoding', '').lower() == 'chunked':\n",
-    )])
-    .await;
-    r.assert_success();
-    assert_eq!(
-        read(r.repo.path(), "pkg/body.py"),
-        KIND.replace(
-            "get('Transfer-Encoding') ==",
-            "get('Transfer-Encoding', '').lower() =="
-        )
-    );
+    let r = run_body_kind(&[KIND_FIX]).await;
+    assert_kind_fixed(&r);
     assert!(!r.repo.path().join(".kotef-spectrum").exists());
 }
 
@@ -1203,4 +1222,59 @@ async fn a_pattern_that_excludes_too_much_is_fixed_by_a_mutant_before_any_model_
         read(r.repo.path(), "pkg/utils.py"),
         BASENAME.replace("(?:[^/?#]+/)?", "(?:[^?#]+/)?")
     );
+}
+
+/// [`KIND_TEST`] with a neighbour that reaches the function's last line.
+fn kind_test_with_none() -> String {
+    format!("{KIND_TEST}\n    def test_none(self):\n        self.assertEqual(body_kind({{}}), 'none')\n")
+}
+
+/// tornado-11's shape with [`kind_test_with_none`], and `extra` files: the line attempts write
+/// passes that break tests beside the failing one (`test_none` where the spectrum leads,
+/// `test_fixed` where the sweep from the top does) before the fix; the run succeeded with the
+/// fix (asserted).
+async fn run_breaking_pass(extra: &[(&str, &str)]) -> Run {
+    let test = kind_test_with_none();
+    let mut list = vec![
+        ("pkg/__init__.py", ""),
+        ("pkg/body.py", KIND),
+        ("test_body.py", test.as_str()),
+    ];
+    list.extend_from_slice(extra);
+    let r = run_llama(
+        &list,
+        "A chunked body is not recognised when its header is written in capitals.",
+        "python3 -m unittest -q test_body.T.test_chunked_in_capitals",
+        KIND_DEFAULT,
+        &[
+            ("return 'none'", "    return 'chunked'\n"),
+            (
+                "length = headers",
+                "    length = headers.get('Content-Length')\n    if headers:\n        return 'chunked'\n",
+            ),
+            KIND_FIX,
+        ],
+    )
+    .await;
+    assert_kind_fixed(&r);
+    r
+}
+
+/// The command that runs the failing test of [`run_breaking_pass`] with its neighbours.
+const BODY_CLASS: &str = "python3 -m unittest -q test_body.T";
+
+#[tokio::test]
+async fn a_pass_that_breaks_a_test_beside_it_is_undone_and_a_later_fix_stands() {
+    let r = run_breaking_pass(&[]).await;
+    // The start is the traced run's: the one failing run of the neighbours is the break's.
+    assert_eq!(failed_runs_of(&r, BODY_CLASS), 1);
+}
+
+#[tokio::test]
+async fn without_a_traced_run_the_neighbours_start_is_measured_at_the_first_pass() {
+    // A folder of the tracer's name in the repository: it is left alone, and nothing traced.
+    let r = run_breaking_pass(&[(".kotef-spectrum/notes.txt", "ours\n")]).await;
+    assert_eq!(read(r.repo.path(), ".kotef-spectrum/notes.txt"), "ours\n");
+    // The break's run, and the start's with the pass undone.
+    assert_eq!(failed_runs_of(&r, BODY_CLASS), 2);
 }

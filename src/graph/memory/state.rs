@@ -418,6 +418,11 @@ pub struct RunState {
     /// run is slow; see `memory::spectrum`); `None` inside when it could not be had.
     #[serde(skip)]
     pub spectrum: Option<(String, Option<crate::graph::memory::spectrum::Spectrum>)>,
+    /// The failing tests' neighbours at the start (from the traced run, or measured at the
+    /// first pass when it could not be read): what a pass is checked against
+    /// (`memory::neighbours`).
+    #[serde(skip)]
+    pub neighbours: Option<crate::graph::memory::neighbours::Neighbours>,
     /// Tool calls executed, by tool name (names clipped; a model may invent any).
     #[serde(default)]
     pub tools_run: BTreeMap<String, u32>,
@@ -459,6 +464,7 @@ impl RunState {
             coder_summary: None,
             checks: Vec::new(),
             spectrum: None,
+            neighbours: None,
             tools_run: BTreeMap::new(),
             last_planner_reason: String::new(),
             pacing: Default::default(),

@@ -6,8 +6,8 @@
 use crate::graph::prompt::code_view::Traceback;
 use crate::graph::prompt::context::clip;
 use crate::graph::prompt::messages::{
-    self, AttemptNotApplied, AttemptTested, AttemptUnreadable, BlocksSkipped, TestsTimedOut,
-    TriedList,
+    self, AttemptBreaksOthers, AttemptNotApplied, AttemptTested, AttemptUnreadable, BlocksSkipped,
+    TestsTimedOut, TriedList,
 };
 use kotef_tools::CommandResult;
 use std::path::Path;
@@ -199,6 +199,13 @@ pub enum Outcome {
         failure: String,
         errors: Vec<String>,
     },
+    /// The failing tests passed, but the tests of `broken` beside them, which passed at the
+    /// start, failed (`failure` is their run's).
+    Breaks {
+        diff: String,
+        broken: Vec<String>,
+        failure: String,
+    },
 }
 
 impl Outcome {
@@ -254,6 +261,17 @@ pub fn feedback(n: u32, outcome: &Outcome, baseline: u32) -> String {
             }
             .to_string()
         }
+        Outcome::Breaks {
+            diff,
+            broken,
+            failure,
+        } => AttemptBreaksOthers {
+            n: &n.to_string(),
+            broken: &clip(&broken.join(", "), 200),
+            change: &change_summary(diff),
+            failure: &first_failure(failure),
+        }
+        .to_string(),
     }
 }
 
@@ -446,6 +464,20 @@ mod tests {
         assert_eq!(
             feedback(1, &outcome, 2),
             "Attempt 1: This change did not fix it: it changed `return b` to `return a`. It was undone. The tests then: FAILED (failures=2)"
+        );
+    }
+
+    #[test]
+    fn the_feedback_on_a_pass_that_broke_its_neighbours_names_them() {
+        let outcome = Outcome::Breaks {
+            diff: "--- body.py\n-    return 'none'\n+    return 'chunked'\n".into(),
+            broken: vec!["test_none".into()],
+            failure: "FAIL: test_none (t.T.test_none)\nAssertionError: 'chunked' != 'none'\n"
+                .into(),
+        };
+        assert_eq!(
+            feedback(2, &outcome, 1),
+            "Attempt 2: the failing test passed, but the change broke tests beside it that passed before (test_none): it changed `return 'none'` to `return 'chunked'`. It was undone. Those tests then: FAIL: test_none (t.T.test_none) → AssertionError: 'chunked' != 'none'"
         );
     }
 

@@ -42,6 +42,7 @@ pub mod feedback;
 mod fitted;
 mod lines;
 pub mod locate;
+mod passes;
 mod patterns;
 mod placed;
 mod replies;
@@ -59,6 +60,7 @@ use crate::graph::guards::contradicting_tests::IN_REPAIR;
 use crate::graph::rules::contradiction::TestSet;
 use attempts::{Attempts, Seen};
 use feedback::{badness, failure_text, line_diff, Opening, Outcome};
+use passes::Judged;
 use replies::{attempt_change, next_attempt};
 use shown::Shown;
 use start::Start;
@@ -382,17 +384,17 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             restore(ctx, &snap);
             continue;
         }
-        let result = run_tests(ctx, state, &command).await;
-        if let Some(why) = result.limit_message() {
-            restore(ctx, &snap);
-            resource_limit(state, &result.command, &why);
+        let Some(result) = tested(ctx, state, &command, &snap).await else {
             break CoderEnd::RunStopped;
-        }
+        };
         let (bad, failure) = (badness(&result), failure_text(&result, &root, &listed));
         a.note_tested(bad, &failure);
         if bad == 0 {
-            if passed(ctx, state, &mut a, (&snap, &diff, &reply.content)) {
-                break CoderEnd::Done;
+            let pass = (&snap, diff.as_str(), reply.content.as_str());
+            match passes::judge(ctx, state, &mut a, &command, pass).await {
+                Judged::Ends => break CoderEnd::Done,
+                Judged::Kept => {}
+                Judged::Breaks(outcome, tests) => a.failed(*outcome, tests),
             }
             continue;
         }
@@ -428,6 +430,23 @@ fn attempts_for(
     let mut a = Attempts::new(badness(start), TestSet::of(start));
     a.fits = fitted::Fits::new(ctx, command, listed);
     a
+}
+
+/// The test command's run of an applied attempt; `None` when it hit a resource limit (the
+/// attempt is undone and the run stops, `guards::commands`).
+async fn tested(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    command: &str,
+    snap: &Snapshot,
+) -> Option<CommandResult> {
+    let result = run_tests(ctx, state, command).await;
+    if let Some(why) = result.limit_message() {
+        restore(ctx, snap);
+        resource_limit(state, &result.command, &why);
+        return None;
+    }
+    Some(result)
 }
 
 /// The step's end when there is no test command to judge attempts by.
@@ -471,33 +490,6 @@ async fn failing_start(
         ));
     }
     Ok(start)
-}
-
-/// A passing attempt: the files it changed as they were, its diff, and the reply.
-type Pass<'a> = (&'a Snapshot, &'a str, &'a str);
-
-/// Whether a passing attempt ends the step: it does unless its change copied values from the
-/// tests ([`fitted`]); such a pass is kept as the best candidate (the first one) and undone
-/// while the loop looks on, until it stands ([`fitted::Fits::stands`]).
-fn passed(
-    ctx: &GraphContext,
-    state: &mut RunState,
-    a: &mut Attempts,
-    (snap, diff, reply): Pass<'_>,
-) -> bool {
-    let copied = a.fits.copied(ctx, snap, diff);
-    if copied.is_empty() {
-        state.coder_summary = Some(context::clip(reply.trim(), 400));
-        a.best = None;
-        return true;
-    }
-    if a.best.as_ref().is_none_or(|b| b.badness > 0) {
-        a.best = Some(candidate(ctx, snap, 0, diff));
-        state.coder_summary = Some(context::clip(reply.trim(), 400));
-        a.fits.kept(a.made, copied);
-    }
-    restore(ctx, snap);
-    false
 }
 
 /// Ends the step: the best candidate stands when no attempt passed (a passing one is in the

@@ -13,6 +13,7 @@
 //! else looks at it. No record, or no failing test in it, is no spectrum: the loop goes on as
 //! without one.
 
+use crate::graph::memory::neighbours::Neighbours;
 use crate::graph::memory::spectrum::{Spectrum, Telling};
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -192,7 +193,9 @@ fn test_id(word: &str) -> Option<(String, String)> {
 }
 
 /// The test functions a run's output reports as failed: unittest's `FAIL: test_x (…)` and
-/// `ERROR: test_x (…)`, pytest's `FAILED path::T::test_x` and `path::test_x FAILED`.
+/// `ERROR: test_x (…)`, pytest's `FAILED path::T::test_x` and `path::test_x FAILED`, and the
+/// headers of pytest's failure reports (`_____ T.test_x _____`; its short summary is off in
+/// older versions).
 pub fn failed_tests(output: &str) -> BTreeSet<String> {
     let name_of = |id: &str| -> Option<String> {
         let id = id.split('[').next().unwrap_or(id);
@@ -212,6 +215,9 @@ pub fn failed_tests(output: &str) -> BTreeSet<String> {
             r.split_whitespace().next()
         } else if let Some(r) = l.strip_suffix(" FAILED") {
             r.split_whitespace().last()
+        } else if l.starts_with("___") && l.ends_with("___") {
+            let header = l.trim_matches('_').trim();
+            (!header.contains(' ')).then(|| header.rsplit('.').next().unwrap_or(header))
         } else {
             None
         };
@@ -321,8 +327,12 @@ async fn trace(
                 both
             }
         }
-        None => reported,
+        None => reported.clone(),
     };
+    if let Some(names) = &named {
+        let finished = !result.timed_out && result.limit.is_none();
+        state.neighbours = Neighbours::read(command, &traced, names, &reported, finished);
+    }
     let spectrum = text.and_then(|t| Spectrum::read(&t, &failed));
     let said = match &spectrum {
         Some(s) => format!(
@@ -494,6 +504,13 @@ mod tests {
             failed_tests(out),
             failed(&["test_a", "test_b", "test_c", "test_d"])
         );
+    }
+
+    #[test]
+    fn failed_tests_are_read_from_the_headers_of_pytests_failure_reports() {
+        let out =
+            "_______ T.test_a _______\n___ test_b[x] ___\n____ ERROR at setup of test_c ____\n";
+        assert_eq!(failed_tests(out), failed(&["test_a", "test_b"]));
     }
 
     #[test]

@@ -8,9 +8,10 @@
 //! from). What they did is one `fix_templates` entry in the transcript.
 
 use super::attempts::Attempts;
+use super::passes::{judge, Judged};
 use super::placed::Candidate;
 use super::targets::Targets;
-use super::{apply_attempt, badness, candidate, passed, restore, run_tests, Applied};
+use super::{apply_attempt, badness, candidate, restore, Applied};
 use crate::graph::memory::events::RunEvent;
 use crate::graph::memory::state::{CoderEnd, RunState};
 use crate::graph::prompt::code_view::Traceback;
@@ -95,13 +96,10 @@ pub(super) async fn attempt(
             continue;
         }
         tried += 1;
-        let result = run_tests(ctx, state, s.command).await;
-        if let Some(why) = result.limit_message() {
-            restore(ctx, &snap);
-            super::resource_limit(state, &result.command, &why);
+        let Some(result) = super::tested(ctx, state, s.command, &snap).await else {
             ended = Some(CoderEnd::RunStopped);
             break;
-        }
+        };
         let bad = badness(&result);
         a.notes.push(format!(
             "template {}: {}",
@@ -113,7 +111,9 @@ pub(super) async fn attempt(
             }
         ));
         if bad == 0 {
-            if passed(ctx, state, a, (&snap, &diff, &c.why)) {
+            let pass = (&snap, diff.as_str(), c.why.as_str());
+            // A pass that breaks a neighbour is undone and, as any template, not shown.
+            if let Judged::Ends = judge(ctx, state, a, s.command, pass).await {
                 (ended, passing) = (Some(CoderEnd::Done), Some(c.why.clone()));
                 break;
             }

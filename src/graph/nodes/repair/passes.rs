@@ -1,0 +1,124 @@
+//! A passing attempt judged before it ends the step (a model's or a fix template's): the
+//! failing test's neighbours (the other tests of its class or file) run with it
+//! ([`crate::graph::memory::neighbours`]), and a pass that breaks one that passed at the start
+//! is undone and told to the model as a failed attempt naming what it broke; a pass that copied values from the tests is kept
+//! while the loop looks on ([`super::fitted`]); any other pass ends the step.
+
+use super::attempts::Attempts;
+use super::feedback::{failure_text, Outcome};
+use super::{candidate, keep_best, restore, run_tests, Snapshot};
+use crate::graph::memory::neighbours::Neighbours;
+use crate::graph::memory::state::RunState;
+use crate::graph::prompt::context;
+use crate::graph::rules::contradiction::TestSet;
+use crate::graph::GraphContext;
+use kotef_tools::CommandResult;
+use std::collections::BTreeSet;
+
+/// A passing attempt: the files it changed as they were, its diff, and the reply.
+pub(super) type Pass<'a> = (&'a Snapshot, &'a str, &'a str);
+
+/// What a passing attempt comes to.
+pub(super) enum Judged {
+    /// It stands: the step ends.
+    Ends,
+    /// It copied values from the tests: kept as the best candidate and undone.
+    Kept,
+    /// It broke neighbours that passed: undone; the outcome and tests to remember it by.
+    Breaks(Box<Outcome>, TestSet),
+}
+
+/// Judges a passing attempt of the test command `command` (see the module's doc); the tree
+/// holds the attempt unless it [`Judged::Ends`].
+pub(super) async fn judge(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    a: &mut Attempts,
+    command: &str,
+    pass: Pass<'_>,
+) -> Judged {
+    let (snap, diff, _) = pass;
+    if let Some((broken, run)) = broken_neighbours(ctx, state, command, snap).await {
+        restore(ctx, snap);
+        let listed: Vec<String> = state.file_hashes.keys().cloned().collect();
+        let failure = failure_text(&run, ctx.tools.workdir().root(), &listed);
+        a.notes.push(format!(
+            "attempt {}: the tests pass, but it broke {}",
+            a.made,
+            broken.join(", ")
+        ));
+        let outcome = Outcome::Breaks {
+            diff: diff.to_string(),
+            broken,
+            failure,
+        };
+        return Judged::Breaks(Box::new(outcome), TestSet::of(&run));
+    }
+    if passed(ctx, state, a, pass) {
+        Judged::Ends
+    } else {
+        Judged::Kept
+    }
+}
+
+/// The neighbours a pass (in the tree, its files as they were in `snap`) broke, with their
+/// run: the tests of the failing test's class or file ([`super::spectrum::named_tests`]) that
+/// fail with it and did not at the start. The start is the traced run's when it could be
+/// read, else measured now with the pass undone (and done again after), once a run. `None`
+/// when the command names no single test, a run did not finish, or nothing new fails.
+async fn broken_neighbours(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    command: &str,
+    snap: &Snapshot,
+) -> Option<(Vec<String>, CommandResult)> {
+    let (siblings, named) = super::spectrum::named_tests(command)?;
+    let run = run_tests(ctx, state, &siblings).await;
+    if run.success() || !finished(&run) {
+        return None;
+    }
+    let reported = failed(&run);
+    if reported.is_empty() {
+        return None;
+    }
+    if state.neighbours.as_ref().is_none_or(|n| n.of != command) {
+        let pass = candidate(ctx, snap, 0, "");
+        restore(ctx, snap);
+        let start = run_tests(ctx, state, &siblings).await;
+        keep_best(ctx, &pass);
+        let done = finished(&start);
+        state.neighbours = Neighbours::read(command, &siblings, &named, &failed(&start), done);
+    }
+    let broken = state.neighbours.as_ref()?.broken(&reported);
+    (!broken.is_empty()).then_some((broken, run))
+}
+
+/// Whether a run ended by itself (no timeout, no resource limit).
+fn finished(run: &CommandResult) -> bool {
+    !run.timed_out && run.limit.is_none()
+}
+
+/// The tests a run reports as failed.
+fn failed(run: &CommandResult) -> BTreeSet<String> {
+    super::spectrum::failed_tests(&format!("{}{}", run.stdout, run.stderr))
+}
+
+/// Whether a passing attempt ends the step: it does unless its change copied values from the
+/// tests ([`super::fitted`]); such a pass is kept as the best candidate (the first one) and
+/// undone while the loop looks on, until it stands ([`super::fitted::Fits::stands`]).
+fn passed(ctx: &GraphContext, state: &mut RunState, a: &mut Attempts, pass: Pass<'_>) -> bool {
+    let (snap, diff, reply) = pass;
+    let copied = a.fits.copied(ctx, snap, diff);
+    if copied.is_empty() {
+        state.coder_summary = Some(context::clip(reply.trim(), 400));
+        a.best = None;
+        return true;
+    }
+    if a.best.as_ref().is_none_or(|b| b.badness > 0) {
+        a.best = Some(candidate(ctx, snap, 0, diff));
+        state.coder_summary = Some(context::clip(reply.trim(), 400));
+        a.fits.kept(a.made, copied);
+    }
+    restore(ctx, snap);
+    false
+}
