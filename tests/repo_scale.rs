@@ -258,12 +258,16 @@ fn transcript(r: &Run) -> String {
         .unwrap_or_default()
 }
 
-/// The test runs of `command` in the run's transcript that failed.
-fn failed_runs_of(r: &Run, command: &str) -> usize {
-    transcript(r)
+/// How often the run's transcript has two test runs of `command` in a row.
+fn runs_in_a_row(r: &Run, command: &str) -> usize {
+    let runs: Vec<String> = transcript(r)
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|e| e["type"] == "verification" && e["command"] == command && e["passed"] == false)
+        .filter(|e| e["type"] == "verification")
+        .map(|e| e["command"].as_str().unwrap_or_default().to_string())
+        .collect();
+    runs.windows(2)
+        .filter(|w| w[0] == command && w[1] == command)
         .count()
 }
 
@@ -580,7 +584,8 @@ async fn a_whole_function_reply_cut_at_the_token_cap_is_completed_from_the_file_
 const JOIN: &str = "def join_url(base, path):\n    if path.startswith('/'):\n        return None\n    return base + path\n";
 const JOIN_CALLER: &str =
     "from pkg.util import join_url\n\n\ndef fetch(path):\n    return join_url('http://a', path)\n";
-const JOIN_TEST: &str = "import unittest\n\nfrom pkg.util import join_url\n\n\nclass T(unittest.TestCase):\n    def test_join(self):\n        self.assertEqual(join_url('http://a', '/b'), 'http://a/b')\n";
+/// (`test_plain` keeps a negated condition from passing before the model is asked.)
+const JOIN_TEST: &str = "import unittest\n\nfrom pkg.util import join_url\n\n\nclass T(unittest.TestCase):\n    def test_join(self):\n        self.assertEqual(join_url('http://a', '/b'), 'http://a/b')\n\n    def test_plain(self):\n        self.assertEqual(join_url('http://a/', 'b'), 'http://a/b')\n";
 
 fn join_edit(old: &str, new: &str) -> String {
     format!("Join.\n\npkg/util.py\n<<<<<<< SEARCH\n{old}\n=======\n{new}\n>>>>>>> REPLACE\n")
@@ -1261,20 +1266,17 @@ async fn run_breaking_pass(extra: &[(&str, &str)]) -> Run {
 }
 
 /// The command that runs the failing test of [`run_breaking_pass`] with its neighbours.
-const BODY_CLASS: &str = "python3 -m unittest -q test_body.T";
+const BODY_FILE: &str = "python3 -m unittest -q test_body";
 
 #[tokio::test]
 async fn a_pass_that_breaks_a_test_beside_it_is_undone_and_a_later_fix_stands() {
     let r = run_breaking_pass(&[]).await;
-    // The start is the traced run's: the one failing run of the neighbours is the break's.
-    assert_eq!(failed_runs_of(&r, BODY_CLASS), 1);
+    // At the first pass, the neighbours' run with it, then the start's with it undone; once.
+    assert_eq!(runs_in_a_row(&r, BODY_FILE), 1);
 }
 
 #[tokio::test]
-async fn without_a_traced_run_the_neighbours_start_is_measured_at_the_first_pass() {
-    // A folder of the tracer's name in the repository: it is left alone, and nothing traced.
+async fn a_project_folder_named_like_the_tracers_is_left_alone() {
     let r = run_breaking_pass(&[(".kotef-spectrum/notes.txt", "ours\n")]).await;
     assert_eq!(read(r.repo.path(), ".kotef-spectrum/notes.txt"), "ours\n");
-    // The break's run, and the start's with the pass undone.
-    assert_eq!(failed_runs_of(&r, BODY_CLASS), 2);
 }

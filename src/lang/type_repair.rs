@@ -164,7 +164,7 @@ pub struct Value {
 
 /// `stmt` with every string literal's bytes (quotes and prefix included) made `"` and its
 /// comment cut to spaces, so names are found outside strings only (same length as `stmt`).
-fn masked(stmt: &str) -> Vec<u8> {
+pub(crate) fn masked(stmt: &str) -> Vec<u8> {
     let b = stmt.as_bytes();
     let mut out = b.to_vec();
     let mut i = 0;

@@ -1,8 +1,7 @@
-//! The failing test's neighbours (the other tests of its class or file, run by
-//! `nodes::repair::spectrum`'s traced run) as the judge of a pass: a change that makes the
-//! named test pass and a neighbour that passed fail has fixed the symptom, not the bug. What
-//! failed at the start is kept here; a later run of the same neighbours is read against it.
-//! Pure.
+//! The failing test's neighbours (the other tests of its file, run by
+//! `nodes::repair::passes`) as the judge of a pass: a change that makes the named test pass
+//! and a neighbour that passed fail has fixed the symptom, not the bug. What failed at the
+//! start is kept here; a later run of the same neighbours is read against it. Pure.
 
 use std::collections::BTreeSet;
 
@@ -56,7 +55,7 @@ mod tests {
     }
 
     const OF: &str = "python -m pytest t.py::T::test_a";
-    const SIBLINGS: &str = "python -m pytest t.py::T";
+    const SIBLINGS: &str = "python -m pytest t.py";
 
     #[test]
     fn a_finished_run_that_names_the_failing_test_is_kept() {

@@ -418,9 +418,8 @@ pub struct RunState {
     /// run is slow; see `memory::spectrum`); `None` inside when it could not be had.
     #[serde(skip)]
     pub spectrum: Option<(String, Option<crate::graph::memory::spectrum::Spectrum>)>,
-    /// The failing tests' neighbours at the start (from the traced run, or measured at the
-    /// first pass when it could not be read): what a pass is checked against
-    /// (`memory::neighbours`).
+    /// The failing tests' neighbours at the start (measured at the first pass): what a pass
+    /// is checked against (`memory::neighbours`).
     #[serde(skip)]
     pub neighbours: Option<crate::graph::memory::neighbours::Neighbours>,
     /// Tool calls executed, by tool name (names clipped; a model may invent any).

@@ -38,6 +38,7 @@ use kotef_tools::{apply_edit_blocks, Change, CommandResult, EditBlock, Kind, Lin
 use std::collections::BTreeMap;
 
 mod attempts;
+mod conditions;
 pub mod feedback;
 mod fitted;
 mod lines;
@@ -235,6 +236,26 @@ async fn run_tests(ctx: &GraphContext, state: &RunState, command: &str) -> Comma
         .test_runner()
         .run(command, ctx.tools.workdir().root())
         .await;
+    record_run(ctx, state, r)
+}
+
+/// [`run_tests`] within `time` (or the runner's own limit, the shorter).
+async fn run_tests_within(
+    ctx: &GraphContext,
+    state: &RunState,
+    command: &str,
+    time: std::time::Duration,
+) -> CommandResult {
+    let mut cfg = ctx.test_runner().config().clone();
+    cfg.timeout = cfg.timeout.min(time);
+    let r = kotef_tools::CommandRunner::new(cfg)
+        .run(command, ctx.tools.workdir().root())
+        .await;
+    record_run(ctx, state, r)
+}
+
+/// Records a test run in the transcript, and returns it.
+fn record_run(ctx: &GraphContext, state: &RunState, r: CommandResult) -> CommandResult {
     ctx.record(crate::graph::memory::events::RunEvent::Verification {
         step: state.total_steps + 1,
         command: r.command.clone(),
@@ -391,7 +412,8 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         a.note_tested(bad, &failure);
         if bad == 0 {
             let pass = (&snap, diff.as_str(), reply.content.as_str());
-            match passes::judge(ctx, state, &mut a, &command, pass).await {
+            let took = std::time::Duration::from_millis(result.duration_ms);
+            match passes::judge(ctx, state, &mut a, (&command, took), pass).await {
                 Judged::Ends => break CoderEnd::Done,
                 Judged::Kept => {}
                 Judged::Breaks(outcome, tests) => a.failed(*outcome, tests),

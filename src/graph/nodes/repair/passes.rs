@@ -1,12 +1,12 @@
 //! A passing attempt judged before it ends the step (a model's or a fix template's): the
-//! failing test's neighbours (the other tests of its class or file) run with it
+//! failing test's neighbours (the other tests of its file) run with it
 //! ([`crate::graph::memory::neighbours`]), and a pass that breaks one that passed at the start
 //! is undone and told to the model as a failed attempt naming what it broke; a pass that copied values from the tests is kept
 //! while the loop looks on ([`super::fitted`]); any other pass ends the step.
 
 use super::attempts::Attempts;
 use super::feedback::{failure_text, Outcome};
-use super::{candidate, keep_best, restore, run_tests, Snapshot};
+use super::{candidate, keep_best, restore, run_tests_within, Snapshot};
 use crate::graph::memory::neighbours::Neighbours;
 use crate::graph::memory::state::RunState;
 use crate::graph::prompt::context;
@@ -14,6 +14,7 @@ use crate::graph::rules::contradiction::TestSet;
 use crate::graph::GraphContext;
 use kotef_tools::CommandResult;
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 /// A passing attempt: the files it changed as they were, its diff, and the reply.
 pub(super) type Pass<'a> = (&'a Snapshot, &'a str, &'a str);
@@ -28,17 +29,17 @@ pub(super) enum Judged {
     Breaks(Box<Outcome>, TestSet),
 }
 
-/// Judges a passing attempt of the test command `command` (see the module's doc); the tree
-/// holds the attempt unless it [`Judged::Ends`].
+/// Judges a passing attempt of the test command `command`, whose passing run `took` so long
+/// (see the module's doc); the tree holds the attempt unless it [`Judged::Ends`].
 pub(super) async fn judge(
     ctx: &GraphContext,
     state: &mut RunState,
     a: &mut Attempts,
-    command: &str,
+    (command, took): (&str, Duration),
     pass: Pass<'_>,
 ) -> Judged {
     let (snap, diff, _) = pass;
-    if let Some((broken, run)) = broken_neighbours(ctx, state, command, snap).await {
+    if let Some((broken, run)) = broken_neighbours(ctx, state, command, snap, took).await {
         restore(ctx, snap);
         let listed: Vec<String> = state.file_hashes.keys().cloned().collect();
         let failure = failure_text(&run, ctx.tools.workdir().root(), &listed);
@@ -62,18 +63,20 @@ pub(super) async fn judge(
 }
 
 /// The neighbours a pass (in the tree, its files as they were in `snap`) broke, with their
-/// run: the tests of the failing test's class or file ([`super::spectrum::named_tests`]) that
-/// fail with it and did not at the start. The start is the traced run's when it could be
-/// read, else measured now with the pass undone (and done again after), once a run. `None`
-/// when the command names no single test, a run did not finish, or nothing new fails.
+/// run: the tests of the failing test's file ([`super::spectrum::named_files`]) that fail
+/// with it and did not at the start. The start is measured at the first pass, with the pass
+/// undone (and done again after), once a run. `None` when the command names no single test,
+/// a run did not finish within [`neighbours_time`], or nothing new fails.
 async fn broken_neighbours(
     ctx: &GraphContext,
     state: &mut RunState,
     command: &str,
     snap: &Snapshot,
+    took: Duration,
 ) -> Option<(Vec<String>, CommandResult)> {
-    let (siblings, named) = super::spectrum::named_tests(command)?;
-    let run = run_tests(ctx, state, &siblings).await;
+    let (file, named) = super::spectrum::named_files(command)?;
+    let time = neighbours_time(took, ctx.time_left());
+    let run = run_tests_within(ctx, state, &file, time).await;
     if run.success() || !finished(&run) {
         return None;
     }
@@ -84,13 +87,19 @@ async fn broken_neighbours(
     if state.neighbours.as_ref().is_none_or(|n| n.of != command) {
         let pass = candidate(ctx, snap, 0, "");
         restore(ctx, snap);
-        let start = run_tests(ctx, state, &siblings).await;
+        let start = run_tests_within(ctx, state, &file, time).await;
         keep_best(ctx, &pass);
         let done = finished(&start);
-        state.neighbours = Neighbours::read(command, &siblings, &named, &failed(&start), done);
+        state.neighbours = Neighbours::read(command, &file, &named, &failed(&start), done);
     }
     let broken = state.neighbours.as_ref()?.broken(&reported);
     (!broken.is_empty()).then_some((broken, run))
+}
+
+/// The time the neighbours' run may take: twenty times the passing run's plus thirty
+/// seconds, at most a sixth of the time left (a run cut there judges nothing).
+pub fn neighbours_time(passing_run: Duration, time_left: Duration) -> Duration {
+    (passing_run * 20 + Duration::from_secs(30)).min(time_left / 6)
 }
 
 /// Whether a run ended by itself (no timeout, no resource limit).
@@ -121,4 +130,17 @@ fn passed(ctx: &GraphContext, state: &mut RunState, a: &mut Attempts, pass: Pass
     }
     restore(ctx, snap);
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_neighbours_get_twenty_times_the_passing_runs_time_and_half_a_minute_within_a_sixth_of_whats_left(
+    ) {
+        let s = Duration::from_secs;
+        assert_eq!(neighbours_time(s(1), s(300)), s(50));
+        assert_eq!(neighbours_time(s(1), s(60)), s(10));
+    }
 }

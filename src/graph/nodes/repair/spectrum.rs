@@ -13,7 +13,6 @@
 //! else looks at it. No record, or no failing test in it, is no spectrum: the loop goes on as
 //! without one.
 
-use crate::graph::memory::neighbours::Neighbours;
 use crate::graph::memory::spectrum::{Spectrum, Telling};
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -150,11 +149,31 @@ pub fn rank(
 /// → `tests/test_x.py`) or unittest id (`pkg.test_x.T.test_y` → `pkg.test_x.T`) among its
 /// words is replaced by its class or file (once). `None` when no word names a test function.
 pub fn named_tests(command: &str) -> Option<(String, Vec<String>)> {
+    named_with(command, |parent| parent.to_string())
+}
+
+/// [`named_tests`] with each test's file in place of its class: `tests/test_x.py::T::test_y`
+/// → `tests/test_x.py`, `pkg.test_x.T.test_y` → `pkg.test_x` (the tests a check of a pass
+/// runs, as a project's test file is judged).
+pub fn named_files(command: &str) -> Option<(String, Vec<String>)> {
+    named_with(command, |parent| match parent.split_once("::") {
+        Some((file, _)) => file.to_string(),
+        None if parent.contains('/') || parent.ends_with(".py") => parent.to_string(),
+        None => parent
+            .rsplit_once('.')
+            .map_or(parent, |(module, _)| module)
+            .to_string(),
+    })
+}
+
+/// The tests `command` names and the command with each named test's word replaced by
+/// `widen` of its parent (its class, or the file when there is none), once.
+fn named_with(command: &str, widen: impl Fn(&str) -> String) -> Option<(String, Vec<String>)> {
     let mut names: Vec<String> = Vec::new();
     let mut words: Vec<String> = Vec::new();
     let mut parents: Vec<String> = Vec::new();
     for w in command.split_whitespace() {
-        let Some((parent, name)) = test_id(w) else {
+        let Some((parent, name)) = test_id(w).map(|(p, n)| (widen(&p), n)) else {
             if !parents.iter().any(|p| p == w) {
                 words.push(w.to_string());
             }
@@ -327,12 +346,8 @@ async fn trace(
                 both
             }
         }
-        None => reported.clone(),
+        None => reported,
     };
-    if let Some(names) = &named {
-        let finished = !result.timed_out && result.limit.is_none();
-        state.neighbours = Neighbours::read(command, &traced, names, &reported, finished);
-    }
     let spectrum = text.and_then(|t| Spectrum::read(&t, &failed));
     let said = match &spectrum {
         Some(s) => format!(
@@ -476,6 +491,20 @@ mod tests {
             named("pytest tests/test_x.py::test_y"),
             Some(("pytest tests/test_x.py".into(), vec!["test_y".into()]))
         );
+    }
+
+    #[test]
+    fn a_named_tests_file_is_what_a_pass_is_checked_by() {
+        let files = |c: &str| named_files(c).map(|(c, _)| c);
+        assert_eq!(
+            files("python -m unittest -q pkg.test_x.T.test_y").as_deref(),
+            Some("python -m unittest -q pkg.test_x")
+        );
+        assert_eq!(
+            files("pytest tests/test_x.py::T::test_y tests/test_x.py::test_z").as_deref(),
+            Some("pytest tests/test_x.py")
+        );
+        assert_eq!(files("pytest tests/test_x.py"), None);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Fix templates before the first model call: the templates of Python's type errors at the
 //! traceback's frames ([`super::typed`]), then the mutations of the patterns the best-ranked
-//! statements write ([`super::patterns`]). Each is applied and judged by the test command as
-//! an attempt is, within a share of the time left ([`share`]). The first that passes (and
-//! copies no value from the tests, [`super::fitted`]) ends the step without a model call; one
+//! statements write ([`super::patterns`]) and of the conditions they hold
+//! ([`super::conditions`]). Each is applied and judged by the test command as an attempt is,
+//! within a share of the time left ([`share`]). The first that passes (copying no value from
+//! the tests, [`super::fitted`], and breaking none of the failing test's neighbours,
+//! [`super::passes`]) ends the step without a model call; one
 //! that fails fewer tests is kept as the best candidate; none is shown to the model (a
 //! template's failure says little of the fix, and would crowd the attempts the model learns
 //! from). What they did is one `fix_templates` entry in the transcript.
@@ -70,8 +72,17 @@ pub(super) async fn attempt(
     let (files, trace): (&[(String, String)], &Traceback) = (&s.shown.files, &s.shown.trace);
     let typed = super::typed::candidates(&output, trace, files);
     let patterns = super::patterns::candidates(s.targets, s.test);
-    let counts = serde_json::json!({ "typed": typed.len(), "patterns": patterns.len() });
-    let found: Vec<Candidate> = typed.into_iter().chain(patterns).collect();
+    let conditions = super::conditions::candidates(s.targets);
+    let counts = serde_json::json!({
+        "typed": typed.len(),
+        "patterns": patterns.len(),
+        "conditions": conditions.len(),
+    });
+    let found: Vec<Candidate> = typed
+        .into_iter()
+        .chain(patterns)
+        .chain(conditions)
+        .collect();
     if found.is_empty() {
         return None;
     }
@@ -113,7 +124,8 @@ pub(super) async fn attempt(
         if bad == 0 {
             let pass = (&snap, diff.as_str(), c.why.as_str());
             // A pass that breaks a neighbour is undone and, as any template, not shown.
-            if let Judged::Ends = judge(ctx, state, a, s.command, pass).await {
+            let took = Duration::from_millis(result.duration_ms);
+            if let Judged::Ends = judge(ctx, state, a, (s.command, took), pass).await {
                 (ended, passing) = (Some(CoderEnd::Done), Some(c.why.clone()));
                 break;
             }

@@ -132,3 +132,32 @@ fn a_statement_without_a_raw_string_pattern_gives_no_mutant() {
     let found = super::patterns::candidates(&offered("yt/utils.py", URL_BASENAME, &[7, 8]), "");
     assert!(found.is_empty());
 }
+
+const IOLOOP: &str = "def start(self):\n    if current(instance=False) is None:\n        self.make_current()\n    for cb in self.callbacks:\n        cb()\n";
+
+#[test]
+fn the_conditions_of_the_offered_statements_are_mutated_in_their_order() {
+    let found = super::conditions::candidates(&offered("io/ioloop.py", IOLOOP, &[4, 2]));
+    assert_eq!(
+        replacements(&found),
+        [
+            "    if current(instance=False) is not None:",
+            "    if not (current(instance=False) is None):",
+        ]
+    );
+    assert!(found[0].why.contains("io/ioloop.py:2"), "{}", found[0].why);
+}
+
+#[test]
+fn no_more_statements_than_the_cap_have_their_conditions_mutated() {
+    let many: String = (0..10)
+        .map(|i| format!("def f{i}(x):\n    if x == {i}:\n        return x\n\n\n"))
+        .collect();
+    let lines: Vec<usize> = (0..10).map(|i| 2 + 5 * i).collect();
+    let found = super::conditions::candidates(&offered("m.py", &many, &lines));
+    let places: std::collections::BTreeSet<String> = found
+        .iter()
+        .map(|c| c.why.rsplit(' ').next().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(places.len(), super::conditions::MAX_STATEMENTS);
+}

@@ -1,0 +1,40 @@
+//! Mutations of the conditions the best-ranked statements hold
+//! ([`crate::lang::condition_mutation`]): the statements line attempts would be offered first
+//! (the frames', then the sweep in the spectrum's order) that hold a comparison, an `and`/`or`
+//! or an `if`/`elif`/`while` condition, at most [`MAX_STATEMENTS`] of them; each statement's
+//! mutants in turn. A flipped condition fixes the failing test easily and breaks the code
+//! elsewhere as easily: a pass is judged against the failing test's neighbours too
+//! ([`super::passes`]).
+
+use super::placed::{replaced, Candidate};
+use super::targets::Targets;
+use crate::lang::condition_mutation::mutants;
+
+/// The most statements whose conditions are mutated.
+pub const MAX_STATEMENTS: usize = 5;
+
+/// The most condition mutants in one step.
+pub const MAX_CANDIDATES: usize = 24;
+
+/// The mutants of the conditions in the first [`MAX_STATEMENTS`] offered statements of
+/// `targets` that hold one.
+pub fn candidates(targets: &Targets) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::new();
+    let holding = targets
+        .frames
+        .iter()
+        .chain(&targets.sweep)
+        .map(|t| (t, mutants(&t.text)))
+        .filter(|(_, m)| !m.is_empty())
+        .take(MAX_STATEMENTS);
+    for (t, found) in holding {
+        for (new, why) in found {
+            let c = replaced(t, &new, format!("condition: {why}"));
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out.truncate(MAX_CANDIDATES);
+    out
+}
