@@ -65,8 +65,9 @@ pub(super) async fn judge(
 /// The neighbours a pass (in the tree, its files as they were in `snap`) broke, with their
 /// run: the tests of the failing test's file ([`super::spectrum::named_files`]) that fail
 /// with it and did not at the start. The start is measured at the first pass, with the pass
-/// undone (and done again after), once a run. `None` when the command names no single test,
-/// a run did not finish within [`neighbours_time`], or nothing new fails.
+/// undone (and done again after), once a run; a run cut at [`neighbours_time`] with the pass
+/// that finished without it broke them all. `None` when the command names no single test,
+/// the start did not finish, or nothing new fails.
 async fn broken_neighbours(
     ctx: &GraphContext,
     state: &mut RunState,
@@ -77,11 +78,11 @@ async fn broken_neighbours(
     let (file, named) = super::spectrum::named_files(command)?;
     let time = neighbours_time(took, ctx.time_left());
     let run = run_tests_within(ctx, state, &file, time).await;
-    if run.success() || !finished(&run) {
+    if run.success() || run.limit.is_some() {
         return None;
     }
     let reported = failed(&run);
-    if reported.is_empty() {
+    if reported.is_empty() && !run.timed_out {
         return None;
     }
     if state.neighbours.as_ref().is_none_or(|n| n.of != command) {
@@ -92,7 +93,16 @@ async fn broken_neighbours(
         let done = finished(&start);
         state.neighbours = Neighbours::read(command, &file, &named, &failed(&start), done);
     }
-    let broken = state.neighbours.as_ref()?.broken(&reported);
+    let start = state.neighbours.as_ref()?;
+    // Cut at the limit with the pass, finished without it: the pass made them hang.
+    let broken = if run.timed_out {
+        vec![format!(
+            "all of them: they no longer finish in {} s",
+            time.as_secs()
+        )]
+    } else {
+        start.broken(&reported)
+    };
     (!broken.is_empty()).then_some((broken, run))
 }
 
