@@ -1,8 +1,9 @@
 //! A passing attempt judged before it ends the step (a model's or a fix template's): the
 //! failing test's neighbours (the other tests of its file) run with it
 //! ([`crate::graph::memory::neighbours`]), and a pass that breaks one that passed at the start
-//! is undone and told to the model as a failed attempt naming what it broke; a pass that copied values from the tests is kept
-//! while the loop looks on ([`super::fitted`]); any other pass ends the step.
+//! is undone and told to the model as a failed attempt naming what it broke; a pass that
+//! copied values from the tests is kept while the loop looks on ([`super::fitted`]); any
+//! other pass ends the step.
 
 use super::attempts::Attempts;
 use super::feedback::{failure_text, Outcome};
