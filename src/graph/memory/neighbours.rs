@@ -5,13 +5,11 @@
 
 use std::collections::BTreeSet;
 
-/// The neighbours' run at the start: the command that runs them and the tests that failed.
+/// The neighbours' run at the start: the tests that failed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Neighbours {
     /// The test command whose passes they judge (it names the failing tests).
     pub of: String,
-    /// The command that runs the failing tests with their neighbours.
-    pub command: String,
     /// The tests that failed in that run, by function name.
     pub failing: BTreeSet<String>,
 }
@@ -31,7 +29,6 @@ impl Neighbours {
         let readable = named.iter().any(|n| reported.contains(n));
         (finished && readable && command != of).then(|| Neighbours {
             of: of.to_string(),
-            command: command.to_string(),
             failing: reported.clone(),
         })
     }
