@@ -584,8 +584,9 @@ async fn a_whole_function_reply_cut_at_the_token_cap_is_completed_from_the_file_
 const JOIN: &str = "def join_url(base, path):\n    if path.startswith('/'):\n        return None\n    return base + path\n";
 const JOIN_CALLER: &str =
     "from pkg.util import join_url\n\n\ndef fetch(path):\n    return join_url('http://a', path)\n";
-/// (`test_plain` keeps a negated condition from passing before the model is asked.)
-const JOIN_TEST: &str = "import unittest\n\nfrom pkg.util import join_url\n\n\nclass T(unittest.TestCase):\n    def test_join(self):\n        self.assertEqual(join_url('http://a', '/b'), 'http://a/b')\n\n    def test_plain(self):\n        self.assertEqual(join_url('http://a/', 'b'), 'http://a/b')\n";
+/// (`test_plain` keeps a negated condition, and `test_root` a swapped name, from passing
+/// before the model is asked.)
+const JOIN_TEST: &str = "import unittest\n\nfrom pkg.util import join_url\n\n\nclass T(unittest.TestCase):\n    def test_join(self):\n        self.assertEqual(join_url('http://a', '/b'), 'http://a/b')\n\n    def test_plain(self):\n        self.assertEqual(join_url('http://a/', 'b'), 'http://a/b')\n\n    def test_root(self):\n        self.assertEqual(join_url('/', 'b'), '/b')\n";
 
 fn join_edit(old: &str, new: &str) -> String {
     format!("Join.\n\npkg/util.py\n<<<<<<< SEARCH\n{old}\n=======\n{new}\n>>>>>>> REPLACE\n")
@@ -1226,6 +1227,29 @@ async fn a_pattern_that_excludes_too_much_is_fixed_by_a_mutant_before_any_model_
     assert_eq!(
         read(r.repo.path(), "pkg/utils.py"),
         BASENAME.replace("(?:[^/?#]+/)?", "(?:[^?#]+/)?")
+    );
+}
+
+/// scrapy-20's shape: bytes read where the project reads text everywhere else.
+const RESPONSE: &str = "class Response:\n    def __init__(self, url, body, encoding='utf-8'):\n        self.url = url\n        self.body = body\n        self.encoding = encoding\n\n    @property\n    def text(self):\n        return self.body.decode(self.encoding)\n";
+const LENGTH: &str = "def title(response):\n    return response.text.split('<title>')[1].split('</title>')[0]\n\n\ndef heading(response):\n    return response.text.split('<h1>')[1].split('</h1>')[0]\n\n\ndef length(response):\n    return len(response.body)\n";
+const LENGTH_TEST: &str = "import unittest\n\nfrom pkg.http import Response\nfrom pkg.page import length\n\n\nclass T(unittest.TestCase):\n    def test_ascii(self):\n        self.assertEqual(length(Response('http://a.org/', b'abc')), 3)\n\n    def test_accents(self):\n        self.assertEqual(length(Response('http://a.org/', 'd\\u00e9j\\u00e0'.encode())), 4)\n";
+
+#[tokio::test]
+async fn an_attribute_read_where_the_project_reads_another_is_swapped_before_any_model_call() {
+    let r = run_templates(
+        &[
+            ("pkg/http.py", RESPONSE),
+            ("pkg/page.py", LENGTH),
+            ("test_page.py", LENGTH_TEST),
+        ],
+        "The length of a page with accents counts bytes, not characters.",
+        "python3 -m unittest -q test_page.T.test_accents",
+    )
+    .await;
+    assert_eq!(
+        read(r.repo.path(), "pkg/page.py"),
+        LENGTH.replace("len(response.body)", "len(response.text)")
     );
 }
 

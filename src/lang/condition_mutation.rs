@@ -50,13 +50,22 @@ pub fn mutants(stmt: &str) -> Vec<(String, String)> {
         i = end;
     }
     out.extend(negated(stmt, &m));
+    distinct(stmt, out, MAX_MUTANTS)
+}
+
+/// The first `max` of `found` that change `stmt`, each new statement once.
+pub(crate) fn distinct(
+    stmt: &str,
+    found: Vec<(String, String)>,
+    max: usize,
+) -> Vec<(String, String)> {
     let mut unique: Vec<(String, String)> = Vec::new();
-    for c in out {
+    for c in found {
         if c.0 != stmt && !unique.iter().any(|u| u.0 == c.0) {
             unique.push(c);
         }
     }
-    unique.truncate(MAX_MUTANTS);
+    unique.truncate(max);
     unique
 }
 

@@ -87,7 +87,7 @@ fn is_code(path: &str) -> bool {
 /// The repository's code files (no links, no build output), ranked source first, with their
 /// text; at most [`LOCATE_FILES`], each read within [`LOCATE_FILE_BYTES`], all within
 /// [`LOCATE_BYTES`].
-fn code_files(wd: &WorkDir) -> Vec<(String, String)> {
+pub fn code_files(wd: &WorkDir) -> Vec<(String, String)> {
     let (_, walked) = walk_files(wd.root(), &[".sdd"]);
     let mut paths: Vec<String> = walked
         .into_iter()

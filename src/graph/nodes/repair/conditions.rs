@@ -17,21 +17,22 @@ pub const MAX_STATEMENTS: usize = 5;
 pub const MAX_CANDIDATES: usize = 24;
 
 /// The mutants of the conditions in the first [`MAX_STATEMENTS`] offered statements of
-/// `targets` that hold one.
-pub fn candidates(targets: &Targets) -> Vec<Candidate> {
-    let mut out: Vec<Candidate> = Vec::new();
+/// `targets` that hold one, each with the statement's place among the offered.
+pub fn candidates(targets: &Targets) -> Vec<(usize, Candidate)> {
+    let mut out: Vec<(usize, Candidate)> = Vec::new();
     let holding = targets
         .frames
         .iter()
         .chain(&targets.sweep)
-        .map(|t| (t, mutants(&t.text)))
-        .filter(|(_, m)| !m.is_empty())
+        .enumerate()
+        .map(|(i, t)| (i, t, mutants(&t.text)))
+        .filter(|(_, _, m)| !m.is_empty())
         .take(MAX_STATEMENTS);
-    for (t, found) in holding {
+    for (i, t, found) in holding {
         for (new, why) in found {
             let c = replaced(t, &new, format!("condition: {why}"));
-            if !out.contains(&c) {
-                out.push(c);
+            if !out.iter().any(|(_, o)| *o == c) {
+                out.push((i, c));
             }
         }
     }

@@ -43,6 +43,7 @@ pub mod feedback;
 mod fitted;
 mod lines;
 pub mod locate;
+mod names;
 mod passes;
 mod patterns;
 mod placed;

@@ -1,7 +1,8 @@
 //! Fix templates before the first model call: the templates of Python's type errors at the
 //! traceback's frames ([`super::typed`]), then the mutations of the patterns the best-ranked
-//! statements write ([`super::patterns`]) and of the conditions they hold
-//! ([`super::conditions`]). Each is applied and judged by the test command as an attempt is,
+//! statements write ([`super::patterns`]), and of the conditions they hold
+//! ([`super::conditions`]) and the names they read ([`super::names`]), statement by
+//! statement ([`by_statement`]); never in the tests' code or harness ([`tests_code`]). Each is applied and judged by the test command as an attempt is,
 //! within a share of the time left ([`share`]). The first that passes (copying no value from
 //! the tests, [`super::fitted`], and breaking none of the failing test's neighbours,
 //! [`super::passes`]) ends the step without a model call; one
@@ -19,12 +20,33 @@ use crate::graph::memory::state::{CoderEnd, RunState};
 use crate::graph::prompt::code_view::Traceback;
 use crate::graph::GraphContext;
 use kotef_core::NodeName;
+use kotef_tools::locate::code_files;
 use kotef_tools::CommandResult;
 use std::time::{Duration, Instant};
 
 /// The time the templates may take: a sixth of the time left, at most 90 s.
 pub fn share(time_left: Duration) -> Duration {
     (time_left / 6).min(Duration::from_secs(90))
+}
+
+/// The mutants of conditions and of names, statement by statement in the order the
+/// statements are offered (the likeliest place's mutants first), a statement's conditions
+/// before its names.
+pub fn by_statement(
+    conditions: Vec<(usize, Candidate)>,
+    names: Vec<(usize, Candidate)>,
+) -> Vec<Candidate> {
+    let mut all: Vec<(usize, Candidate)> = conditions.into_iter().chain(names).collect();
+    all.sort_by_key(|(i, _)| *i);
+    all.into_iter().map(|(_, c)| c).collect()
+}
+
+/// Whether `path` is the tests' code or their harness (`tests/`, `test_x.py`,
+/// `conftest.py`, `tornado/testing.py`): what judges a template is never changed by one (a
+/// harness whose decorator no longer runs the test makes every test pass).
+pub fn tests_code(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_lowercase();
+    kotef_tools::locate::rank(path) == 1 || name.contains("test")
 }
 
 /// What the templates are tried with: the test command, the files that may not change, the
@@ -73,15 +95,19 @@ pub(super) async fn attempt(
     let typed = super::typed::candidates(&output, trace, files);
     let patterns = super::patterns::candidates(s.targets, s.test);
     let conditions = super::conditions::candidates(s.targets);
+    let wd = ctx.tools.workdir();
+    let names = super::names::candidates(s.targets, files, || code_files(wd));
     let counts = serde_json::json!({
         "typed": typed.len(),
         "patterns": patterns.len(),
         "conditions": conditions.len(),
+        "names": names.len(),
     });
     let found: Vec<Candidate> = typed
         .into_iter()
         .chain(patterns)
-        .chain(conditions)
+        .chain(by_statement(conditions, names))
+        .filter(|c| !c.block.path.as_deref().is_some_and(tests_code))
         .collect();
     if found.is_empty() {
         return None;

@@ -101,6 +101,11 @@ fn the_templates_take_a_sixth_of_the_time_left_and_never_more_than_ninety_second
 
 const URL_BASENAME: &str = "import re\n\n\ndef url_basename(url):\n    m = re.match(r'(?:https?:|)//[^/]+/(?:[^/?#]+/)?([^/?#]+)/?(?:[?#]|$)', url)\n    if not m:\n        return ''\n    return m.group(1)\n";
 
+/// The candidates without their statements' places.
+fn placed(found: Vec<(usize, Candidate)>) -> Vec<Candidate> {
+    found.into_iter().map(|(_, c)| c).collect()
+}
+
 fn offered(path: &str, text: &str, lines: &[usize]) -> Targets {
     Targets {
         frames: Vec::new(),
@@ -137,7 +142,11 @@ const IOLOOP: &str = "def start(self):\n    if current(instance=False) is None:\
 
 #[test]
 fn the_conditions_of_the_offered_statements_are_mutated_in_their_order() {
-    let found = super::conditions::candidates(&offered("io/ioloop.py", IOLOOP, &[4, 2]));
+    let found = placed(super::conditions::candidates(&offered(
+        "io/ioloop.py",
+        IOLOOP,
+        &[4, 2],
+    )));
     assert_eq!(
         replacements(&found),
         [
@@ -154,10 +163,61 @@ fn no_more_statements_than_the_cap_have_their_conditions_mutated() {
         .map(|i| format!("def f{i}(x):\n    if x == {i}:\n        return x\n\n\n"))
         .collect();
     let lines: Vec<usize> = (0..10).map(|i| 2 + 5 * i).collect();
-    let found = super::conditions::candidates(&offered("m.py", &many, &lines));
+    let found = placed(super::conditions::candidates(&offered(
+        "m.py", &many, &lines,
+    )));
     let places: std::collections::BTreeSet<String> = found
         .iter()
         .map(|c| c.why.rsplit(' ').next().unwrap_or_default().to_string())
         .collect();
     assert_eq!(places.len(), super::conditions::MAX_STATEMENTS);
+}
+
+const LENGTH: &str = "def length(response, data):\n    if response.url is None:\n        return 0\n    return len(response.body)\n";
+
+#[test]
+fn the_names_of_the_offered_statements_are_swapped_for_the_projects() {
+    let files = [("page.py".to_string(), LENGTH.to_string())];
+    let project = || vec![("a.py".to_string(), "x = response.text\n".to_string())];
+    let found = super::names::candidates(&offered("page.py", LENGTH, &[4]), &files, project);
+    assert_eq!(
+        replacements(&placed(found)),
+        ["    return len(response.text)", "    return len(data.body)"]
+    );
+}
+
+#[test]
+fn a_statements_conditions_and_names_are_tried_before_the_next_statements() {
+    let targets = offered("page.py", LENGTH, &[4, 2]);
+    let files = [("page.py".to_string(), LENGTH.to_string())];
+    let project = || vec![("a.py".to_string(), "x = response.text\n".to_string())];
+    let names = super::names::candidates(&targets, &files, project);
+    let conditions = super::conditions::candidates(&targets);
+    let found = super::templates::by_statement(conditions, names);
+    let places: Vec<&str> = found
+        .iter()
+        .map(|c| c.why.rsplit(':').next().unwrap_or_default())
+        .collect();
+    assert_eq!(places, ["4)", "4)", "2)", "2)", "2)", "2)"]);
+    assert!(found[2].why.starts_with("condition"), "{}", found[2].why);
+}
+
+#[test]
+fn the_tests_code_and_harness_are_never_changed_by_a_template() {
+    for path in [
+        "tests/util.py",
+        "test_page.py",
+        "conftest.py",
+        "tornado/testing.py",
+        "pkg/mytest.py",
+    ] {
+        assert!(super::templates::tests_code(path), "{path}");
+    }
+    for path in [
+        "scrapy/spiders/sitemap.py",
+        "luigi/file.py",
+        "pkg/contest/rules.py",
+    ] {
+        assert!(!super::templates::tests_code(path), "{path}");
+    }
 }
