@@ -1253,6 +1253,36 @@ async fn an_attribute_read_where_the_project_reads_another_is_swapped_before_any
     );
 }
 
+/// A test harness in the project's code (as `tornado/testing.py`): a decorator that runs the
+/// test through a runner, and one that skips it; `runner.skip(` is read in the project, so a
+/// name mutant of the runner's call would pass the failing test without running it.
+const HARNESS: &str = "class Runner:\n    def run(self, f, case):\n        return f(case)\n\n    def skip(self, f, case):\n        return None\n\n\ndef with_runner(f):\n    def wrapper(self):\n        runner = Runner()\n        return runner.run(f, self)\n    return wrapper\n\n\ndef skipped(f):\n    def wrapper(self):\n        runner = Runner()\n        return runner.skip(f, self)\n    return wrapper\n";
+const DOUBLE: &str = "def double(x):\n    return x + x + 1\n";
+const DOUBLE_TEST: &str = "import unittest\n\nfrom pkg.calc import double\nfrom pkg.testing import with_runner\n\n\nclass T(unittest.TestCase):\n    @with_runner\n    def test_double(self):\n        self.assertEqual(double(2), 4)\n";
+
+#[tokio::test]
+async fn no_template_changes_the_tests_harness_and_the_code_is_fixed_instead() {
+    let r = run_llama(
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/testing.py", HARNESS),
+            ("pkg/calc.py", DOUBLE),
+            ("test_calc.py", DOUBLE_TEST),
+        ],
+        "double(2) is 5.",
+        "python3 -m unittest -q test_calc.T.test_double",
+        KIND_DEFAULT,
+        &[("return x + x + 1", "    return x + x\n")],
+    )
+    .await;
+    r.assert_success();
+    assert_eq!(read(r.repo.path(), "pkg/testing.py"), HARNESS);
+    assert_eq!(
+        read(r.repo.path(), "pkg/calc.py"),
+        DOUBLE.replace(" + 1", "")
+    );
+}
+
 /// [`KIND_TEST`] with a neighbour that reaches the function's last line.
 fn kind_test_with_none() -> String {
     format!("{KIND_TEST}\n    def test_none(self):\n        self.assertEqual(body_kind({{}}), 'none')\n")

@@ -2,8 +2,9 @@
 //! traceback's frames ([`super::typed`]), then the mutations of the patterns the best-ranked
 //! statements write ([`super::patterns`]), and of the conditions they hold
 //! ([`super::conditions`]) and the names they read ([`super::names`]), statement by
-//! statement ([`by_statement`]); never in the tests' code or harness ([`tests_code`]). Each is applied and judged by the test command as an attempt is,
-//! within a share of the time left ([`share`]). The first that passes (copying no value from
+//! statement ([`by_statement`]); never in the tests' code or harness ([`tests_code`]). Each
+//! is applied and judged by the test command as an attempt is, within a share of the time
+//! left ([`share`]). The first that passes (copying no value from
 //! the tests, [`super::fitted`], and breaking none of the failing test's neighbours,
 //! [`super::passes`]) ends the step without a model call; one
 //! that fails fewer tests is kept as the best candidate; none is shown to the model (a
@@ -49,6 +50,21 @@ pub fn tests_code(path: &str) -> bool {
     kotef_tools::locate::rank(path) == 1 || name.contains("test")
 }
 
+/// The statements of `targets` outside the tests' code and harness ([`tests_code`]): the
+/// places the mutants may go.
+fn outside_tests(targets: &Targets) -> Targets {
+    let keep = |list: &[super::targets::Target]| {
+        list.iter()
+            .filter(|t| !tests_code(&t.path))
+            .cloned()
+            .collect()
+    };
+    Targets {
+        frames: keep(&targets.frames),
+        sweep: keep(&targets.sweep),
+    }
+}
+
 /// What the templates are tried with: the test command, the files that may not change, the
 /// code shown (its files and trace), the failing run, the statements line attempts would be
 /// offered and the failing test's code (or the failure quoting it).
@@ -92,11 +108,15 @@ pub(super) async fn attempt(
 ) -> Option<CoderEnd> {
     let output = format!("{}{}", s.start.stdout, s.start.stderr);
     let (files, trace): (&[(String, String)], &Traceback) = (&s.shown.files, &s.shown.trace);
-    let typed = super::typed::candidates(&output, trace, files);
-    let patterns = super::patterns::candidates(s.targets, s.test);
-    let conditions = super::conditions::candidates(s.targets);
+    let typed: Vec<Candidate> = super::typed::candidates(&output, trace, files)
+        .into_iter()
+        .filter(|c| !c.block.path.as_deref().is_some_and(tests_code))
+        .collect();
+    let targets = outside_tests(s.targets);
+    let patterns = super::patterns::candidates(&targets, s.test);
+    let conditions = super::conditions::candidates(&targets);
     let wd = ctx.tools.workdir();
-    let names = super::names::candidates(s.targets, files, || code_files(wd));
+    let names = super::names::candidates(&targets, files, || code_files(wd));
     let counts = serde_json::json!({
         "typed": typed.len(),
         "patterns": patterns.len(),
@@ -107,7 +127,6 @@ pub(super) async fn attempt(
         .into_iter()
         .chain(patterns)
         .chain(by_statement(conditions, names))
-        .filter(|c| !c.block.path.as_deref().is_some_and(tests_code))
         .collect();
     if found.is_empty() {
         return None;
