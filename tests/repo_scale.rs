@@ -1253,6 +1253,31 @@ async fn an_attribute_read_where_the_project_reads_another_is_swapped_before_any
     );
 }
 
+/// luigi-32's shape: a module that logs through a `logger` it never binds, in a project
+/// whose other modules bind it at their top level.
+const NOTIFY: &str =
+    "def notify(user):\n    logger.info('notify %s', user)\n    return 'sent to ' + user\n";
+const MAIL: &str = "import logging\n\nlogger = logging.getLogger('pkg')\n\n\ndef send(to):\n    logger.info('mail to %s', to)\n    return to\n";
+const NOTIFY_TEST: &str = "import unittest\n\nfrom pkg.notify import notify\n\n\nclass T(unittest.TestCase):\n    def test_notify(self):\n        self.assertEqual(notify('ann'), 'sent to ann')\n";
+
+#[tokio::test]
+async fn a_name_no_module_statement_binds_is_bound_as_the_project_binds_it_before_any_model_call() {
+    let r = run_templates(
+        &[
+            ("pkg/mail.py", MAIL),
+            ("pkg/notify.py", NOTIFY),
+            ("test_notify.py", NOTIFY_TEST),
+        ],
+        "Notifying a user fails.",
+        "python3 -m unittest -q test_notify.T.test_notify",
+    )
+    .await;
+    assert_eq!(
+        read(r.repo.path(), "pkg/notify.py"),
+        format!("import logging\nlogger = logging.getLogger('pkg')\n\n\n{NOTIFY}")
+    );
+}
+
 /// A test harness in the project's code (as `tornado/testing.py`): a decorator that runs the
 /// test through a runner, and one that skips it; `runner.skip(` is read in the project, so a
 /// name mutant of the runner's call would pass the failing test without running it.

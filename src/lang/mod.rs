@@ -1,11 +1,15 @@
 //! What kotef knows of particular languages and test runners, kept apart from the graph so the
 //! graph's rules stay language-neutral: today, how Python's unittest reports failures and
 //! which name a Python module lacks, the frames of a traceback, and the fix templates'
-//! rewrites of Python statements (type repairs, pattern, condition and name mutants).
+//! rewrites of Python statements (type repairs, pattern, condition and name mutants, the
+//! bindings of a name no module statement binds).
 
 pub mod condition_mutation;
 #[cfg(test)]
 mod condition_mutation_tests;
+pub mod missing_name;
+#[cfg(test)]
+mod missing_name_tests;
 pub mod name_mutation;
 #[cfg(test)]
 mod name_mutation_tests;

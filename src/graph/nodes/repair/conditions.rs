@@ -6,7 +6,7 @@
 //! elsewhere as easily: a pass is judged against the failing test's neighbours too
 //! ([`super::passes`]).
 
-use super::placed::{replaced, Candidate};
+use super::placed::{per_statement, Candidate};
 use super::targets::Targets;
 use crate::lang::condition_mutation::mutants;
 
@@ -19,23 +19,10 @@ pub const MAX_CANDIDATES: usize = 24;
 /// The mutants of the conditions in the first [`MAX_STATEMENTS`] offered statements of
 /// `targets` that hold one, each with the statement's place among the offered.
 pub fn candidates(targets: &Targets) -> Vec<(usize, Candidate)> {
-    let mut out: Vec<(usize, Candidate)> = Vec::new();
-    let holding = targets
-        .frames
-        .iter()
-        .chain(&targets.sweep)
-        .enumerate()
-        .map(|(i, t)| (i, t, mutants(&t.text)))
-        .filter(|(_, _, m)| !m.is_empty())
-        .take(MAX_STATEMENTS);
-    for (i, t, found) in holding {
-        for (new, why) in found {
-            let c = replaced(t, &new, format!("condition: {why}"));
-            if !out.iter().any(|(_, o)| *o == c) {
-                out.push((i, c));
-            }
-        }
-    }
-    out.truncate(MAX_CANDIDATES);
-    out
+    per_statement(
+        targets.frames.iter().chain(&targets.sweep),
+        |t| mutants(&t.text),
+        "condition",
+        (MAX_STATEMENTS, MAX_CANDIDATES),
+    )
 }

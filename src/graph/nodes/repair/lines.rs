@@ -17,7 +17,7 @@
 use super::targets::{Target, Targets};
 use kotef_model::TokenChoice;
 use kotef_tools::{Change, EditBlock};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// The temperatures a statement is offered at: the likeliest new line first (greedy, so the
 /// alternatives the server reports lie along it); once more, hotter, when the model wrote it
@@ -40,6 +40,10 @@ pub const MIN_SCORE: f64 = -7.0;
 
 /// The most branches one reply opens (the likeliest).
 pub const MAX_BRANCHES_PER_REPLY: usize = 4;
+
+/// The score a guard offer ([`guard`]) competes with the branches at: that of another
+/// token of about 5 %.
+pub const GUARD_SCORE: f64 = -3.0;
 
 /// The most branches offered in one repair step. In the real-project runs every task that
 /// was solved was solved by a line attempt, and the free attempts made once the branches ran
@@ -69,6 +73,8 @@ pub struct Offer {
     tries: usize,
     /// The statement's place among the statements offered (0 the first).
     order: usize,
+    /// Whether the model writes lines to put before the statement ([`guard`]).
+    pub insert: bool,
 }
 
 impl Offer {
@@ -92,6 +98,8 @@ pub struct Queue {
     branched: usize,
     /// Branches offered so far, per statement (by its order).
     rounds: BTreeMap<usize, usize>,
+    /// The statements (by their order) whose guard offer was made.
+    guarded: BTreeSet<usize>,
     reported: bool,
 }
 
@@ -105,6 +113,7 @@ impl Queue {
             score: 0.0,
             tries,
             order,
+            insert: false,
         };
         let first = targets.frames.iter().chain(&targets.sweep).enumerate();
         Queue {
@@ -143,13 +152,17 @@ impl Queue {
     }
 
     /// The model answered `offer` writing `tokens` (with alternatives, when the server
-    /// reported them): the branches they open join the queue. Whether the server reported
+    /// reported them): the branches they open join the queue, and, after a statement's
+    /// first reply, its guard offer ([`guard`]). Whether the server reported
     /// alternatives decides what a statement written back as it was gets next.
     pub fn replied(&mut self, offer: &Offer, tokens: &[TokenChoice]) {
         if tokens.iter().any(|t| !t.others.is_empty()) {
             self.reported = true;
         }
         self.branches.extend(branches(offer, tokens));
+        if offer.prefix.is_empty() && self.guarded.insert(offer.order) {
+            self.branches.extend(guard(offer));
+        }
     }
 
     /// `offer` changed nothing: when the server reported no alternatives, it comes again
@@ -199,6 +212,7 @@ pub fn branches(offer: &Offer, tokens: &[TokenChoice]) -> Vec<Offer> {
                     score: s,
                     tries: TEMPERATURES.len(),
                     order: offer.order,
+                    insert: offer.insert,
                 });
             }
         }
@@ -208,6 +222,35 @@ pub fn branches(offer: &Offer, tokens: &[TokenChoice]) -> Vec<Offer> {
     out.sort_by(|a, b| b.score.total_cmp(&a.score));
     out.truncate(MAX_BRANCHES_PER_REPLY);
     out
+}
+
+/// The offer of lines to put before `offer`'s statement, begun `if ` at its indent: a guard
+/// (`if param is None:` then `return []`), or the statement wrapped in a condition. Fixes
+/// of real bugs add such lines as often as they change one, and a model shown a statement
+/// rewrites it rather than adds to it. The statement follows what the model writes unless
+/// that holds it ([`change`]); it competes with the branches at [`GUARD_SCORE`]. `None` for
+/// a statement nothing can go before (`elif`, `else`, `except`, `finally`, a decorator or a
+/// definition's header).
+pub fn guard(offer: &Offer) -> Option<Offer> {
+    let first = offer.target.text.lines().next()?;
+    let code = first.trim_start();
+    let closed = [
+        "elif ", "elif(", "else:", "else ", "except", "finally", "@", "def ", "class ", ")", "]",
+        "}",
+    ];
+    let words: Vec<&str> = code.split_whitespace().take(2).collect();
+    if code.is_empty() || closed.iter().any(|c| code.starts_with(c)) || words == ["async", "def"] {
+        return None;
+    }
+    Some(Offer {
+        target: offer.target.clone(),
+        temperature: TEMPERATURES[0],
+        prefix: format!("{}if ", &first[..first.len() - code.len()]),
+        score: GUARD_SCORE,
+        tries: TEMPERATURES.len(),
+        order: offer.order,
+        insert: true,
+    })
 }
 
 /// Whether the new statement written so far reached its block's end marker or fence.
@@ -235,8 +278,10 @@ pub fn begun_reply(t: &Target) -> String {
 /// after the begun part, up to the block's end marker, its closing fence, or the reply's end
 /// (a reply cut at its cap, or stopped before the marker, still says its new lines). Lines
 /// written less indented than the statement are shifted to its indent (a model that writes
-/// the new line flush left). `None` when nothing was written, or the statement as it was.
-pub fn change(t: &Target, content: &str) -> Option<EditBlock> {
+/// the new line flush left). Lines written to go before the statement (`insert`, a
+/// [`guard`]) are followed by it unless they hold its first line. `None` when nothing was
+/// written, or the statement as it was.
+pub fn change(t: &Target, content: &str, insert: bool) -> Option<EditBlock> {
     let rest = content.strip_prefix(begun_reply(t).as_str())?;
     let mut new: Vec<&str> = Vec::new();
     for line in rest.lines() {
@@ -272,6 +317,12 @@ pub fn change(t: &Target, content: &str) -> Option<EditBlock> {
         })
         .collect::<Vec<_>>()
         .join("\n");
+    let head = t.text.lines().next().unwrap_or_default().trim();
+    let replace = if insert && !replace.lines().any(|l| l.trim() == head) {
+        format!("{replace}\n{}", t.text)
+    } else {
+        replace
+    };
     if replace.trim_end() == t.text.trim_end() {
         return None;
     }
@@ -308,7 +359,7 @@ mod tests {
         let Some(EditBlock {
             change: Change::Replace { search, replace },
             ..
-        }) = change(t, &reply)
+        }) = change(t, &reply, false)
         else {
             panic!("no change read from {reply:?}");
         };
@@ -322,7 +373,7 @@ mod tests {
     fn a_statement_written_back_as_it_was_is_offered_once_more_hotter() {
         let t = frame_targets(&trace(), &files());
         let copied = format!("{}{}\n>>>>>>> REPLACE\n", begun_reply(&t[0]), t[0].text);
-        assert_eq!(change(&t[0], &copied), None);
+        assert_eq!(change(&t[0], &copied, false), None);
         let mut q = Queue::new(Targets {
             frames: t.clone(),
             sweep: Vec::new(),
@@ -354,7 +405,7 @@ mod tests {
         let Some(EditBlock {
             change: Change::Replace { search, replace },
             ..
-        }) = change(t, &reply)
+        }) = change(t, &reply, false)
         else {
             panic!("no change read from {reply:?}");
         };
@@ -369,7 +420,7 @@ mod tests {
     fn a_reply_that_wrote_nothing_after_the_begun_part_makes_no_change() {
         let t = &frame_targets(&trace(), &files())[0];
         assert_eq!(
-            change(t, &format!("{}>>>>>>> REPLACE\n", begun_reply(t))),
+            change(t, &format!("{}>>>>>>> REPLACE\n", begun_reply(t)), false),
             None
         );
     }
@@ -494,6 +545,7 @@ mod tests {
                     t[0].text.trim().to_string(),
                     "            for url in sitemap_urls_from_robots(response.text".into()
                 ),
+                (t[0].text.trim().to_string(), "            if ".into()),
                 (t[0].text.trim().to_string(), "x".into()),
             ]
         );
@@ -507,6 +559,7 @@ mod tests {
             score,
             tries: TEMPERATURES.len(),
             order,
+            insert: false,
         }
     }
 
@@ -564,5 +617,75 @@ mod tests {
         }
         q.reported = true;
         assert_eq!(std::iter::from_fn(|| q.next()).count(), MAX_BRANCHES);
+    }
+
+    #[test]
+    fn a_statements_first_reply_opens_its_guard_offer_once() {
+        let t = frame_targets(&trace(), &files());
+        let mut q = Queue::new(Targets::default());
+        let first = first_offer(&t[0]);
+        q.replied(&first, &[]);
+        q.replied(&first, &[]);
+        let guards: Vec<&Offer> = q.branches.iter().filter(|o| o.insert).collect();
+        assert_eq!(
+            guards
+                .iter()
+                .map(|o| (o.prefix.as_str(), o.score))
+                .collect::<Vec<_>>(),
+            [("            if ", GUARD_SCORE)]
+        );
+    }
+
+    #[test]
+    fn nothing_is_guarded_before_an_else_or_a_decorator() {
+        let t = frame_targets(&trace(), &files());
+        for text in ["    else:", "    except ValueError:", "@property"] {
+            let o = Offer {
+                target: Target {
+                    text: text.into(),
+                    ..t[0].clone()
+                },
+                ..first_offer(&t[0])
+            };
+            assert_eq!(guard(&o), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_guard_is_followed_by_the_statement_it_guards() {
+        let t = &frame_targets(&trace(), &files())[0];
+        let reply = format!(
+            "{}            if response is None:\n                return\n>>>>>>> REPLACE\n",
+            begun_reply(t)
+        );
+        let Some(EditBlock {
+            change: Change::Replace { replace, .. },
+            ..
+        }) = change(t, &reply, true)
+        else {
+            panic!("no change");
+        };
+        assert_eq!(
+            replace,
+            t.with_lead(&format!(
+                "            if response is None:\n                return\n{}",
+                t.text
+            ))
+        );
+    }
+
+    #[test]
+    fn a_guard_that_wraps_the_statement_is_taken_as_written() {
+        let t = &frame_targets(&trace(), &files())[0];
+        let wrapped = format!("            if response:\n    {}", t.text);
+        let reply = format!("{}{wrapped}\n>>>>>>> REPLACE\n", begun_reply(t));
+        let Some(EditBlock {
+            change: Change::Replace { replace, .. },
+            ..
+        }) = change(t, &reply, true)
+        else {
+            panic!("no change");
+        };
+        assert_eq!(replace, t.with_lead(&wrapped));
     }
 }

@@ -38,6 +38,7 @@ use kotef_tools::{apply_edit_blocks, Change, CommandResult, EditBlock, Kind, Lin
 use std::collections::BTreeMap;
 
 mod attempts;
+mod bindings;
 mod conditions;
 pub mod feedback;
 mod fitted;

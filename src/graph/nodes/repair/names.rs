@@ -8,7 +8,7 @@
 //! failing test as easily as it breaks others: a pass is judged against the failing test's
 //! neighbours too ([`super::passes`]).
 
-use super::placed::{replaced, Candidate};
+use super::placed::{per_statement, Candidate};
 use super::targets::{Target, Targets};
 use crate::lang::name_mutation::{mutants, receivers, scope_at, Uses};
 use std::collections::BTreeSet;
@@ -36,27 +36,15 @@ pub fn candidates(
             uses.count(&text, &read);
         }
     }
-    let mut out: Vec<(usize, Candidate)> = Vec::new();
-    let holding = offered
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let text = files.iter().find(|(p, _)| *p == t.path).map(|(_, x)| x);
-            let scope = text
-                .map(|x| scope_at(x, t.line.saturating_sub(1)))
-                .unwrap_or_default();
-            (i, t, mutants(&t.text, &uses, &scope))
-        })
-        .filter(|(_, _, m)| !m.is_empty())
-        .take(MAX_STATEMENTS);
-    for (i, t, found) in holding {
-        for (new, why) in found {
-            let c = replaced(t, &new, format!("name: {why}"));
-            if !out.iter().any(|(_, o)| *o == c) {
-                out.push((i, c));
-            }
-        }
-    }
-    out.truncate(MAX_CANDIDATES);
-    out
+    let scope_of = |t: &Target| {
+        let text = files.iter().find(|(p, _)| *p == t.path).map(|(_, x)| x);
+        text.map(|x| scope_at(x, t.line.saturating_sub(1)))
+            .unwrap_or_default()
+    };
+    per_statement(
+        offered,
+        |t| mutants(&t.text, &uses, &scope_of(t)),
+        "name",
+        (MAX_STATEMENTS, MAX_CANDIDATES),
+    )
 }

@@ -54,7 +54,7 @@ pub(super) fn attempt_change(
         return Some(attempt_blocks(reply, files, a));
     };
     offers.replied(&o, &reply.tokens);
-    if let Some(block) = lines::change(&o.target, &reply.content) {
+    if let Some(block) = lines::change(&o.target, &reply.content, o.insert) {
         return Some(vec![block]);
     }
     a.notes.push(format!(

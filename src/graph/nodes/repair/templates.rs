@@ -1,4 +1,5 @@
-//! Fix templates before the first model call: the templates of Python's type errors at the
+//! Fix templates before the first model call: the bindings of a name no module statement
+//! binds (`NameError`, [`super::bindings`]), the templates of Python's type errors at the
 //! traceback's frames ([`super::typed`]), then the mutations of the patterns the best-ranked
 //! statements write ([`super::patterns`]), and of the conditions they hold
 //! ([`super::conditions`]) and the names they read ([`super::names`]), statement by
@@ -112,19 +113,24 @@ pub(super) async fn attempt(
         .into_iter()
         .filter(|c| !c.block.path.as_deref().is_some_and(tests_code))
         .collect();
+    let wd = ctx.tools.workdir();
+    let project = std::cell::OnceCell::new();
+    let read_project = || project.get_or_init(|| code_files(wd)).clone();
+    let bindings = super::bindings::candidates(&output, trace, files, tests_code, read_project);
     let targets = outside_tests(s.targets);
     let patterns = super::patterns::candidates(&targets, s.test);
     let conditions = super::conditions::candidates(&targets);
-    let wd = ctx.tools.workdir();
-    let names = super::names::candidates(&targets, files, || code_files(wd));
+    let names = super::names::candidates(&targets, files, read_project);
     let counts = serde_json::json!({
+        "bindings": bindings.len(),
         "typed": typed.len(),
         "patterns": patterns.len(),
         "conditions": conditions.len(),
         "names": names.len(),
     });
-    let found: Vec<Candidate> = typed
+    let found: Vec<Candidate> = bindings
         .into_iter()
+        .chain(typed)
         .chain(patterns)
         .chain(by_statement(conditions, names))
         .collect();
