@@ -1039,6 +1039,46 @@ async fn the_named_functions_statements_are_offered_from_its_return_upward() {
     );
 }
 
+const UNIFIED: &str = "def unified(text):\n    result = None\n    if text:\n        result = text.strip()\n    return str(result)\n";
+const UNIFIED_TEST: &str = "import unittest\n\nfrom pkg.dates import unified\n\n\nclass T(unittest.TestCase):\n    def test_empty(self):\n        self.assertIsNone(unified(''))\n\n    def test_text(self):\n        self.assertEqual(unified(' 2020 '), '2020')\n";
+/// The free attempts' fix: an empty string for no date (wrong: the test wants `None`).
+const UNIFIED_EMPTY: &str = "No date gives an empty string.\n\npkg/dates.py\n```python\ndef unified(text):\n    result = None\n    if text:\n        result = text.strip()\n    return str(result or '')\n```\n";
+
+/// youtube-dl-29's shape: `return str(result)` turns no date into `'None'`; the fix wraps
+/// the return in `if result is not None:`. The fake's line attempts write every statement
+/// back as it was, and its guard offers (begun `if`) write only the condition.
+#[tokio::test]
+async fn a_guard_written_as_a_bare_condition_wraps_the_statement_and_fixes_it() {
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/dates.py", UNIFIED),
+        ("test_dates.py", UNIFIED_TEST),
+    ]);
+    repo.extend(filler(100));
+    let r = run_with(
+        repo,
+        "unified turns no date into the text 'None': make test_dates.T.test_empty pass.",
+        "python3 -m unittest -q test_dates.T.test_empty",
+        &[UNIFIED_EMPTY.to_string()],
+        Some(llama_timings()),
+        |f| {
+            f.branch_rests = vec![(
+                "    if".into(),
+                " result is not None:\n>>>>>>> REPLACE\n```\n".into(),
+            )]
+        },
+    )
+    .await;
+    r.assert_success();
+    assert_eq!(
+        read(r.repo.path(), "pkg/dates.py"),
+        UNIFIED.replace(
+            "    return str(result)",
+            "    if result is not None:\n        return str(result)"
+        )
+    );
+}
+
 /// The failing assertion written over three lines, the function's name on its second only:
 /// the traceback quotes another of its lines, and the goal names nothing.
 const DAY_TEST_WRAPPED: &str = "import unittest\n\nfrom pkg.dates import parse_day\n\n\nclass T(unittest.TestCase):\n    def test_day(self):\n        self.assertEqual(\n            parse_day('2020-01-31'),\n            31)\n";

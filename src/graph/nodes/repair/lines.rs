@@ -224,8 +224,10 @@ pub fn branches(offer: &Offer, tokens: &[TokenChoice]) -> Vec<Offer> {
     out
 }
 
-/// The offer of lines to put before `offer`'s statement, begun `if ` at its indent: a guard
-/// (`if param is None:` then `return []`), or the statement wrapped in a condition. Fixes
+/// The offer of lines to put before `offer`'s statement, begun `if` at its indent (no space
+/// after: a model's tokens carry their leading space, and one begun `if ` wrote
+/// `if  isinstance(…)`): a guard (`if param is None:` then `return []`), or the statement
+/// wrapped in a condition. Fixes
 /// of real bugs add such lines as often as they change one, and a model shown a statement
 /// rewrites it rather than adds to it. The statement follows what the model writes unless
 /// that holds it ([`change`]); it competes with the branches at [`GUARD_SCORE`]. `None` for
@@ -245,7 +247,7 @@ pub fn guard(offer: &Offer) -> Option<Offer> {
     Some(Offer {
         target: offer.target.clone(),
         temperature: TEMPERATURES[0],
-        prefix: format!("{}if ", &first[..first.len() - code.len()]),
+        prefix: format!("{}if", &first[..first.len() - code.len()]),
         score: GUARD_SCORE,
         tries: TEMPERATURES.len(),
         order: offer.order,
@@ -274,13 +276,54 @@ pub fn begun_reply(t: &Target) -> String {
     )
 }
 
+/// Whether `line` opens a block: its code (before a comment) ends in `:`.
+fn header(line: &str) -> bool {
+    line.split(" #")
+        .next()
+        .unwrap_or(line)
+        .trim_end()
+        .ends_with(':')
+}
+
+/// `statement` indented one level, to follow lines written before it that end in a header
+/// with no body yet (`if value is not None:`, the statement wrapped in a condition), in the
+/// unit its own indent uses (a tab or four spaces). `None` when it is a header itself (its
+/// block would have to move with it) or holds a triple-quoted string (whose text indenting
+/// would change): such a wrapping cannot be written.
+fn nested(statement: &str) -> Option<String> {
+    if statement.lines().any(header) || statement.contains("\"\"\"") || statement.contains("'''") {
+        return None;
+    }
+    let unit = if statement.starts_with('\t') {
+        "\t"
+    } else {
+        "    "
+    };
+    Some(shifted(statement.lines(), unit))
+}
+
+/// `lines` joined, each but a blank one (left empty) after `pad`.
+fn shifted<'a>(lines: impl Iterator<Item = &'a str>, pad: &str) -> String {
+    lines
+        .map(|l| {
+            if l.trim().is_empty() {
+                String::new()
+            } else {
+                format!("{pad}{l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The change a line attempt's reply makes: `t`'s statement replaced by what the model wrote
 /// after the begun part, up to the block's end marker, its closing fence, or the reply's end
 /// (a reply cut at its cap, or stopped before the marker, still says its new lines). Lines
 /// written less indented than the statement are shifted to its indent (a model that writes
 /// the new line flush left). Lines written to go before the statement (`insert`, a
-/// [`guard`]) are followed by it unless they hold its first line. `None` when nothing was
-/// written, or the statement as it was.
+/// [`guard`]) are followed by it unless they hold its first line, one level deeper when they
+/// end in a header with no body ([`nested`]). `None` when nothing was
+/// written, the statement as it was, or a header that cannot wrap it.
 pub fn change(t: &Target, content: &str, insert: bool) -> Option<EditBlock> {
     let rest = content.strip_prefix(begun_reply(t).as_str())?;
     let mut new: Vec<&str> = Vec::new();
@@ -306,20 +349,15 @@ pub fn change(t: &Target, content: &str, insert: bool) -> Option<EditBlock> {
         .min()
         .unwrap_or(0);
     let pad = " ".repeat(want.saturating_sub(least));
-    let replace = new
-        .iter()
-        .map(|l| {
-            if l.trim().is_empty() {
-                String::new()
-            } else {
-                format!("{pad}{l}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+    let replace = shifted(new.iter().copied(), &pad);
     let head = t.text.lines().next().unwrap_or_default().trim();
     let replace = if insert && !replace.lines().any(|l| l.trim() == head) {
-        format!("{replace}\n{}", t.text)
+        let last = replace.lines().rev().find(|l| !l.trim().is_empty());
+        if last.is_some_and(header) {
+            format!("{replace}\n{}", nested(&t.text)?)
+        } else {
+            format!("{replace}\n{}", t.text)
+        }
     } else {
         replace
     };
@@ -545,7 +583,7 @@ mod tests {
                     t[0].text.trim().to_string(),
                     "            for url in sitemap_urls_from_robots(response.text".into()
                 ),
-                (t[0].text.trim().to_string(), "            if ".into()),
+                (t[0].text.trim().to_string(), "            if".into()),
                 (t[0].text.trim().to_string(), "x".into()),
             ]
         );
@@ -632,7 +670,7 @@ mod tests {
                 .iter()
                 .map(|o| (o.prefix.as_str(), o.score))
                 .collect::<Vec<_>>(),
-            [("            if ", GUARD_SCORE)]
+            [("            if", GUARD_SCORE)]
         );
     }
 
@@ -651,26 +689,22 @@ mod tests {
         }
     }
 
+    /// What a guard offer's reply writing `written` after the begun part replaces `t` with.
+    fn guarded(t: &Target, written: &str) -> Option<String> {
+        let reply = format!("{}{written}\n>>>>>>> REPLACE\n", begun_reply(t));
+        match change(t, &reply, true)?.change {
+            Change::Replace { replace, .. } => Some(replace),
+            Change::Code { .. } => None,
+        }
+    }
+
     #[test]
     fn a_guard_is_followed_by_the_statement_it_guards() {
         let t = &frame_targets(&trace(), &files())[0];
-        let reply = format!(
-            "{}            if response is None:\n                return\n>>>>>>> REPLACE\n",
-            begun_reply(t)
-        );
-        let Some(EditBlock {
-            change: Change::Replace { replace, .. },
-            ..
-        }) = change(t, &reply, true)
-        else {
-            panic!("no change");
-        };
+        let written = "            if response is None:\n                return";
         assert_eq!(
-            replace,
-            t.with_lead(&format!(
-                "            if response is None:\n                return\n{}",
-                t.text
-            ))
+            guarded(t, written),
+            Some(t.with_lead(&format!("{written}\n{}", t.text)))
         );
     }
 
@@ -678,14 +712,26 @@ mod tests {
     fn a_guard_that_wraps_the_statement_is_taken_as_written() {
         let t = &frame_targets(&trace(), &files())[0];
         let wrapped = format!("            if response:\n    {}", t.text);
-        let reply = format!("{}{wrapped}\n>>>>>>> REPLACE\n", begun_reply(t));
-        let Some(EditBlock {
-            change: Change::Replace { replace, .. },
-            ..
-        }) = change(t, &reply, true)
-        else {
-            panic!("no change");
+        assert_eq!(guarded(t, &wrapped), Some(t.with_lead(&wrapped)));
+    }
+
+    #[test]
+    fn a_guard_written_as_a_bare_header_wraps_the_statement_one_level_deeper() {
+        let t = &Target {
+            text: "            return str(response.body)".into(),
+            ..frame_targets(&trace(), &files())[0].clone()
         };
-        assert_eq!(replace, t.with_lead(&wrapped));
+        assert_eq!(
+            guarded(t, "            if response is not None:"),
+            Some(t.with_lead(
+                "            if response is not None:\n                return str(response.body)"
+            ))
+        );
+    }
+
+    #[test]
+    fn a_bare_header_before_a_compound_statement_is_no_change() {
+        let t = &frame_targets(&trace(), &files())[0];
+        assert_eq!(guarded(t, "            if response is not None:"), None);
     }
 }
