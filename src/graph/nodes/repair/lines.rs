@@ -227,9 +227,8 @@ pub fn branches(offer: &Offer, tokens: &[TokenChoice]) -> Vec<Offer> {
 /// The offer of lines to put before `offer`'s statement, begun `if` at its indent (no space
 /// after: a model's tokens carry their leading space, and one begun `if ` wrote
 /// `if  isinstance(…)`): a guard (`if param is None:` then `return []`), or the statement
-/// wrapped in a condition. Fixes
-/// of real bugs add such lines as often as they change one, and a model shown a statement
-/// rewrites it rather than adds to it. The statement follows what the model writes unless
+/// wrapped in a condition. Fixes of real bugs add such lines as often as they change one,
+/// and a model shown a statement rewrites it rather than adds to it. The statement follows what the model writes unless
 /// that holds it ([`change`]); it competes with the branches at [`GUARD_SCORE`]. `None` for
 /// a statement nothing can go before (`elif`, `else`, `except`, `finally`, a decorator or a
 /// definition's header).
@@ -322,8 +321,8 @@ fn shifted<'a>(lines: impl Iterator<Item = &'a str>, pad: &str) -> String {
 /// written less indented than the statement are shifted to its indent (a model that writes
 /// the new line flush left). Lines written to go before the statement (`insert`, a
 /// [`guard`]) are followed by it unless they hold its first line, one level deeper when they
-/// end in a header with no body ([`nested`]). `None` when nothing was
-/// written, the statement as it was, or a header that cannot wrap it.
+/// end in a header with no body ([`nested`]). `None` when nothing was written, the statement
+/// as it was, or a header that cannot wrap it.
 pub fn change(t: &Target, content: &str, insert: bool) -> Option<EditBlock> {
     let rest = content.strip_prefix(begun_reply(t).as_str())?;
     let mut new: Vec<&str> = Vec::new();
