@@ -21,8 +21,8 @@ work tree and ~/.pyenv but not ~/.cache, so the environment has to be inside the
 a project's own `.venv` would be. The test command is `.venv/bin/python -m unittest|pytest
 <the failing tests>`, the project's runner as BugsInPy runs it.
 
-"Solved" is judged after the agent stops: the protected test files are restored from
-`tree/`, then the failing tests must pass and so must the rest of their test files (with
+"Solved" is judged after the agent stops: the protected test files, and every file of the
+tests' own code the agent changed (a helper, a conftest.py), are restored from `tree/`, then the failing tests must pass and so must the rest of their test files (with
 pytest, leaving out `known_failing`: tests that fail even with the real fix in this
 environment, recorded by --record-known-failing). A patch that passes with a value copied
 from the tests (a string or number on its added lines that the tests hold, the real fix does
@@ -262,6 +262,45 @@ def restore_protected(t, repo):
         if src.is_file():
             (repo / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(src, repo / rel)
+    restore_tests_code(tree, repo)
+
+
+def tests_code(rel):
+    """Whether a path is the tests' own code or harness (tests/, conftest.py, test_x.py, any
+    file whose name holds `test`), as kotef's repair loop reads it."""
+    return bool(TEST_PATH.search(rel)) or "test" in rel.rsplit("/", 1)[-1].lower()
+
+
+def restore_tests_code(tree, repo):
+    """Every file of the tests' own code an agent changed, added or removed, put back as the
+    task's tree has it: a helper made to assert nothing (or a new conftest.py that skips)
+    passes any test and fixes nothing. Links are replaced, never followed."""
+    skip = {".git", ".venv", ".sdd"}
+
+    def files(root):
+        out = set()
+        for dirpath, dirnames, names in os.walk(root):
+            rel_dir = os.path.relpath(dirpath, root)
+            dirnames[:] = [d for d in dirnames if not (rel_dir == "." and d in skip)]
+            for n in names:
+                rel = os.path.normpath(os.path.join(rel_dir, n))
+                if tests_code(rel.replace(os.sep, "/")):
+                    out.add(rel)
+        return out
+    restored = []
+    for rel in sorted(files(tree) | files(repo)):
+        src, dst = tree / rel, repo / rel
+        same = src.is_file() and not dst.is_symlink() and dst.is_file() \
+            and src.read_bytes() == dst.read_bytes()
+        if same:
+            continue
+        if dst.is_symlink() or dst.is_file():
+            dst.unlink()
+        if src.is_file():
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, dst)
+        restored.append(rel)
+    return restored
 
 
 def judge(t, repo, detail=None):
@@ -712,6 +751,20 @@ def self_test():
             or fitted_values(general, tests, fix, lambda v: False) \
             or fitted_values(fitted, tests, fix, lambda v: True):
         die("self-test: values copied from the tests are not told from a general fix")
+    with tempfile.TemporaryDirectory() as tmp:
+        tree, repo = Path(tmp) / "tree", Path(tmp) / "repo"
+        for root in (tree, repo):
+            (root / "pkg").mkdir(parents=True)
+            (root / "pkg" / "mod.py").write_text("x = 1\n")
+            (root / "testutil.py").write_text("def check(a, b):\n    assert a == b\n")
+        (repo / "pkg" / "mod.py").write_text("x = 2\n")
+        (repo / "testutil.py").write_text("def check(a, b):\n    pass\n")
+        (repo / "conftest.py").write_text("collect_ignore = ['tests']\n")
+        restored = restore_tests_code(tree, repo)
+        if restored != ["conftest.py", "testutil.py"] or (repo / "conftest.py").exists() \
+                or "assert" not in (repo / "testutil.py").read_text() \
+                or (repo / "pkg" / "mod.py").read_text() != "x = 2\n":
+            die(f"self-test: the tests' code an agent changed is not put back: {restored}")
     tasks = load_tasks()
     if any(t.get("held_out") for t in unseen_kept(tasks, False, quiet=True)) or \
             len(unseen_kept(tasks, True)) != len(tasks):

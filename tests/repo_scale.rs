@@ -1154,6 +1154,57 @@ async fn a_pass_that_copies_the_tests_value_stands_when_nothing_else_passes_and_
     );
 }
 
+const MEAN: &str = "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n";
+const CHECKS: &str = "def check(case, got, want):\n    case.assertEqual(got, want)\n";
+const MEAN_TEST: &str = "import unittest\n\nfrom pkg.stats import mean\nfrom testutil import check\n\n\nclass T(unittest.TestCase):\n    def test_mean(self):\n        check(self, mean([1, 2, 3]), 2)\n";
+/// The free attempts' change: the tests' assertion helper made to assert nothing.
+const CHECKS_EMPTIED: &str = "The check is too strict.\n\ntestutil.py\n```python\ndef check(case, got, want):\n    pass\n```\n";
+
+/// A test that asserts through a helper of the tests (`testutil.py`, which the command does
+/// not name): the free attempts pass it by making the helper assert nothing; the line
+/// attempts answer as `lines` says.
+async fn run_mean(lines: &[(&str, &str)]) -> Run {
+    run_llama(
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/stats.py", MEAN),
+            ("testutil.py", CHECKS),
+            ("test_stats.py", MEAN_TEST),
+        ],
+        "mean() is wrong: make test_stats.py pass.",
+        "python3 -m unittest -q test_stats",
+        CHECKS_EMPTIED,
+        lines,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_pass_that_empties_the_tests_helper_gives_way_to_a_fix_found_after_it() {
+    let r = run_mean(&[("(len(xs) + 1)", "    return sum(xs) / len(xs)\n")]).await;
+    r.assert_success();
+    assert_eq!(
+        (
+            read(r.repo.path(), "pkg/stats.py"),
+            read(r.repo.path(), "testutil.py")
+        ),
+        (MEAN.replace("(len(xs) + 1)", "len(xs)"), CHECKS.to_string())
+    );
+}
+
+#[tokio::test]
+async fn a_pass_that_empties_the_tests_helper_stands_when_nothing_else_passes_and_says_so() {
+    let r = run_mean(&[]).await;
+    let report = std::fs::read_to_string(r.repo.path().join(&r.summary.report_path)).unwrap();
+    assert!(
+        report.contains(
+            "- ⚠️ Check before merging: it passes only with the tests' own code changed \
+             (`testutil.py`); nothing passed without that"
+        ),
+        "{report}"
+    );
+}
+
 const KIND: &str = "def body_kind(headers):\n    length = headers.get('Content-Length')\n    if length is not None:\n        return 'fixed'\n    if headers.get('Transfer-Encoding') == 'chunked':\n        return 'chunked'\n    if headers.get('Connection') == 'close':\n        return 'until-close'\n    return 'none'\n";
 const KIND_TEST: &str = "import unittest\n\nfrom pkg.body import body_kind\n\n\nclass T(unittest.TestCase):\n    def test_fixed(self):\n        self.assertEqual(body_kind({'Content-Length': '3'}), 'fixed')\n\n    def test_chunked(self):\n        self.assertEqual(body_kind({'Transfer-Encoding': 'chunked'}), 'chunked')\n\n    def test_close(self):\n        self.assertEqual(body_kind({'Connection': 'close'}), 'until-close')\n\n    def test_chunked_in_capitals(self):\n        self.assertEqual(body_kind({'Transfer-Encoding': 'Chunked'}), 'chunked')\n";
 

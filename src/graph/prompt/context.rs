@@ -348,6 +348,14 @@ fn dotted_modules(id: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether `path` is the tests' code or their harness (`tests/`, `test_x.py`,
+/// `conftest.py`, `tornado/testing.py`): what judges a change (a harness whose decorator no
+/// longer runs the test makes every test pass).
+pub fn tests_code(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_lowercase();
+    kotef_tools::locate::rank(path) == 1 || name.contains("test")
+}
+
 /// The tests the run is judged by, which the coder may not change: the files the test command
 /// runs by name, unless the goal (the user's own words) names them without asking for them to
 /// pass ("test.sh has a typo" unlocks `test.sh`; "make the tests in test_version.py pass"

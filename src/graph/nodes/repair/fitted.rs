@@ -6,7 +6,9 @@
 //! may write `return '573 Unknown Status'`: the test passes and nothing is fixed. Such a pass
 //! is kept as the best candidate while the loop looks on, [`SEARCH_ON`] attempts more, for
 //! a change that passes without them; found none, it stands, and the step's reason names
-//! the values it copied.
+//! the values it copied. A pass that changed the tests' own code or harness (a `conftest.py`,
+//! a `test/helper.py` whose assertion no longer asserts; [`harness_finding`]) is kept the same
+//! way: it may pass because the tests no longer test.
 
 use super::Snapshot;
 use crate::graph::prompt::context;
@@ -119,8 +121,8 @@ pub(super) struct Fits {
     tests: String,
     test_paths: Vec<String>,
     listed: Vec<String>,
-    /// The attempt count when a pass that copied values was kept, and the values.
-    since: Option<(u32, Vec<String>)>,
+    /// The attempt count when a doubtful pass was kept, and what a reviewer must check of it.
+    since: Option<(u32, String)>,
 }
 
 impl Fits {
@@ -176,9 +178,10 @@ impl Fits {
         )
     }
 
-    /// A pass that copied `values` was kept as the best candidate at attempt `made`.
-    pub(super) fn kept(&mut self, made: u32, values: Vec<String>) {
-        self.since.get_or_insert((made, values));
+    /// A doubtful pass was kept as the best candidate at attempt `made`; `finding` says what
+    /// to check of it ([`finding`], [`harness_finding`]).
+    pub(super) fn kept(&mut self, made: u32, finding: String) {
+        self.since.get_or_insert((made, finding));
     }
 
     /// Whether the kept pass stands now: [`SEARCH_ON`] attempts were made after it.
@@ -188,11 +191,9 @@ impl Fits {
             .is_some_and(|(s, _)| made >= s + SEARCH_ON)
     }
 
-    /// What a reviewer must check of a kept pass that stands: the values it copied
-    /// ([`finding`]).
+    /// What a reviewer must check of a kept pass that stands.
     pub(super) fn finding(&self) -> Option<String> {
-        let (_, values) = self.since.as_ref()?;
-        Some(finding(values))
+        self.since.as_ref().map(|(_, found)| found.clone())
     }
 }
 
@@ -200,13 +201,27 @@ impl Fits {
 /// named, each clipped): short, as the report's timeline cell shows the first 200
 /// characters of the step's reason, which it leads as `CHECK: …`.
 pub fn finding(values: &[String]) -> String {
-    let shown: Vec<String> = (values.iter().take(3))
-        .map(|v| format!("`{}`", v.chars().take(40).collect::<String>()))
-        .collect();
     format!(
         "it passes with {} copied from the tests; nothing passed without them",
-        shown.join(", ")
+        first_three(values, 40)
     )
+}
+
+/// What a kept pass that changed the tests' own code or harness (`paths`) leaves to check,
+/// as [`finding`] does.
+pub fn harness_finding(paths: &[String]) -> String {
+    format!(
+        "it passes only with the tests' own code changed ({}); nothing passed without that",
+        first_three(paths, 80)
+    )
+}
+
+/// The first three of `items`, each in backticks, clipped to `chars`.
+fn first_three(items: &[String], chars: usize) -> String {
+    let shown: Vec<String> = (items.iter().take(3))
+        .map(|v| format!("`{}`", v.chars().take(chars).collect::<String>()))
+        .collect();
+    shown.join(", ")
 }
 
 #[cfg(test)]
@@ -263,13 +278,22 @@ mod tests {
             since: None,
         };
         assert!(!f.stands(100));
-        f.kept(4, vec!["573".into()]);
-        f.kept(7, Vec::new());
+        f.kept(4, finding(&["573".into()]));
+        f.kept(7, harness_finding(&["conftest.py".into()]));
         assert!(!f.stands(4 + SEARCH_ON - 1));
         assert!(f.stands(4 + SEARCH_ON));
         assert_eq!(
             f.finding().as_deref(),
             Some("it passes with `573` copied from the tests; nothing passed without them")
+        );
+    }
+
+    #[test]
+    fn a_pass_that_changed_the_harness_names_the_files_to_check() {
+        assert_eq!(
+            harness_finding(&["test/helper.py".into()]),
+            "it passes only with the tests' own code changed (`test/helper.py`); nothing passed \
+             without that"
         );
     }
 }

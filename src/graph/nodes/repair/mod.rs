@@ -517,7 +517,7 @@ async fn failing_start(
 }
 
 /// Ends the step: the best candidate stands when no attempt passed (a passing one is in the
-/// tree; a kept pass that copied values from the tests leads the step's reason with them),
+/// tree; a kept pass that stands leads the step's reason with what to check of it),
 /// and the step reports whether the code changed.
 async fn finish(
     ctx: &GraphContext,

@@ -2,11 +2,12 @@
 //! failing test's neighbours (the other tests of its file) run with it
 //! ([`crate::graph::memory::neighbours`]), and a pass that breaks one that passed at the start
 //! is undone and told to the model as a failed attempt naming what it broke; a pass that
-//! copied values from the tests is kept while the loop looks on ([`super::fitted`]); any
-//! other pass ends the step.
+//! changed the tests' own code or harness, or copied values from the tests, is kept while the
+//! loop looks on ([`super::fitted`]); any other pass ends the step.
 
 use super::attempts::Attempts;
 use super::feedback::{failure_text, Outcome};
+use super::fitted;
 use super::{candidate, keep_best, restore, run_tests_within, Snapshot};
 use crate::graph::memory::neighbours::Neighbours;
 use crate::graph::memory::state::RunState;
@@ -123,24 +124,43 @@ fn failed(run: &CommandResult) -> BTreeSet<String> {
     super::spectrum::failed_tests(&format!("{}{}", run.stdout, run.stderr))
 }
 
-/// Whether a passing attempt ends the step: it does unless its change copied values from the
-/// tests ([`super::fitted`]); such a pass is kept as the best candidate (the first one) and
-/// undone while the loop looks on, until it stands ([`super::fitted::Fits::stands`]).
+/// Whether a passing attempt ends the step: it does unless it is doubtful — it changed the
+/// tests' own code or harness ([`harness_changed`]) or copied values from the tests
+/// ([`super::fitted`]); such a pass is kept as the best candidate (the first one) and undone
+/// while the loop looks on, until it stands ([`super::fitted::Fits::stands`]).
 fn passed(ctx: &GraphContext, state: &mut RunState, a: &mut Attempts, pass: Pass<'_>) -> bool {
     let (snap, diff, reply) = pass;
-    let copied = a.fits.copied(ctx, snap, diff);
-    if copied.is_empty() {
+    let harness = harness_changed(ctx, &state.goal, snap);
+    let doubt = if harness.is_empty() {
+        let copied = a.fits.copied(ctx, snap, diff);
+        (!copied.is_empty()).then(|| fitted::finding(&copied))
+    } else {
+        Some(fitted::harness_finding(&harness))
+    };
+    let Some(doubt) = doubt else {
         state.coder_summary = Some(context::clip(reply.trim(), 400));
         a.best = None;
         return true;
-    }
+    };
     if a.best.as_ref().is_none_or(|b| b.badness > 0) {
         a.best = Some(candidate(ctx, snap, 0, diff));
         state.coder_summary = Some(context::clip(reply.trim(), 400));
-        a.fits.kept(a.made, copied);
+        a.fits.kept(a.made, doubt);
     }
     restore(ctx, snap);
     false
+}
+
+/// The files of the tests' own code or harness ([`context::tests_code`]) a pass (in
+/// the tree, its files as they were in `snap`) changed, but those the goal names (a user who
+/// asks for `conftest.py` to be fixed gets it fixed).
+fn harness_changed(ctx: &GraphContext, goal: &str, snap: &Snapshot) -> Vec<String> {
+    snap.iter()
+        .filter(|(p, _)| context::tests_code(p))
+        .filter(|(p, before)| super::read_now(ctx, p).as_ref() != Some(*before))
+        .filter(|(p, _)| context::named_files(goal, [*p]).is_empty())
+        .map(|(p, _)| p.clone())
+        .collect()
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use super::{apply_attempt, badness, candidate, restore, Applied};
 use crate::graph::memory::events::RunEvent;
 use crate::graph::memory::state::{CoderEnd, RunState};
 use crate::graph::prompt::code_view::Traceback;
+use crate::graph::prompt::context::tests_code;
 use crate::graph::GraphContext;
 use kotef_core::NodeName;
 use kotef_tools::locate::code_files;
@@ -41,14 +42,6 @@ pub fn by_statement(
     let mut all: Vec<(usize, Candidate)> = conditions.into_iter().chain(names).collect();
     all.sort_by_key(|(i, _)| *i);
     all.into_iter().map(|(_, c)| c).collect()
-}
-
-/// Whether `path` is the tests' code or their harness (`tests/`, `test_x.py`,
-/// `conftest.py`, `tornado/testing.py`): what judges a template is never changed by one (a
-/// harness whose decorator no longer runs the test makes every test pass).
-pub fn tests_code(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path).to_lowercase();
-    kotef_tools::locate::rank(path) == 1 || name.contains("test")
 }
 
 /// The statements of `targets` outside the tests' code and harness ([`tests_code`]): the

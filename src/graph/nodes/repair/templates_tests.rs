@@ -211,13 +211,13 @@ fn the_tests_code_and_harness_are_never_changed_by_a_template() {
         "tornado/testing.py",
         "pkg/mytest.py",
     ] {
-        assert!(super::templates::tests_code(path), "{path}");
+        assert!(crate::graph::prompt::context::tests_code(path), "{path}");
     }
     for path in [
         "scrapy/spiders/sitemap.py",
         "luigi/file.py",
         "pkg/contest/rules.py",
     ] {
-        assert!(!super::templates::tests_code(path), "{path}");
+        assert!(!crate::graph::prompt::context::tests_code(path), "{path}");
     }
 }
