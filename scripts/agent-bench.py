@@ -163,6 +163,7 @@ def run_kotef(task, repo, args):
         row["tokens"] = (summary.get("prompt_tokens") or 0) + (summary.get("completion_tokens") or 0)
         row["reason"] = summary.get("stop_reason")
         row.update(server_timings(summary.get("report_path")))
+        row["attempts"] = attempt_kinds(summary.get("transcript_path"))
     except (ValueError, IndexError):
         row["reason"] = (err or "").strip().splitlines()[-1:] or [""]
         row["reason"] = row["reason"][0]
@@ -194,6 +195,55 @@ def server_timings(report_md):
             generation_s=round(sum(t.get("generation_ms", 0) for t in timed) / 1000, 1),
         )
     return out
+
+
+ATTEMPT_KINDS = ("free", "line")
+
+
+def attempt_kinds(transcript):
+    """The repair loop's model attempts by kind, from the run's transcript: a line attempt is
+    a request whose last message is a begun reply (the assistant's), a free one any other
+    coder request in the loop; per kind the calls, their seconds, the test runs they led to and
+    how many of those passed."""
+    out = {k: {"calls": 0, "s": 0.0, "tested": 0, "passed": 0} for k in ATTEMPT_KINDS}
+    try:
+        lines = Path(transcript).read_text(errors="replace").splitlines() if transcript else []
+    except OSError:
+        return out
+    kind = None
+    for line in lines:
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue
+        if e.get("type") == "model_request" and e.get("node") == "coder":
+            msgs = e.get("messages") if isinstance(e.get("messages"), list) else []
+            repair = bool(msgs) and str(msgs[0].get("content", "")).startswith("You fix a bug.")
+            kind = None
+            if repair:
+                kind = "line" if msgs[-1].get("role") == "assistant" else "free"
+                out[kind]["calls"] += 1
+        elif e.get("type") == "model_reply" and kind:
+            out[kind]["s"] += (e.get("latency_ms") or 0) / 1000
+        elif e.get("type") == "verification" and kind:
+            out[kind]["tested"] += 1
+            out[kind]["passed"] += bool(e.get("passed"))
+            kind = None
+    return out
+
+
+def print_attempt_kinds(rows):
+    """The repair loop's attempts by kind over the rows (kotef's only)."""
+    totals = {k: {"calls": 0, "s": 0.0, "tested": 0, "passed": 0} for k in ATTEMPT_KINDS}
+    for r in rows:
+        for k, v in (r.get("attempts") or {}).items():
+            for f in totals.get(k, {}):
+                totals[k][f] += v.get(f, 0)
+    if not any(t["calls"] for t in totals.values()):
+        return
+    print("repair attempts by kind: " + "; ".join(
+        f"{k} {t['calls']} calls, {t['s']:.0f} s, {t['tested']} tested, {t['passed']} passed"
+        for k, t in totals.items()))
 
 
 def mini_python():
@@ -285,6 +335,7 @@ def print_table(agent, rows):
         print(f"model calls: median {median(calls_s):.1f} s over {len(calls_s)} calls "
               f"(median prompt {med('call_prompt_s'):.1f} s, median generation "
               f"{med('call_generation_s'):.1f} s)")
+    print_attempt_kinds(rows)
     print()
     print_groups(rows)
     print(f"\ntotal: solved {len(solved)}/{len(fix)}, model calls {calls} "

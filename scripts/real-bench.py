@@ -687,7 +687,8 @@ def openings(tasks, args):
 
 
 def self_test():
-    """The loss counters over a made-up transcript (one of each), and that neither the sample
+    """The loss counters and the attempts by kind over made-up transcripts (one of each), the
+    tests' code an agent changed put back, and that neither the sample
     (CI) nor --openings picks a held-out task unasked."""
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp)
@@ -743,6 +744,23 @@ def self_test():
         frames = repo_frames(tb, repo)
         if frames != ["tests/test_mod.py", "pkg/mod.py"]:
             die(f"self-test: frames {frames}")
+        system = {"role": "system", "content": "You fix a bug. ..."}
+        opening = {"role": "user", "content": "# Goal"}
+        attempts = [
+            {"type": "model_request", "node": "coder", "messages": [system, opening]},
+            {"type": "model_reply", "node": "coder", "latency_ms": 90000},
+            {"type": "verification", "passed": False},
+            {"type": "model_request", "node": "coder",
+             "messages": [system, opening, {"role": "assistant", "content": "<<<<<<< SEARCH"}]},
+            {"type": "model_reply", "node": "coder", "latency_ms": 4000},
+            {"type": "verification", "passed": True},
+            {"type": "verification", "passed": False},
+        ]
+        (runs / "b.transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in attempts))
+        kinds = ab.attempt_kinds(runs / "b.transcript.jsonl")
+        if kinds != {"free": {"calls": 1, "s": 90.0, "tested": 1, "passed": 0},
+                     "line": {"calls": 1, "s": 4.0, "tested": 1, "passed": 1}}:
+            die(f"self-test: attempts by kind {kinds}")
     tests = 'assertEqual(status_message(573), "573 Unknown Status")\n'
     fix = 'return "%s %s" % (status, RESPONSES.get(status, "Unknown Status"))\n'
     fitted = "+    if status == 573:\n+        return '573 Unknown Status'  # the test's\n"

@@ -248,7 +248,23 @@ fn judge_revisit(state: &mut RunState, node: NodeName, result: &mut StepResult) 
 /// never loops: every iteration executes one step, and the step cap ends the run.
 pub async fn run_graph(ctx: &GraphContext, state: RunState) -> RunState {
     let span = tracing::info_span!("run", run_id = %ctx.run_id);
-    drive(ctx, state).instrument(span).await
+    let mut state = drive(ctx, state).instrument(span).await;
+    doubt_tests_touched(&mut state);
+    state
+}
+
+/// A run whose tests pass after it changed the tests' own code leaves a check for the
+/// reviewer ([`rules::tests_touched`]).
+fn doubt_tests_touched(state: &mut RunState) {
+    let passed = state.test.as_ref().is_some_and(|t| t.passed);
+    let found = rules::tests_touched::finding(
+        &state.goal,
+        &state.initial_hashes,
+        &state.file_hashes,
+        passed,
+        &state.checks,
+    );
+    state.checks.extend(found);
 }
 
 /// The loop itself: one node per step until an ending.

@@ -211,7 +211,8 @@ pub fn finding(values: &[String]) -> String {
 /// as [`finding`] does.
 pub fn harness_finding(paths: &[String]) -> String {
     format!(
-        "it passes only with the tests' own code changed ({}); nothing passed without that",
+        "it passes only with {} changed ({}); nothing passed without that",
+        crate::graph::rules::tests_touched::PHRASE,
         first_three(paths, 80)
     )
 }
