@@ -12,8 +12,15 @@ use std::collections::BTreeMap;
 /// The phrase every finding of a change to the tests' own code holds, so one is given once.
 pub const PHRASE: &str = "the tests' own code";
 
+/// Whether a change to `path` is doubted: it is the tests' own code
+/// ([`context::tests_code`]) and the goal does not name it (a user who asks for
+/// `conftest.py` to be fixed gets it fixed).
+pub fn doubted(goal: &str, path: &String) -> bool {
+    context::tests_code(path) && context::named_files(goal, [path]).is_empty()
+}
+
 /// The files of the tests' own code a run changed or removed of those there at the start
-/// (`initial`; `now` is the tree at the end), but those the goal names.
+/// (`initial`; `now` is the tree at the end), but those the goal names ([`doubted`]).
 pub fn changed(
     goal: &str,
     initial: &BTreeMap<String, String>,
@@ -21,11 +28,8 @@ pub fn changed(
 ) -> Vec<String> {
     initial
         .iter()
-        .filter(|(p, hash)| now.get(*p) != Some(*hash))
-        .map(|(p, _)| p)
-        .filter(|p| context::tests_code(p))
-        .filter(|p| context::named_files(goal, [*p]).is_empty())
-        .cloned()
+        .filter(|(p, hash)| now.get(*p) != Some(*hash) && doubted(goal, p))
+        .map(|(p, _)| p.clone())
         .collect()
 }
 

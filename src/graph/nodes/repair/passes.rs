@@ -13,6 +13,7 @@ use crate::graph::memory::neighbours::Neighbours;
 use crate::graph::memory::state::RunState;
 use crate::graph::prompt::context;
 use crate::graph::rules::contradiction::TestSet;
+use crate::graph::rules::tests_touched;
 use crate::graph::GraphContext;
 use kotef_tools::CommandResult;
 use std::collections::BTreeSet;
@@ -151,14 +152,12 @@ fn passed(ctx: &GraphContext, state: &mut RunState, a: &mut Attempts, pass: Pass
     false
 }
 
-/// The files of the tests' own code or harness ([`context::tests_code`]) a pass (in
-/// the tree, its files as they were in `snap`) changed, but those the goal names (a user who
-/// asks for `conftest.py` to be fixed gets it fixed).
+/// The files of the tests' own code or harness a pass (in the tree, its files as they were
+/// in `snap`) changed, but those the goal names ([`tests_touched::doubted`]).
 fn harness_changed(ctx: &GraphContext, goal: &str, snap: &Snapshot) -> Vec<String> {
     snap.iter()
-        .filter(|(p, _)| context::tests_code(p))
+        .filter(|(p, _)| tests_touched::doubted(goal, p))
         .filter(|(p, before)| super::read_now(ctx, p).as_ref() != Some(*before))
-        .filter(|(p, _)| context::named_files(goal, [*p]).is_empty())
         .map(|(p, _)| p.clone())
         .collect()
 }
