@@ -5,7 +5,8 @@
 //! no file goes, and the move to other files when attempts keep failing in one.
 
 use axum::extract::State;
-use axum::routing::post;
+use axum::http::StatusCode;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use kotef_core::{RunSummary, TerminalStatus};
 use serde_json::{json, Value};
@@ -35,6 +36,9 @@ struct Fake {
     /// What a line attempt begun further (a branch) answers: the rest after a begun reply
     /// ending with the key.
     branch_rests: Vec<(String, String)>,
+    /// Whether `GET /v1/models` lists a model owned by `llamacpp`, as llama.cpp's does (else
+    /// 404, as a server without the list answers).
+    names_itself: bool,
 }
 
 /// A token a fake line attempt writes: its text, log-probability and the likely others.
@@ -135,6 +139,14 @@ async fn chat(State(fake): State<Arc<Mutex<Fake>>>, Json(body): Json<Value>) -> 
     Json(reply)
 }
 
+async fn models(State(fake): State<Arc<Mutex<Fake>>>) -> Result<Json<Value>, StatusCode> {
+    if !fake.lock().unwrap().names_itself {
+        return Err(StatusCode::NOT_FOUND);
+    }
+    Ok(Json(json!({"object": "list",
+        "data": [{"id": "local", "object": "model", "owned_by": "llamacpp"}]})))
+}
+
 async fn serve(replies: &[String], timings: Option<Value>) -> (String, Arc<Mutex<Fake>>) {
     let state = Arc::new(Mutex::new(Fake {
         replies: replies.to_vec(),
@@ -144,9 +156,11 @@ async fn serve(replies: &[String], timings: Option<Value>) -> (String, Arc<Mutex
         lines: Vec::new(),
         ranked: Vec::new(),
         branch_rests: Vec::new(),
+        names_itself: false,
     }));
     let app = Router::new()
         .route("/v1/chat/completions", post(chat))
+        .route("/v1/models", get(models))
         .with_state(state.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -390,6 +404,65 @@ async fn one_function_of_a_long_file_is_shown_and_replaced_without_copying_the_f
         opening.len(),
         big.len()
     );
+}
+
+/// `pkg/big.py` ([`big_module`]) among filler modules, against a fake llama.cpp whose line
+/// attempt at the misspelt name fixes it and whose free attempt rewrites the function
+/// unchanged; `names_itself`: its model list says it is llama.cpp.
+async fn run_big_lines(module: &str, names_itself: bool) -> Run {
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/big.py", module),
+        ("test_big.py", BIG_TEST),
+    ]);
+    repo.extend(filler(50));
+    let unchanged =
+        "```python\ndef compute_250(a, b):\n    total = a + b\n    return totl * 2\n```\n";
+    run_with(
+        repo,
+        "compute_250 fails: make test_big.py pass.",
+        "python3 -m unittest -q test_big",
+        &[unchanged.to_string()],
+        Some(llama_timings()),
+        |f| {
+            f.lines = vec![("return totl".into(), "    return total * 2\n".into())];
+            f.names_itself = names_itself;
+        },
+    )
+    .await
+}
+
+/// Whether the fake's first repair request was a line attempt (a reply begun at a statement).
+fn first_was_a_line_attempt(f: &Fake) -> bool {
+    f.lasts
+        .first()
+        .is_some_and(|l| l.contains("<<<<<<< SEARCH") && l.ends_with("=======\n"))
+}
+
+#[tokio::test]
+async fn in_a_long_file_on_llama_cpp_the_first_attempt_is_a_line_attempt() {
+    let r = run_big_lines(&big_module(), true).await;
+    r.assert_success();
+    let f = r.fake.lock().unwrap();
+    assert!(first_was_a_line_attempt(&f), "{:?}", f.lasts);
+    assert!(f.openings.is_empty(), "a free attempt was made");
+}
+
+#[tokio::test]
+async fn a_server_that_does_not_name_itself_gets_the_free_attempt_first() {
+    let r = run_big_lines(&big_module(), false).await;
+    let f = r.fake.lock().unwrap();
+    assert!(!first_was_a_line_attempt(&f), "{:?}", f.lasts);
+    assert_eq!(f.openings.len(), 1, "{:?}", f.lasts);
+}
+
+#[tokio::test]
+async fn a_file_shown_whole_gets_the_free_attempt_first_even_on_llama_cpp() {
+    let short = "def compute_250(a, b):\n    total = a + b\n    return totl * 2\n";
+    let r = run_big_lines(short, true).await;
+    let f = r.fake.lock().unwrap();
+    assert!(!first_was_a_line_attempt(&f), "{:?}", f.lasts);
+    assert_eq!(f.openings.len(), 1, "{:?}", f.lasts);
 }
 
 const UTIL: &str = "def normalize(path):\n    return path.lower()\n";

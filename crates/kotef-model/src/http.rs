@@ -220,6 +220,11 @@ impl Transport {
         self.llama.load(Ordering::Relaxed)
     }
 
+    /// Records that the server named itself llama.cpp ([`crate::identify`]).
+    pub fn mark_llama_cpp(&self) {
+        self.llama.store(true, Ordering::Relaxed);
+    }
+
     /// The server's speed measured so far; `None` when nothing was.
     pub fn speed(&self) -> Option<ServerSpeed> {
         let s = self.speed_now();

@@ -11,6 +11,7 @@
 pub mod anthropic;
 pub mod cost;
 pub mod http;
+pub mod identify;
 mod jsonrepair;
 pub mod openai;
 pub mod pace;

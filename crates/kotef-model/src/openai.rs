@@ -34,6 +34,8 @@ pub struct OpenAiModel {
     json_mode_rejected: AtomicBool,
     /// Set once the server rejected `return_progress`; requests then go without it.
     progress_rejected: AtomicBool,
+    /// Set once the server was asked what it is ([`Model::identify_server`]).
+    identified: AtomicBool,
     /// Calls answered 400 for `response_format` and sent again without it, charged as failed.
     dropped_attempts: Mutex<Vec<Usage>>,
     transport: Transport,
@@ -76,6 +78,7 @@ impl OpenAiModel {
             temperature: None,
             json_mode_rejected: AtomicBool::new(false),
             progress_rejected: AtomicBool::new(false),
+            identified: AtomicBool::new(false),
             dropped_attempts: Mutex::new(Vec::new()),
             transport,
         })
@@ -173,6 +176,24 @@ impl Model for OpenAiModel {
 
     fn continues_replies(&self) -> bool {
         self.transport.is_llama_cpp()
+    }
+
+    async fn identify_server(&self) {
+        // OpenAI's own API never continues a begun reply: nothing to ask it.
+        if !self.self_hosted()
+            || self.transport.is_llama_cpp()
+            || self.identified.swap(true, Ordering::Relaxed)
+        {
+            return;
+        }
+        let Some(url) = crate::identify::models_url(&self.endpoint) else {
+            return;
+        };
+        let key = self.api_key.as_deref();
+        if crate::identify::names_llama_cpp(self.transport.client(), &url, key).await {
+            tracing::debug!(model = %self.name(), "the server names itself llama.cpp");
+            self.transport.mark_llama_cpp();
+        }
     }
 
     async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {

@@ -429,6 +429,11 @@ pub trait Model: Send + Sync {
     fn continues_replies(&self) -> bool {
         false
     }
+
+    /// Asks the server what it is when no reply has said so yet, once per model (llama.cpp
+    /// names itself in its model list, [`crate::identify`]), so [`Model::continues_replies`]
+    /// can hold before the first call. Never fails: what cannot be learned stays unknown.
+    async fn identify_server(&self) {}
 }
 
 /// One HTTP attempt of a real provider: what it was charged and how long it took.

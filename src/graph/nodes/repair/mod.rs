@@ -374,12 +374,13 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
     };
     let mut opening = opening_of(&shown);
     let mut offers = lines::Queue::new(targets);
+    let lines_first = replies::begins_with_lines(ctx, &shown.files, &protected).await;
     let mut locator = locate::Locator::new(locate::called_names(&failure, &names));
     let end = loop {
         if let Some(end) = a.end_before_call(&ctx.limits) {
             break end;
         }
-        let (offer, request) = next_attempt(ctx, &mut a, &mut offers, &opening);
+        let (offer, request) = next_attempt(ctx, &mut a, &mut offers, (&opening, lines_first));
         let line = offer.is_some();
         let reply = match llm::call(ctx, state, NodeName::Coder, request).await {
             Err(CallFailure::Stopped) => break CoderEnd::RunStopped,
