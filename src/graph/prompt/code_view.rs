@@ -346,12 +346,24 @@ pub fn code_names(text: &str) -> Vec<String> {
             && !word.starts_with("Test")
             && !word.ends_with("Test")
             && exception_line(word).is_none()
+            && !cut_piece(text, at, word)
             && !out.iter().any(|w| w == word);
         if keep {
             out.push(word.to_string());
         }
     }
     out
+}
+
+/// Whether `word` at `at` is a piece of a word unittest cut out of a long value
+/// (`[645 chars]tion(`, `lookup_lin[645 chars]`): a name no code holds.
+fn cut_piece(text: &str, at: usize, word: &str) -> bool {
+    let after = &text[at + word.len()..];
+    text[..at].ends_with(" chars]")
+        || after.strip_prefix('[').is_some_and(|rest| {
+            let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            digits > 0 && rest[digits..].starts_with(" chars]")
+        })
 }
 
 /// A long file's text for the prompt: its outline, then the definitions around `lines` (the
@@ -735,6 +747,12 @@ mod tests {
             code_names("assert r.exit_status == ExitStatus.ERROR_TOO_MANY_REDIRECTS in the ERROR case; self.assertEqual(test_x)"),
             ["exit_status", "ExitStatus", "ERROR_TOO_MANY_REDIRECTS"]
         );
+    }
+
+    #[test]
+    fn the_pieces_of_words_unittest_cut_out_of_a_long_value_are_not_names() {
+        let failure = "AssertionError: 'Page [1024 chars]ndex(\\n' != 'Page [1024 chars]ndex(page_size=page_cou[1024 chars]'";
+        assert_eq!(code_names(failure), ["page_size"]);
     }
 
     #[test]
