@@ -1523,3 +1523,58 @@ async fn a_project_folder_named_like_the_tracers_is_left_alone() {
     let r = run_breaking_pass(&[(".kotef-spectrum/notes.txt", "ours\n")]).await;
     assert_eq!(read(r.repo.path(), ".kotef-spectrum/notes.txt"), "ours\n");
 }
+
+const LABEL: &str = "NAMES = {200: 'OK'}\n\n\ndef message(code):\n    name = NAMES[code]\n    return '%s-%s' % (code, name)\n";
+const LABEL_TEST: &str = "import unittest\n\nfrom pkg.status import message\n\n\nclass T(unittest.TestCase):\n    def test_unknown(self):\n        self.assertEqual(message(573), '573 ?')\n";
+/// The change that moves [`LABEL`]'s failure on (the `KeyError` raised in the project gone,
+/// the test now rejects `'573-?'`), and the one that passes only with it.
+const LABEL_LOOKUP: (&str, &str) = ("NAMES[code]", "    name = NAMES.get(code, '?')\n");
+const LABEL_FORMAT: (&str, &str) = ("'%s-%s'", "    return '%s %s' % (code, name)\n");
+
+/// `kotef run` on [`LABEL`], whose fix changes two statements, against a fake llama.cpp
+/// whose free attempts answer `free` and whose line attempts answer as `lines` says.
+async fn run_two_statements(free: &str, lines: &[(&str, &str)]) -> Run {
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/status.py", LABEL),
+        ("test_status.py", LABEL_TEST),
+    ]);
+    repo.extend(filler(20));
+    let lines: Vec<(String, String)> = (lines.iter())
+        .map(|(k, r)| (k.to_string(), r.to_string()))
+        .collect();
+    run_with(
+        repo,
+        "message(573) fails: make test_status.py pass.",
+        "python3 -m unittest -q test_status",
+        &[free.to_string()],
+        Some(llama_timings()),
+        |f| {
+            f.lines = lines;
+            f.names_itself = true;
+        },
+    )
+    .await
+}
+
+const LABEL_FIXED: &str = "NAMES = {200: 'OK'}\n\n\ndef message(code):\n    name = NAMES.get(code, '?')\n    return '%s %s' % (code, name)\n";
+
+#[tokio::test]
+async fn a_change_that_moved_the_failure_on_is_a_stone_the_next_change_passes_on() {
+    let unchanged = format!(
+        "```python\n{}```\n",
+        &LABEL[LABEL.find("def").unwrap_or(0)..]
+    );
+    let r = run_two_statements(&unchanged, &[LABEL_LOOKUP, LABEL_FORMAT]).await;
+    r.assert_success();
+    assert_eq!(read(r.repo.path(), "pkg/status.py"), LABEL_FIXED);
+}
+
+#[tokio::test]
+async fn a_change_tested_before_the_stone_was_found_is_tested_on_it() {
+    // The free attempt fixes the format alone (still the KeyError); the lookup comes after.
+    let format_only = "pkg/status.py\n```python\n<<<<<<< SEARCH\n    return '%s-%s' % (code, name)\n=======\n    return '%s %s' % (code, name)\n>>>>>>> REPLACE\n```\n";
+    let r = run_two_statements(format_only, &[LABEL_LOOKUP]).await;
+    r.assert_success();
+    assert_eq!(read(r.repo.path(), "pkg/status.py"), LABEL_FIXED);
+}

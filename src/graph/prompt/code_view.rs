@@ -27,6 +27,13 @@ fn clip(text: &str, max: usize) -> String {
 
 /// A file longer than this (in characters) is shown as its outline and excerpts.
 pub const WHOLE_FILE_CHARS: usize = 3000;
+
+/// Whether a file of the project is shown in part (its outline and excerpts, not whole): it
+/// is longer than [`WHOLE_FILE_CHARS`]. The repair room shows it so and the repair loop
+/// orders its attempts by it; one predicate, so the two never disagree.
+pub fn shown_in_part(text: &str) -> bool {
+    text.chars().count() > WHOLE_FILE_CHARS
+}
 /// Characters of a docstring shown above a long file's excerpt at full detail.
 const FULL_DOC_CHARS: usize = 1500;
 /// Outline entries shown of one file at most.

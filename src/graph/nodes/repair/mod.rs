@@ -11,6 +11,9 @@
 //! given above it by name) and a function written without one gets it back, so a reply is a
 //! third as long. The best candidate (fewest failing tests) is kept and left in the work
 //! tree when the step ends; the verifier then judges it as it judges the tool loop's work.
+//! A change that moved the failure on (the code now runs through to the test's own check) is a
+//! stepping stone the changes tried after it are tested on as well ([`stones`]): a fix of two
+//! statements, each of which fails alone.
 //!
 //! The failure comes first: the files the failing run's traceback points into are shown (deepest
 //! frame first; installed code named as outside), a long file as its outline and the functions the
@@ -54,6 +57,7 @@ mod shown;
 mod spec;
 mod spectrum;
 mod start;
+mod stones;
 mod targets;
 mod templates;
 #[cfg(test)]
@@ -63,10 +67,10 @@ use crate::graph::guards::contradicting_tests::IN_REPAIR;
 use crate::graph::rules::contradiction::TestSet;
 use attempts::{Attempts, Seen};
 use feedback::{badness, failure_text, line_diff, Opening, Outcome};
-use passes::Judged;
 use replies::{attempt_change, next_attempt};
 use shown::Shown;
 use start::Start;
+use stones::Stones;
 
 /// The repair loop's system prompt.
 pub const REPAIR_PROMPT: &str = include_str!("../../../../prompts/repair.md");
@@ -314,6 +318,15 @@ fn candidate(ctx: &GraphContext, snap: &Snapshot, badness: u32, diff: &str) -> B
     }
 }
 
+/// Undoes a failed, tested attempt (in the tree, its files as they were in `snap`), kept
+/// first as the best candidate when fewer tests fail with it than with any before.
+fn undo_failed(ctx: &GraphContext, a: &mut Attempts, snap: &Snapshot, bad: u32, diff: &str) {
+    if a.improves(bad) {
+        a.best = Some(candidate(ctx, snap, bad, diff));
+    }
+    restore(ctx, snap);
+}
+
 /// Writes the best candidate's files back (the tree holds the starting text after an undo).
 fn keep_best(ctx: &GraphContext, b: &Best) {
     let tree = ctx.tools.workdir().tree();
@@ -347,6 +360,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         mut shown,
     } = start::start_from(ctx, state, task, &protected, &start, &failure);
     let mut a = attempts_for(ctx, &start, &command, listed.clone());
+    let mut stones = Stones::new(&start, &root.display().to_string(), &listed);
     let spectrum = spectrum::measure(ctx, state, &command, &start).await;
     shown = spectrum::widen(ctx, shown, spectrum.as_ref(), &protected);
     let targets = spectrum::offers(&shown, &names, spectrum.as_ref());
@@ -416,17 +430,17 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         if bad == 0 {
             let pass = (&snap, diff.as_str(), reply.content.as_str());
             let took = std::time::Duration::from_millis(result.duration_ms);
-            match passes::judge(ctx, state, &mut a, (&command, took), pass).await {
-                Judged::Ends => break CoderEnd::Done,
-                Judged::Kept => {}
-                Judged::Breaks(outcome, tests) => a.failed(*outcome, tests),
+            match passes::settle(ctx, state, &mut a, (&command, took), pass).await {
+                Some(end) => break end,
+                None => continue,
             }
-            continue;
         }
-        if a.improves(bad) {
-            a.best = Some(candidate(ctx, &snap, bad, &diff));
+        undo_failed(ctx, &mut a, &snap, bad, &diff);
+        let setting = (command.as_str(), &shown.files[..], &protected[..]);
+        let combined = stones.after_failure(ctx, state, &mut a, (&blocks, &result), setting);
+        if let Some(end) = combined.await {
+            break end;
         }
-        restore(ctx, &snap);
         locator.failed(&diff, bad > a.baseline);
         if let Some(moved) = locator.next_place(ctx, state, &names, &protected, &shown) {
             a.notes

@@ -10,7 +10,7 @@ use super::feedback::{failure_text, Outcome};
 use super::fitted;
 use super::{candidate, keep_best, restore, run_tests_within, Snapshot};
 use crate::graph::memory::neighbours::Neighbours;
-use crate::graph::memory::state::RunState;
+use crate::graph::memory::state::{CoderEnd, RunState};
 use crate::graph::prompt::context;
 use crate::graph::rules::contradiction::TestSet;
 use crate::graph::rules::tests_touched;
@@ -62,6 +62,25 @@ pub(super) async fn judge(
         Judged::Ends
     } else {
         Judged::Kept
+    }
+}
+
+/// [`judge`], and what it leaves the loop: the step's end when the pass ends it; a pass
+/// that broke neighbours is remembered as a failed attempt.
+pub(super) async fn settle(
+    ctx: &GraphContext,
+    state: &mut RunState,
+    a: &mut Attempts,
+    run: (&str, Duration),
+    pass: Pass<'_>,
+) -> Option<CoderEnd> {
+    match judge(ctx, state, a, run, pass).await {
+        Judged::Ends => Some(CoderEnd::Done),
+        Judged::Kept => None,
+        Judged::Breaks(outcome, tests) => {
+            a.failed(*outcome, tests);
+            None
+        }
     }
 }
 

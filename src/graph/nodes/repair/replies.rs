@@ -28,9 +28,7 @@ pub(super) fn reply_blocks(reply: &kotef_model::ModelReply) -> Vec<EditBlock> {
 /// shown whole (a one-function bug), the free attempt, which sees all the code, comes first
 /// (four passes in eleven there).
 pub(super) fn lines_first(files: &[(String, String)], protected: &[String]) -> bool {
-    files.iter().any(|(path, text)| {
-        !protected.contains(path) && text.chars().count() > code_view::WHOLE_FILE_CHARS
-    })
+    (files.iter()).any(|(path, text)| !protected.contains(path) && code_view::shown_in_part(text))
 }
 
 /// [`lines_first`], and when it holds, the server asked what it is before the first call:

@@ -6,7 +6,7 @@
 //! file never drop below their excerpts, so the code the failure points at is always shown.
 
 use crate::graph::prompt::code_view::{
-    long_file_at, points_into, Detail, Traceback, WHOLE_FILE_CHARS,
+    long_file_at, points_into, shown_in_part, Detail, Traceback,
 };
 use crate::graph::prompt::context::clip;
 use crate::graph::prompt::messages::{self, DocstringIntro, FileNamed};
@@ -103,7 +103,7 @@ fn file_text(o: &Files, path: &str, text: &str, rung: Rung) -> String {
         Rung::Named => return named(path, &lines),
         Rung::Shown(d) => d,
     };
-    let long = text.chars().count() > WHOLE_FILE_CHARS;
+    let long = shown_in_part(text);
     if !protected && (long || detail == Detail::Excerpts) {
         // Below full detail, a file nothing points into is named, not shown by its head.
         if detail != Detail::Full && !points_into(text, &lines, o.names) {
