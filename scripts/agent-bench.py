@@ -164,6 +164,7 @@ def run_kotef(task, repo, args):
         row["reason"] = summary.get("stop_reason")
         row.update(server_timings(summary.get("report_path")))
         row["attempts"] = attempt_kinds(summary.get("transcript_path"))
+        row["stones"] = stone_counts(summary.get("transcript_path"))
     except (ValueError, IndexError):
         row["reason"] = (err or "").strip().splitlines()[-1:] or [""]
         row["reason"] = row["reason"][0]
@@ -230,6 +231,38 @@ def attempt_kinds(transcript):
             out[kind]["passed"] += bool(e.get("passed"))
             kind = None
     return out
+
+
+def stone_counts(transcript):
+    """The repair loop's stepping stones, from the run's `stepping_stones` entries: the stones
+    found, the combined runs, and the combinations that passed."""
+    out = {"stones": 0, "combined": 0, "passed": 0}
+    try:
+        lines = Path(transcript).read_text(errors="replace").splitlines() if transcript else []
+    except OSError:
+        return out
+    for line in lines:
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue
+        if e.get("type") != "tool_call" or e.get("name") != "stepping_stones":
+            continue
+        args = e.get("arguments") if isinstance(e.get("arguments"), dict) else {}
+        out["stones"] += bool(args.get("stone"))
+        out["combined"] += int(args.get("combined_runs") or 0)
+        out["passed"] += bool(args.get("passed"))
+    return out
+
+
+def print_stone_counts(rows):
+    """The stepping stones over the rows (kotef's only), when any was found."""
+    t = {k: sum((r.get("stones") or {}).get(k, 0) for r in rows)
+         for k in ("stones", "combined", "passed")}
+    if t["stones"]:
+        tasks = sum(1 for r in rows if (r.get("stones") or {}).get("stones"))
+        print(f"stepping stones: {t['stones']} found in {tasks} task(s), "
+              f"{t['combined']} combined runs, {t['passed']} passed")
 
 
 def print_attempt_kinds(rows):
@@ -336,6 +369,7 @@ def print_table(agent, rows):
               f"(median prompt {med('call_prompt_s'):.1f} s, median generation "
               f"{med('call_generation_s'):.1f} s)")
     print_attempt_kinds(rows)
+    print_stone_counts(rows)
     print()
     print_groups(rows)
     print(f"\ntotal: solved {len(solved)}/{len(fix)}, model calls {calls} "

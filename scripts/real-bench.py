@@ -761,6 +761,13 @@ def self_test():
         if kinds != {"free": {"calls": 1, "s": 90.0, "tested": 1, "passed": 0},
                      "line": {"calls": 1, "s": 4.0, "tested": 1, "passed": 1}}:
             die(f"self-test: attempts by kind {kinds}")
+        stones = [{"type": "tool_call", "node": "coder", "name": "stepping_stones",
+                   "arguments": {"stone": s, "stones": 1, "combined_runs": n, "passed": p}}
+                  for s, n, p in ((True, 2, False), (False, 1, True))]
+        (runs / "c.transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in stones))
+        counted = ab.stone_counts(runs / "c.transcript.jsonl")
+        if counted != {"stones": 1, "combined": 3, "passed": 1}:
+            die(f"self-test: stepping stones {counted}")
     tests = 'assertEqual(status_message(573), "573 Unknown Status")\n'
     fix = 'return "%s %s" % (status, RESPONSES.get(status, "Unknown Status"))\n'
     fitted = "+    if status == 573:\n+        return '573 Unknown Status'  # the test's\n"

@@ -1578,3 +1578,18 @@ async fn a_change_tested_before_the_stone_was_found_is_tested_on_it() {
     r.assert_success();
     assert_eq!(read(r.repo.path(), "pkg/status.py"), LABEL_FIXED);
 }
+
+#[tokio::test]
+async fn a_combination_that_passed_is_a_stepping_stones_entry_in_the_transcript() {
+    let unchanged = format!("```python\n{}```\n", &LABEL[LABEL.find("def").unwrap_or(0)..]);
+    let r = run_two_statements(&unchanged, &[LABEL_LOOKUP, LABEL_FORMAT]).await;
+    let path = r.summary.transcript_path.clone().unwrap_or_default();
+    let transcript = std::fs::read_to_string(&path).unwrap_or_default();
+    let entries: Vec<Value> = (transcript.lines())
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["name"] == "stepping_stones")
+        .collect();
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    assert_eq!(entries[0]["arguments"]["stone"], true);
+    assert_eq!(entries[1]["arguments"]["passed"], true);
+}

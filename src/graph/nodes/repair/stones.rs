@@ -9,13 +9,16 @@
 //!
 //! Bounded: at most [`MAX_STONES`] stones a step, [`MAX_RUNS`] combined runs, and none when
 //! the time left would not hold a few more test runs and a model call ([`room_for_a_run`]);
-//! two changes to the same statement are never combined.
+//! two changes to the same statement are never combined. A failed change that became a stone
+//! or was tested on one is one `stepping_stones` entry in the transcript.
 
 use super::feedback::badness;
 use super::{apply_attempt, passes, restore, tested, Applied, Attempts, Snapshot};
+use crate::graph::memory::events::RunEvent;
 use crate::graph::memory::state::{CoderEnd, RunState};
 use crate::graph::prompt::code_view::Traceback;
 use crate::graph::GraphContext;
+use kotef_core::NodeName;
 use kotef_tools::{Change, CommandResult, EditBlock};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -142,14 +145,54 @@ impl Stones {
         if self.tried.len() > REMEMBERED {
             self.tried.pop_front();
         }
+        let runs_before = self.runs;
+        let mut end = None;
         for (stone, other) in pairs {
             match self.combine(ctx, state, a, (&stone, &other), setting).await {
                 Combined::No => {}
-                Combined::Ends(end) => return Some(end),
-                Combined::Stopped => return Some(CoderEnd::RunStopped),
+                Combined::Ends(e) => end = Some(e),
+                Combined::Stopped => end = Some(CoderEnd::RunStopped),
+            }
+            if end.is_some() {
+                break;
             }
         }
-        None
+        let passed = end == Some(CoderEnd::Done);
+        self.record(ctx, state, (stone, self.runs - runs_before, passed));
+        end
+    }
+
+    /// One `stepping_stones` entry in the transcript for a failed change that became a stone
+    /// or was tested on one: whether it became one, the stones, the combined runs it led to
+    /// and whether one passed. Nothing for a change that did neither.
+    fn record(
+        &self,
+        ctx: &GraphContext,
+        state: &mut RunState,
+        (stone, runs, passed): (bool, usize, bool),
+    ) {
+        if !stone && runs == 0 {
+            return;
+        }
+        let output = if passed {
+            "a combination passed".to_string()
+        } else {
+            format!("{runs} combined run(s), none passed")
+        };
+        ctx.record(RunEvent::ToolCall {
+            step: state.total_steps + 1,
+            node: NodeName::Coder,
+            name: "stepping_stones".into(),
+            arguments: serde_json::json!({
+                "stone": stone,
+                "stones": self.stones.len(),
+                "combined_runs": runs,
+                "passed": passed,
+            }),
+            output,
+            is_error: false,
+        });
+        state.count_tool("stepping_stones");
     }
 
     /// `other` tested on top of `stone`.
