@@ -1557,14 +1557,17 @@ async fn run_two_statements(free: &str, lines: &[(&str, &str)]) -> Run {
     .await
 }
 
+/// A free attempt that writes [`LABEL`]'s function back as it was.
+fn label_unchanged() -> String {
+    let function = &LABEL[LABEL.find("def").unwrap_or(0)..];
+    format!("```python\n{function}```\n")
+}
+
 const LABEL_FIXED: &str = "NAMES = {200: 'OK'}\n\n\ndef message(code):\n    name = NAMES.get(code, '?')\n    return '%s %s' % (code, name)\n";
 
 #[tokio::test]
 async fn a_change_that_moved_the_failure_on_is_a_stone_the_next_change_passes_on() {
-    let unchanged = format!(
-        "```python\n{}```\n",
-        &LABEL[LABEL.find("def").unwrap_or(0)..]
-    );
+    let unchanged = label_unchanged();
     let r = run_two_statements(&unchanged, &[LABEL_LOOKUP, LABEL_FORMAT]).await;
     r.assert_success();
     assert_eq!(read(r.repo.path(), "pkg/status.py"), LABEL_FIXED);
@@ -1581,7 +1584,7 @@ async fn a_change_tested_before_the_stone_was_found_is_tested_on_it() {
 
 #[tokio::test]
 async fn a_combination_that_passed_is_a_stepping_stones_entry_in_the_transcript() {
-    let unchanged = format!("```python\n{}```\n", &LABEL[LABEL.find("def").unwrap_or(0)..]);
+    let unchanged = label_unchanged();
     let r = run_two_statements(&unchanged, &[LABEL_LOOKUP, LABEL_FORMAT]).await;
     let path = r.summary.transcript_path.clone().unwrap_or_default();
     let transcript = std::fs::read_to_string(&path).unwrap_or_default();
