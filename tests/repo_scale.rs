@@ -1596,3 +1596,53 @@ async fn a_combination_that_passed_is_a_stepping_stones_entry_in_the_transcript(
     assert_eq!(entries[0]["arguments"]["stone"], true);
     assert_eq!(entries[1]["arguments"]["passed"], true);
 }
+
+const DESCRIBE: &str =
+    "def describe(count):\n    text = 'items: ' + count\n    return text.upper()\n";
+const DESCRIBE_TEST: &str = "import unittest\n\nfrom pkg.items import describe\n\n\nclass T(unittest.TestCase):\n    def test_count(self):\n        self.assertEqual(describe(3), 'items: 3')\n";
+
+/// `kotef run` on [`DESCRIBE`], whose fix is a type template (`str(count)`, which moves the
+/// `TypeError` on to the test's check) and a second statement the model writes.
+async fn run_template_and_model() -> Run {
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/items.py", DESCRIBE),
+        ("test_items.py", DESCRIBE_TEST),
+    ]);
+    repo.extend(filler(20));
+    let function = &DESCRIBE[DESCRIBE.find("def").unwrap_or(0)..];
+    run_with(
+        repo,
+        "describe(3) fails: make test_items.py pass.",
+        "python3 -m unittest -q test_items",
+        &[format!("```python\n{function}```\n")],
+        Some(llama_timings()),
+        |f| {
+            f.lines = vec![("text.upper()".into(), "    return text\n".into())];
+            f.names_itself = true;
+        },
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_template_that_moved_the_failure_on_is_a_stone_the_models_change_passes_on() {
+    let r = run_template_and_model().await;
+    r.assert_success();
+    let fixed = "def describe(count):\n    text = 'items: ' + str(count)\n    return text\n";
+    assert_eq!(read(r.repo.path(), "pkg/items.py"), fixed);
+}
+
+#[tokio::test]
+async fn a_template_stone_is_counted_in_the_fix_templates_entry() {
+    let r = run_template_and_model().await;
+    let path = r.summary.transcript_path.clone().unwrap_or_default();
+    let transcript = std::fs::read_to_string(&path).unwrap_or_default();
+    let entry = (transcript.lines())
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["name"] == "fix_templates");
+    assert_eq!(
+        entry.map(|e| e["arguments"]["stones"].clone()),
+        Some(1.into())
+    );
+}

@@ -367,7 +367,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
     let test = test_view.as_deref().unwrap_or(&failure);
     let cmd = (command.as_str(), protected.as_slice());
     let setting = templates::Setting::new(cmd, &shown, &start, &targets, test);
-    if let Some(end) = templates::attempt(ctx, state, &mut a, &setting).await {
+    if let Some(end) = templates::attempt(ctx, state, (&mut a, &mut stones), &setting).await {
         return finish(ctx, state, a, end, &before).await;
     }
     let goal = state.goal.clone();

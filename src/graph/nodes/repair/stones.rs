@@ -6,8 +6,12 @@
 //! fail and none newly. Every change tested alone after a stone is tested on top of it as
 //! well, and the changes tested before it are, once, when it is found — test runs only, no
 //! model call. A combination that passes is judged as any pass is ([`super::passes`]).
+//! The fix templates that failed before the first model call count as changes tested alone
+//! too ([`Stones::after_template`]): one that moved the failure on is a stone the model's
+//! changes are tested on, and the others are tested on a stone the model finds.
 //!
-//! Bounded: at most [`MAX_STONES`] stones a step, [`MAX_RUNS`] combined runs, and none when
+//! Bounded: at most [`MAX_STONES`] stones a step from the model's changes and
+//! [`MAX_TEMPLATE_STONES`] from the templates, [`MAX_RUNS`] combined runs, and none when
 //! the time left would not hold a few more test runs and a model call ([`room_for_a_run`]);
 //! two changes to the same statement are never combined. A failed change that became a stone
 //! or was tested on one is one `stepping_stones` entry in the transcript.
@@ -25,6 +29,10 @@ use std::time::Duration;
 
 /// Stones kept in one repair step at most.
 pub const MAX_STONES: usize = 3;
+/// Stones from the fix templates at most: templates that drop an exception move many
+/// failures on to the test's check, and would otherwise take every stone before the model's
+/// first change.
+pub const MAX_TEMPLATE_STONES: usize = 1;
 /// Combined test runs in one repair step at most.
 pub const MAX_RUNS: usize = 40;
 /// Changes tested alone remembered, to be tested on a stone found after them.
@@ -92,9 +100,12 @@ pub(super) enum Combined {
 
 /// The step's stones and the changes tested alone.
 pub(super) struct Stones {
+    root: String,
+    listed: Vec<String>,
     start_at: Option<String>,
     start_took: Duration,
     stones: Vec<Vec<EditBlock>>,
+    from_templates: usize,
     tried: VecDeque<Vec<EditBlock>>,
     runs: usize,
 }
@@ -105,18 +116,58 @@ pub(super) type Setting<'a> = (&'a str, &'a [(String, String)], &'a [String]);
 impl Stones {
     pub(super) fn new(start: &CommandResult, root: &str, files: &[String]) -> Self {
         Stones {
+            root: root.to_string(),
+            listed: files.to_vec(),
             start_at: raised_at(start, root, files),
             start_took: Duration::from_millis(start.duration_ms),
             stones: Vec::new(),
+            from_templates: 0,
             tried: VecDeque::new(),
             runs: 0,
         }
     }
 
-    /// After `blocks` failed alone with `run` (its [`badness`] `bad`): a change that moved
-    /// the failure on ([`moved_on`]) becomes a stone and the changes tested before it are
-    /// tested on it; any other is tested on each stone. The step's end when a combination
-    /// passed and ends it, or a run stopped.
+    /// Whether `run`, a change tested alone, moved the failure on ([`moved_on`]; `tests`:
+    /// the files the test command protects, `baseline`: the start's [`badness`]).
+    fn moved_on(&self, run: &CommandResult, tests: &[String], baseline: u32) -> bool {
+        let now = raised_at(run, &self.root, &self.listed);
+        let places = (self.start_at.as_deref(), now.as_deref());
+        moved_on(places, tests, (badness(run), baseline))
+    }
+
+    /// Remembers a change tested alone, the last [`REMEMBERED`].
+    fn remember(&mut self, blocks: &[EditBlock]) {
+        self.tried.push_back(blocks.to_vec());
+        if self.tried.len() > REMEMBERED {
+            self.tried.pop_front();
+        }
+    }
+
+    /// After a fix template failed with `run` (before the first model call): a stone when it
+    /// moved the failure on, else remembered as a change tested alone. No combined run here:
+    /// the templates' time is their share ([`super::templates::share`]). Whether it became a
+    /// stone.
+    pub(super) fn after_template(
+        &mut self,
+        blocks: &[EditBlock],
+        run: &CommandResult,
+        (tests, baseline): (&[String], u32),
+    ) -> bool {
+        let stone =
+            self.from_templates < MAX_TEMPLATE_STONES && self.moved_on(run, tests, baseline);
+        if stone {
+            self.from_templates += 1;
+            self.stones.push(blocks.to_vec());
+        } else {
+            self.remember(blocks);
+        }
+        stone
+    }
+
+    /// After `blocks` failed alone with `run`: a change that moved the failure on
+    /// ([`moved_on`]) becomes a stone and the changes tested before it are tested on it; any
+    /// other is tested on each stone. The step's end when a combination passed and ends it,
+    /// or a run stopped.
     pub(super) async fn after_failure(
         &mut self,
         ctx: &GraphContext,
@@ -125,13 +176,10 @@ impl Stones {
         (blocks, run): (&[EditBlock], &CommandResult),
         setting: Setting<'_>,
     ) -> Option<CoderEnd> {
-        let root = ctx.tools.workdir().root().display().to_string();
-        let listed: Vec<String> = state.file_hashes.keys().cloned().collect();
-        let now = raised_at(run, &root, &listed);
-        let places = (self.start_at.as_deref(), now.as_deref());
-        let stone = moved_on(places, setting.2, (badness(run), a.baseline));
+        let found = self.stones.len() - self.from_templates;
+        let stone = found < MAX_STONES && self.moved_on(run, setting.2, a.baseline);
         let mut pairs: Vec<(Vec<EditBlock>, Vec<EditBlock>)> = Vec::new();
-        if stone && self.stones.len() < MAX_STONES {
+        if stone {
             a.notes.push(format!(
                 "attempt {}: a stepping stone (the failure moved on)",
                 a.made
@@ -141,10 +189,7 @@ impl Stones {
         } else {
             pairs.extend((self.stones.iter()).map(|s| (s.clone(), blocks.to_vec())));
         }
-        self.tried.push_back(blocks.to_vec());
-        if self.tried.len() > REMEMBERED {
-            self.tried.pop_front();
-        }
+        self.remember(blocks);
         let runs_before = self.runs;
         let mut end = None;
         for (stone, other) in pairs {

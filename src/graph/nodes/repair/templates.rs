@@ -10,11 +10,13 @@
 //! [`super::passes`]) ends the step without a model call; one
 //! that fails fewer tests is kept as the best candidate; none is shown to the model (a
 //! template's failure says little of the fix, and would crowd the attempts the model learns
-//! from). What they did is one `fix_templates` entry in the transcript.
+//! from); one that moved the failure on is a stepping stone for the model's changes
+//! ([`super::stones`]). What they did is one `fix_templates` entry in the transcript.
 
 use super::attempts::Attempts;
 use super::passes::{judge, Judged};
 use super::placed::Candidate;
+use super::stones::Stones;
 use super::targets::Targets;
 use super::{apply_attempt, badness, candidate, restore, Applied};
 use crate::graph::memory::events::RunEvent;
@@ -97,7 +99,7 @@ impl<'a> Setting<'a> {
 pub(super) async fn attempt(
     ctx: &GraphContext,
     state: &mut RunState,
-    a: &mut Attempts,
+    (a, stones): (&mut Attempts, &mut Stones),
     s: &Setting<'_>,
 ) -> Option<CoderEnd> {
     let output = format!("{}{}", s.start.stdout, s.start.stderr);
@@ -136,7 +138,7 @@ pub(super) async fn attempt(
         return None;
     }
     let began = Instant::now();
-    let (mut tried, mut ended, mut passing) = (0, None, None);
+    let (mut tried, mut ended, mut passing, mut became) = (0, None, None, 0);
     for c in &found {
         if began.elapsed() >= allowed {
             break;
@@ -179,12 +181,17 @@ pub(super) async fn attempt(
             a.best = Some(candidate(ctx, &snap, bad, &diff));
         }
         restore(ctx, &snap);
+        if stones.after_template(&blocks, &result, (s.protected, a.baseline)) {
+            became += 1;
+            a.notes
+                .push(format!("template {}: a stepping stone", c.why));
+        }
     }
     ctx.record(RunEvent::ToolCall {
         step: state.total_steps + 1,
         node: NodeName::Coder,
         name: "fix_templates".into(),
-        arguments: serde_json::json!({ "candidates": counts, "tried": tried }),
+        arguments: serde_json::json!({ "candidates": counts, "tried": tried, "stones": became }),
         output: passing.map_or_else(
             || format!("{tried} template(s) tried, none passed"),
             |why| format!("passed: {why}"),
