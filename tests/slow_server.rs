@@ -141,6 +141,41 @@ async fn without_a_measured_speed_a_silent_prompt_is_cut_at_the_idle_limit() {
     assert_eq!(fake.requests().len(), 1);
 }
 
+const BEGUN: &str = "calc.py\n```python\n<<<<<<< SEARCH\n    return a - b\n=======\n";
+
+/// A line attempt's request: the reply begun for the model inside a block's replace half.
+fn begun_request() -> ModelRequest {
+    let mut r = request(400);
+    r.messages.push(Message::assistant(BEGUN));
+    r.code_reply = true;
+    r.alternatives = Some(5);
+    r
+}
+
+/// The reply to a line attempt from a server that streams `text`, then holds the rest (`
+/// REPLACE`, the fence, the end of the turn) until the client hangs up.
+async fn held_reply(text: String) -> kotef_model::ModelReply {
+    let fake = server(1800.0, in_order(vec![Turn::Held(text)])).await;
+    let reply = client(&fake.url).complete(&begun_request()).await.unwrap();
+    assert_eq!(fake.requests().len(), 1);
+    reply
+}
+
+#[tokio::test]
+async fn a_begun_reply_is_read_until_its_end_marker_and_the_rest_never_waited_for() {
+    let reply = held_reply("    return a + b\n>>>>>>>".into()).await;
+    assert_eq!(reply.content, format!("{BEGUN}    return a + b\n"));
+    assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
+}
+
+#[tokio::test]
+async fn a_begun_reply_the_server_sends_back_first_is_read_until_its_end_marker() {
+    // llama.cpp's own server streams the begun part back before the first new token.
+    let reply = held_reply(format!("{BEGUN}    return a + b\n>>>>>>>")).await;
+    assert_eq!(reply.content, format!("{BEGUN}    return a + b\n"));
+    assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
+}
+
 // ---- `kotef run` against the slow server ----
 
 const CALC: &str = "def add(a, b):\n    return a - b\n";

@@ -23,6 +23,9 @@ pub enum Turn {
     Reply(String),
     /// Read this many prompt tokens (reporting progress), then say nothing more.
     SilentAfter(u64),
+    /// Read the prompt, stream this text, then say nothing more until the client hangs up
+    /// (or the cap): a reply whose rest the client need not read.
+    Held(String),
 }
 
 /// Chooses the turn for a request: its body and its index among the requests (0-based).
@@ -170,7 +173,7 @@ async fn serve(
     }
     let stop_at = match &turn {
         Turn::SilentAfter(n) => (*n).min(total),
-        Turn::Reply(_) => total,
+        Turn::Reply(_) | Turn::Held(_) => total,
     };
     let mut processed = 0;
     if report {
@@ -186,14 +189,15 @@ async fn serve(
                 .await?;
         }
     }
-    let text = match turn {
+    let (text, held) = match turn {
         Turn::SilentAfter(_) => {
             // Silent until the client hangs up (a read of 0 bytes) or the cap.
             let mut b = [0u8; 64];
             let _ = tokio::time::timeout(SILENCE_CAP, sock.read(&mut b)).await;
             return Ok(());
         }
-        Turn::Reply(t) => t,
+        Turn::Reply(t) => (t, false),
+        Turn::Held(t) => (t, true),
     };
     let prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
     let generated = (text.chars().count() as u64).div_ceil(4);
@@ -210,6 +214,11 @@ async fn serve(
             let delta =
                 json!({"choices": [{"index": 0, "delta": {"content": p}, "finish_reason": null}]});
             sock.write_all(event(&delta).as_bytes()).await?;
+        }
+        if held {
+            let mut b = [0u8; 64];
+            let _ = tokio::time::timeout(SILENCE_CAP, sock.read(&mut b)).await;
+            return Ok(());
         }
     } else {
         tokio::time::sleep(secs(generated, config.generation_per_s)).await;
