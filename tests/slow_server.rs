@@ -143,37 +143,61 @@ async fn without_a_measured_speed_a_silent_prompt_is_cut_at_the_idle_limit() {
 
 const BEGUN: &str = "calc.py\n```python\n<<<<<<< SEARCH\n    return a - b\n=======\n";
 
-/// A line attempt's request: the reply begun for the model inside a block's replace half.
-fn begun_request() -> ModelRequest {
-    let mut r = request(400);
+/// A line attempt's request (a system prompt and `user_chars` of opening): the reply begun
+/// for the model inside a block's replace half.
+fn begun_request(user_chars: usize) -> ModelRequest {
+    let mut r = request(user_chars);
     r.messages.push(Message::assistant(BEGUN));
     r.code_reply = true;
     r.alternatives = Some(5);
     r
 }
 
-/// The reply to a line attempt from a server that streams `text`, then holds the rest (`
-/// REPLACE`, the fence, the end of the turn) until the client hangs up.
-async fn held_reply(text: String) -> kotef_model::ModelReply {
-    let fake = server(1800.0, in_order(vec![Turn::Held(text)])).await;
-    let reply = client(&fake.url).complete(&begun_request()).await.unwrap();
-    assert_eq!(fake.requests().len(), 1);
-    reply
+/// A server that streams `text` as a line attempt's reply, then holds the rest (` REPLACE`,
+/// the fence, the end of the turn) until the client hangs up; with progress reports it sends
+/// the begun part back first, as llama.cpp does.
+async fn holding(text: &str, reports_progress: bool) -> SlowModel {
+    SlowModel::start(SlowModelConfig {
+        prompt_per_s: 1800.0,
+        generation_per_s: 740.0,
+        batch: 504,
+        reports_progress,
+        script: in_order(vec![Turn::Held(text.into())]),
+    })
+    .await
 }
 
 #[tokio::test]
 async fn a_begun_reply_is_read_until_its_end_marker_and_the_rest_never_waited_for() {
-    let reply = held_reply("    return a + b\n>>>>>>>".into()).await;
+    let fake = holding("    return a + b\n>>>>>>>", false).await;
+    let reply = client(&fake.url)
+        .complete(&begun_request(400))
+        .await
+        .unwrap();
     assert_eq!(reply.content, format!("{BEGUN}    return a + b\n"));
     assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
 }
 
 #[tokio::test]
 async fn a_begun_reply_the_server_sends_back_first_is_read_until_its_end_marker() {
-    // llama.cpp's own server streams the begun part back before the first new token.
-    let reply = held_reply(format!("{BEGUN}    return a + b\n>>>>>>>")).await;
+    let fake = holding("    return a + b\n>>>>>>>", true).await;
+    let reply = client(&fake.url)
+        .complete(&begun_request(400))
+        .await
+        .unwrap();
     assert_eq!(reply.content, format!("{BEGUN}    return a + b\n"));
-    assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
+}
+
+#[tokio::test]
+async fn a_begun_part_sent_back_before_the_prompt_is_read_is_not_timed_as_generation() {
+    // Eight events of new lines after 1.57 s of prompt: timed from the begun part, the
+    // server would seem to write 5 tokens/s; it writes them in milliseconds.
+    let lines = "    total = a + b\n    assert total == b + a\n    # the sum of both numbers\n    # as the test wants it\n    return total\n";
+    let fake = holding(&format!("{lines}>>>>>>>"), true).await;
+    let m = client(&fake.url);
+    m.complete(&begun_request(11_320)).await.unwrap();
+    let rate = m.server_speed().and_then(|s| s.generation_per_s).unwrap();
+    assert!(rate > 100.0, "{rate}");
 }
 
 // ---- `kotef run` against the slow server ----

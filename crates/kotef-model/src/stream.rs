@@ -267,11 +267,14 @@ impl StreamedReply {
                 .and_then(|d| d.get("content"))
                 .and_then(Value::as_str)
             {
-                if !text.is_empty() {
+                self.content.push_str(text);
+                // llama.cpp's own server sends a begun part back first, before it reads the
+                // prompt when asked for progress: that text is not generated.
+                let echo = !self.begun.is_empty() && self.begun.starts_with(self.content.as_str());
+                if !text.is_empty() && !echo {
                     self.first_text.get_or_insert_with(Instant::now);
                     self.deltas += 1;
                 }
-                self.content.push_str(text);
             }
             if let Some(items) = choice
                 .pointer("/logprobs/content")
@@ -801,6 +804,19 @@ mod tests {
         assert_eq!(v["timings"]["predicted_n"], 6);
         assert_eq!(v["timings"]["client_clock"], true);
         assert!(v["timings"]["prompt_ms"].as_f64().is_some());
+    }
+
+    #[test]
+    fn a_begun_part_sent_back_before_the_prompt_is_read_is_not_timed_as_generation() {
+        let started = Instant::now();
+        let mut r = StreamedReply::started_at(started).continuing(Some(BEGUN));
+        r.push(&sse(&[BEGUN]));
+        assert!(r.first_text.is_none());
+        r.push(&sse(&["x = 2", "\n", ">>>>>>>"]));
+        assert!(r.end_after_code());
+        let v: Value = serde_json::from_slice(&r.into_body()).unwrap();
+        assert_eq!(v["timings"]["predicted_n"], 3);
+        assert_eq!(v["usage"]["completion_tokens"], 3);
     }
 
     #[test]

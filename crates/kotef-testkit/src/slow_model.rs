@@ -134,6 +134,12 @@ async fn read_request(sock: &mut TcpStream) -> std::io::Result<Value> {
     }
 }
 
+/// The reply a request began for the model: its last message's, when that is the assistant's.
+fn begun(body: &Value) -> Option<&str> {
+    let last = body["messages"].as_array()?.last()?;
+    (last["role"] == "assistant").then(|| last["content"].as_str())?
+}
+
 fn event(v: &Value) -> String {
     format!("data: {v}\n\n")
 }
@@ -179,6 +185,12 @@ async fn serve(
     if report {
         sock.write_all(event(&progress(total, 0, started)).as_bytes())
             .await?;
+        // llama.cpp's own server sends a reply begun for the model back first, before it
+        // reads the prompt.
+        if let Some(begun) = begun(&body) {
+            let delta = json!({"choices": [{"index": 0, "delta": {"content": begun}}]});
+            sock.write_all(event(&delta).as_bytes()).await?;
+        }
     }
     while processed < stop_at {
         let step = config.batch.max(1).min(stop_at - processed);
