@@ -167,25 +167,26 @@ async fn holding(text: &str, reports_progress: bool) -> SlowModel {
     .await
 }
 
-#[tokio::test]
-async fn a_begun_reply_is_read_until_its_end_marker_and_the_rest_never_waited_for() {
-    let fake = holding("    return a + b\n>>>>>>>", false).await;
+/// A line attempt's reply from [`holding`]: the begun part and the new line, ended there.
+async fn read_until_marker(reports_progress: bool) -> kotef_model::ModelReply {
+    let fake = holding("    return a + b\n>>>>>>>", reports_progress).await;
     let reply = client(&fake.url)
         .complete(&begun_request(400))
         .await
         .unwrap();
     assert_eq!(reply.content, format!("{BEGUN}    return a + b\n"));
+    reply
+}
+
+#[tokio::test]
+async fn a_begun_reply_is_read_until_its_end_marker_and_the_rest_never_waited_for() {
+    let reply = read_until_marker(false).await;
     assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
 }
 
 #[tokio::test]
 async fn a_begun_reply_the_server_sends_back_first_is_read_until_its_end_marker() {
-    let fake = holding("    return a + b\n>>>>>>>", true).await;
-    let reply = client(&fake.url)
-        .complete(&begun_request(400))
-        .await
-        .unwrap();
-    assert_eq!(reply.content, format!("{BEGUN}    return a + b\n"));
+    read_until_marker(true).await;
 }
 
 #[tokio::test]
