@@ -413,10 +413,12 @@ params.model_alias = {alias}
 params.hostnames = ["127.0.0.1"]
 params.port = int(port)
 params.n_ctx = int(ctx)
-# Two slots over one shared KV cache: the server picks the slot whose cached prompt shares
-# the longest prefix with a request, so the planner's prompt and the coder's each stay
-# cached instead of evicting each other on every switch.
-params.n_parallel = 2
+# One slot, its prompts kept in host memory (llama.cpp's prompt cache, 8 GiB by default): a
+# request whose prompt was read before (the planner's, the coder's) is restored from it. With
+# two slots, a request sent the moment kotef closed a reply it had read enough of came while
+# that reply's slot was still being released and got the other slot: the repair opening
+# (2,000-3,000 tokens, 30-50 s on 2 cores) was read twice in every step.
+params.n_parallel = 1
 params.kv_unified = True
 # Self-speculative (n-gram lookup) decoding, only when asked: drafts from the prompt are
 # verified in batches, which on 2 cores costs more than the drafts it accepts (about a
@@ -439,8 +441,9 @@ signal.signal(signal.SIGINT, lambda *_: stop.set())
 stop.wait()
 EOF
 
-# 3. Start it in the background and wait for /health. Both servers run alike: two slots over
-# one shared KV cache, prompt batches of 512 tokens, the same threads (see serve.py above).
+# 3. Start it in the background and wait for /health. Both servers run alike: one slot with
+# the prompt cache in host memory, prompt batches of 512 tokens, the same threads (see
+# serve.py above).
 start_server() {
 	say "starting $ALIAS on 127.0.0.1:$PORT ($KIND server, ctx $CTX, $THREADS threads, speculation $SPECULATE); log: $LOG"
 	rm -f "$PIDFILE" "$STATEFILE"
@@ -450,7 +453,7 @@ start_server() {
 			spec="--spec-type ngram-simple --spec-ngram-simple-size-n 3 --spec-ngram-simple-size-m 10"
 		# shellcheck disable=SC2086 # the speculation options are words
 		setsid "$NATIVE_BIN" -m "$GGUF" --alias "$ALIAS" --host 127.0.0.1 --port "$PORT" \
-			-c "$CTX" -np 2 --kv-unified -t "$THREADS" -tb "$THREADS" -b 512 $spec \
+			-c "$CTX" -np 1 --kv-unified -t "$THREADS" -tb "$THREADS" -b 512 $spec \
 			>"$LOG" 2>&1 </dev/null &
 	else
 		setsid "$VENV/bin/python" "$CACHE/serve.py" "$GGUF" "$ALIAS" "$PORT" "$CTX" "$THREADS" "$SPECULATE" \

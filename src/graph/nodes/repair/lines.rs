@@ -45,6 +45,11 @@ pub const MAX_BRANCHES_PER_REPLY: usize = 4;
 /// token of about 5 %.
 pub const GUARD_SCORE: f64 = -3.0;
 
+/// The score a [`follow`] offer competes with the branches at: that of another token of
+/// about 3 %, after the guard (of the fixes that add lines next to a statement in the
+/// tuning tasks, four go before it and two or three after).
+pub const FOLLOW_SCORE: f64 = -3.5;
+
 /// The most branches offered in one repair step. In the real-project runs every task that
 /// was solved was solved by a line attempt, and the free attempts made once the branches ran
 /// out (about 20 s each, half of a 300 s budget) solved none: the branches go on while the
@@ -73,8 +78,18 @@ pub struct Offer {
     tries: usize,
     /// The statement's place among the statements offered (0 the first).
     order: usize,
-    /// Whether the model writes lines to put before the statement ([`guard`]).
-    pub insert: bool,
+    /// Where the lines the model writes go.
+    pub place: Place,
+}
+
+/// Where a line attempt's new lines go: in place of its statement, before it ([`guard`]),
+/// or after it ([`follow`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Place {
+    #[default]
+    Instead,
+    Before,
+    After,
 }
 
 impl Offer {
@@ -98,7 +113,7 @@ pub struct Queue {
     branched: usize,
     /// Branches offered so far, per statement (by its order).
     rounds: BTreeMap<usize, usize>,
-    /// The statements (by their order) whose guard offer was made.
+    /// The statements (by their order) whose guard and follow offers were made.
     guarded: BTreeSet<usize>,
     reported: bool,
 }
@@ -113,7 +128,7 @@ impl Queue {
             score: 0.0,
             tries,
             order,
-            insert: false,
+            place: Place::Instead,
         };
         let first = targets.frames.iter().chain(&targets.sweep).enumerate();
         Queue {
@@ -153,7 +168,7 @@ impl Queue {
 
     /// The model answered `offer` writing `tokens` (with alternatives, when the server
     /// reported them): the branches they open join the queue, and, after a statement's
-    /// first reply, its guard offer ([`guard`]). Whether the server reported
+    /// first reply, its guard and follow offers ([`guard`], [`follow`]). Whether the server reported
     /// alternatives decides what a statement written back as it was gets next.
     pub fn replied(&mut self, offer: &Offer, tokens: &[TokenChoice]) {
         if tokens.iter().any(|t| !t.others.is_empty()) {
@@ -162,6 +177,7 @@ impl Queue {
         self.branches.extend(branches(offer, tokens));
         if offer.prefix.is_empty() && self.guarded.insert(offer.order) {
             self.branches.extend(guard(offer));
+            self.branches.extend(follow(offer));
         }
     }
 
@@ -212,7 +228,7 @@ pub fn branches(offer: &Offer, tokens: &[TokenChoice]) -> Vec<Offer> {
                     score: s,
                     tries: TEMPERATURES.len(),
                     order: offer.order,
-                    insert: offer.insert,
+                    place: offer.place,
                 });
             }
         }
@@ -250,7 +266,41 @@ pub fn guard(offer: &Offer) -> Option<Offer> {
         score: GUARD_SCORE,
         tries: TEMPERATURES.len(),
         order: offer.order,
-        insert: true,
+        place: Place::Before,
+    })
+}
+
+/// The offer of lines to put after `offer`'s statement, begun with the statement and a new
+/// line (the model writes the indent: its tokens carry it, and the next word's leading space
+/// with it): a call the state needs next (`self.file.seek(0)` after the file is opened), a
+/// value set. Fixes of real bugs add lines after a statement as often as before it, and a
+/// model shown a statement only rewrites it. The new lines are set at the statement's indent
+/// ([`change`]); it competes with the branches at [`FOLLOW_SCORE`]. `None` after a header
+/// (its body would have to move), a decorator, or a statement after which nothing in its
+/// block runs (`return`, `raise`, `continue`, `break`).
+pub fn follow(offer: &Offer) -> Option<Offer> {
+    let text = &offer.target.text;
+    let code = text.lines().next()?.trim_start();
+    let word = code
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .next();
+    let last = ["return", "raise", "continue", "break", "pass"];
+    let closed = ["@", ")", "]", "}"];
+    if code.is_empty()
+        || text.lines().any(header)
+        || word.is_some_and(|w| last.contains(&w))
+        || closed.iter().any(|c| code.starts_with(c))
+    {
+        return None;
+    }
+    Some(Offer {
+        target: offer.target.clone(),
+        temperature: TEMPERATURES[0],
+        prefix: format!("{text}\n"),
+        score: FOLLOW_SCORE,
+        tries: TEMPERATURES.len(),
+        order: offer.order,
+        place: Place::After,
     })
 }
 
@@ -319,46 +369,36 @@ fn shifted<'a>(lines: impl Iterator<Item = &'a str>, pad: &str) -> String {
 /// after the begun part, up to the block's end marker, its closing fence, or the reply's end
 /// (a reply cut at its cap, or stopped before the marker, still says its new lines). Lines
 /// written less indented than the statement are shifted to its indent (a model that writes
-/// the new line flush left). Lines written to go before the statement (`insert`, a
+/// the new line flush left). Lines written to go before the statement ([`Place::Before`], a
 /// [`guard`]) are followed by it unless they hold its first line, one level deeper when they
-/// end in a header with no body ([`nested`]). `None` when nothing was written, the statement
-/// as it was, or a header that cannot wrap it.
-pub fn change(t: &Target, content: &str, insert: bool) -> Option<EditBlock> {
+/// end in a header with no body ([`nested`]); lines written after it ([`Place::After`], a
+/// [`follow`]) are set at its indent. `None` when nothing was written, the statement as it
+/// was, or a header that cannot wrap it.
+pub fn change(t: &Target, content: &str, place: Place) -> Option<EditBlock> {
     let rest = content.strip_prefix(begun_reply(t).as_str())?;
-    let mut new: Vec<&str> = Vec::new();
-    for line in rest.lines() {
-        let l = line.trim();
-        if l.starts_with(">>>>>>>") || l.starts_with("```") || l.starts_with("=======") {
-            break;
+    let replace = match place {
+        Place::After => {
+            let new = in_block(written(rest.strip_prefix(&format!("{}\n", t.text))?));
+            format!(
+                "{}\n{}",
+                t.text,
+                at_indent(&new, statement_indent(t), true)?
+            )
         }
-        new.push(line);
-    }
-    while new.last().is_some_and(|l| l.trim().is_empty()) {
-        new.pop();
-    }
-    if new.iter().all(|l| l.trim().is_empty()) {
-        return None;
-    }
-    let indent = |l: &str| l.len() - l.trim_start().len();
-    let want = t.text.lines().next().map_or(0, indent);
-    let least = new
-        .iter()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| indent(l))
-        .min()
-        .unwrap_or(0);
-    let pad = " ".repeat(want.saturating_sub(least));
-    let replace = shifted(new.iter().copied(), &pad);
-    let head = t.text.lines().next().unwrap_or_default().trim();
-    let replace = if insert && !replace.lines().any(|l| l.trim() == head) {
-        let last = replace.lines().rev().find(|l| !l.trim().is_empty());
-        if last.is_some_and(header) {
-            format!("{replace}\n{}", nested(&t.text)?)
-        } else {
-            format!("{replace}\n{}", t.text)
+        Place::Instead | Place::Before => {
+            let replace = at_indent(&written(rest), statement_indent(t), false)?;
+            let head = t.text.lines().next().unwrap_or_default().trim();
+            if place == Place::Before && !replace.lines().any(|l| l.trim() == head) {
+                let last = replace.lines().rev().find(|l| !l.trim().is_empty());
+                if last.is_some_and(header) {
+                    format!("{replace}\n{}", nested(&t.text)?)
+                } else {
+                    format!("{replace}\n{}", t.text)
+                }
+            } else {
+                replace
+            }
         }
-    } else {
-        replace
     };
     if replace.trim_end() == t.text.trim_end() {
         return None;
@@ -370,6 +410,69 @@ pub fn change(t: &Target, content: &str, insert: bool) -> Option<EditBlock> {
             replace: t.with_lead(&replace),
         },
     })
+}
+
+/// The lines a reply wrote, up to its block's end marker or fence, without blank lines at
+/// the end.
+fn written(rest: &str) -> Vec<&str> {
+    let mut new: Vec<&str> = Vec::new();
+    for line in rest.lines() {
+        let l = line.trim();
+        if l.starts_with(">>>>>>>") || l.starts_with("```") || l.starts_with("=======") {
+            break;
+        }
+        new.push(line);
+    }
+    while new.last().is_some_and(|l| l.trim().is_empty()) {
+        new.pop();
+    }
+    new
+}
+
+/// `lines` up to the first that is less indented than the first: what a model writes after
+/// the new lines (the file's next definition, at a lesser indent) is not part of them.
+fn in_block(mut lines: Vec<&str>) -> Vec<&str> {
+    let mut code = lines.iter().filter(|l| !l.trim().is_empty());
+    if let Some(first) = code.next().map(|l| indent(l)) {
+        let end = lines
+            .iter()
+            .position(|l| !l.trim().is_empty() && indent(l) < first);
+        lines.truncate(end.unwrap_or(lines.len()));
+    }
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    lines
+}
+
+/// The indent of `t`'s first line.
+fn statement_indent(t: &Target) -> usize {
+    t.text.lines().next().map_or(0, indent)
+}
+
+/// How many characters of `l` are its indent.
+fn indent(l: &str) -> usize {
+    l.len() - l.trim_start().len()
+}
+
+/// `lines` joined with the least indented at `want` (shifted right to it; also left when
+/// `exact`: lines after a statement that is no header cannot be deeper); `None` when all are
+/// blank.
+fn at_indent(lines: &[&str], want: usize, exact: bool) -> Option<String> {
+    let least = (lines.iter().filter(|l| !l.trim().is_empty()))
+        .map(|l| indent(l))
+        .min()?;
+    if exact && least > want {
+        let cut = least - want;
+        return Some(
+            (lines.iter())
+                .map(|l| l.get(cut..).filter(|_| !l.trim().is_empty()).unwrap_or(""))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+    }
+    let pad = " ".repeat(want.saturating_sub(least));
+    Some(shifted(lines.iter().copied(), &pad))
 }
 
 #[cfg(test)]
@@ -396,7 +499,7 @@ mod tests {
         let Some(EditBlock {
             change: Change::Replace { search, replace },
             ..
-        }) = change(t, &reply, false)
+        }) = change(t, &reply, Place::Instead)
         else {
             panic!("no change read from {reply:?}");
         };
@@ -410,7 +513,7 @@ mod tests {
     fn a_statement_written_back_as_it_was_is_offered_once_more_hotter() {
         let t = frame_targets(&trace(), &files());
         let copied = format!("{}{}\n>>>>>>> REPLACE\n", begun_reply(&t[0]), t[0].text);
-        assert_eq!(change(&t[0], &copied, false), None);
+        assert_eq!(change(&t[0], &copied, Place::Instead), None);
         let mut q = Queue::new(Targets {
             frames: t.clone(),
             sweep: Vec::new(),
@@ -442,7 +545,7 @@ mod tests {
         let Some(EditBlock {
             change: Change::Replace { search, replace },
             ..
-        }) = change(t, &reply, false)
+        }) = change(t, &reply, Place::Instead)
         else {
             panic!("no change read from {reply:?}");
         };
@@ -457,7 +560,11 @@ mod tests {
     fn a_reply_that_wrote_nothing_after_the_begun_part_makes_no_change() {
         let t = &frame_targets(&trace(), &files())[0];
         assert_eq!(
-            change(t, &format!("{}>>>>>>> REPLACE\n", begun_reply(t)), false),
+            change(
+                t,
+                &format!("{}>>>>>>> REPLACE\n", begun_reply(t)),
+                Place::Instead
+            ),
             None
         );
     }
@@ -596,7 +703,7 @@ mod tests {
             score,
             tries: TEMPERATURES.len(),
             order,
-            insert: false,
+            place: Place::Instead,
         }
     }
 
@@ -663,7 +770,11 @@ mod tests {
         let first = first_offer(&t[0]);
         q.replied(&first, &[]);
         q.replied(&first, &[]);
-        let guards: Vec<&Offer> = q.branches.iter().filter(|o| o.insert).collect();
+        let guards: Vec<&Offer> = q
+            .branches
+            .iter()
+            .filter(|o| o.place == Place::Before)
+            .collect();
         assert_eq!(
             guards
                 .iter()
@@ -691,7 +802,7 @@ mod tests {
     /// What a guard offer's reply writing `written` after the begun part replaces `t` with.
     fn guarded(t: &Target, written: &str) -> Option<String> {
         let reply = format!("{}{written}\n>>>>>>> REPLACE\n", begun_reply(t));
-        match change(t, &reply, true)?.change {
+        match change(t, &reply, Place::Before)?.change {
             Change::Replace { replace, .. } => Some(replace),
             Change::Code { .. } => None,
         }
@@ -732,5 +843,92 @@ mod tests {
     fn a_bare_header_before_a_compound_statement_is_no_change() {
         let t = &frame_targets(&trace(), &files())[0];
         assert_eq!(guarded(t, "            if response is not None:"), None);
+    }
+
+    #[test]
+    fn a_statements_first_reply_opens_its_follow_offer_begun_with_the_statement() {
+        let t = opened();
+        let mut q = Queue::new(Targets::default());
+        q.replied(&first_offer(&t), &[]);
+        let follows: Vec<(String, f64)> = (q.branches.iter())
+            .filter(|o| o.place == Place::After)
+            .map(|o| (o.prefix.clone(), o.score))
+            .collect();
+        assert_eq!(follows, [(format!("{}\n", t.text), FOLLOW_SCORE)]);
+    }
+
+    #[test]
+    fn nothing_follows_a_return_a_raise_a_header_or_a_decorator() {
+        let t = frame_targets(&trace(), &files());
+        let texts = [
+            "    return x",
+            "    raise ValueError(x)",
+            "    continue",
+            "    if x:",
+            "    for a in (b,\n              c):",
+            "@property",
+        ];
+        for text in texts {
+            let o = Offer {
+                target: Target {
+                    text: text.into(),
+                    ..t[0].clone()
+                },
+                ..first_offer(&t[0])
+            };
+            assert_eq!(follow(&o), None, "{text}");
+        }
+    }
+
+    /// A target statement `    self.file = open(path)` in `m.py`.
+    fn opened() -> Target {
+        Target {
+            path: "m.py".into(),
+            text: "        self.file = open(path)".into(),
+            lead: String::new(),
+            line: 3,
+        }
+    }
+
+    /// What a follow offer's reply writing `written` after the begun part replaces `t` with.
+    fn followed(t: &Target, written: &str) -> Option<String> {
+        let reply = format!("{}{}\n{written}\n>>>>>>> REPLACE\n", begun_reply(t), t.text);
+        match change(t, &reply, Place::After)?.change {
+            Change::Replace { replace, .. } => Some(replace),
+            Change::Code { .. } => None,
+        }
+    }
+
+    #[test]
+    fn lines_written_after_the_statement_follow_it_at_its_indent() {
+        let t = opened();
+        assert_eq!(
+            followed(&t, "self.file.seek(0)"),
+            Some("        self.file = open(path)\n        self.file.seek(0)".into())
+        );
+    }
+
+    #[test]
+    fn lines_written_deeper_than_the_statement_are_set_at_its_indent() {
+        let t = opened();
+        assert_eq!(
+            followed(&t, "            if x:\n                y()"),
+            Some("        self.file = open(path)\n        if x:\n            y()".into())
+        );
+    }
+
+    #[test]
+    fn a_line_that_leaves_the_statements_block_ends_the_lines_after_it() {
+        let t = opened();
+        assert_eq!(
+            followed(&t, "        self.file.seek(0)\n\n    def close(self):"),
+            Some("        self.file = open(path)\n        self.file.seek(0)".into())
+        );
+    }
+
+    #[test]
+    fn a_follow_offer_that_wrote_nothing_after_the_statement_makes_no_change() {
+        let t = opened();
+        assert_eq!(followed(&t, ""), None);
     }
 }

@@ -79,7 +79,7 @@ pub(super) fn attempt_change(
         return Some(attempt_blocks(reply, files, a));
     };
     offers.replied(&o, &reply.tokens);
-    if let Some(block) = lines::change(&o.target, &reply.content, o.insert) {
+    if let Some(block) = lines::change(&o.target, &reply.content, o.place) {
         return Some(vec![block]);
     }
     a.notes.push(format!(
