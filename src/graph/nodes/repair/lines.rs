@@ -273,11 +273,11 @@ pub fn guard(offer: &Offer) -> Option<Offer> {
 /// The offer of lines to put after `offer`'s statement, begun with the statement and a new
 /// line (the model writes the indent: its tokens carry it, and the next word's leading space
 /// with it): a call the state needs next (`self.file.seek(0)` after the file is opened), a
-/// value set. Fixes of real bugs add lines after a statement as often as before it, and a
-/// model shown a statement only rewrites it. The new lines are set at the statement's indent
+/// value set. Fixes of real bugs add lines after a statement too, and a model shown a
+/// statement only rewrites it. The new lines are set at the statement's indent
 /// ([`change`]); it competes with the branches at [`FOLLOW_SCORE`]. `None` after a header
 /// (its body would have to move), a decorator, or a statement after which nothing in its
-/// block runs (`return`, `raise`, `continue`, `break`).
+/// block runs (`return`, `raise`, `continue`, `break`), nor after `pass` (which is replaced).
 pub fn follow(offer: &Offer) -> Option<Offer> {
     let text = &offer.target.text;
     let code = text.lines().next()?.trim_start();
