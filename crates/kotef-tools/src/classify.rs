@@ -487,7 +487,7 @@ pub fn summarize_failure(r: &CommandResult) -> String {
 }
 
 static HEX_ADDR: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"0x[0-9a-fA-F]+").expect("static regex"));
+    LazyLock::new(|| Regex::new(r"\b0x[0-9a-fA-F]+").expect("static regex"));
 static ABS_PATH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"(?:[A-Za-z]:)?(?:/[^\s:'"(),\[\]<>/]+)+/([^\s:'"(),\[\]<>/]+)"#)
         .expect("static regex")
@@ -528,10 +528,11 @@ static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+").expect("sta
 pub fn normalize_line(line: &str) -> String {
     let s = UUID.replace_all(line, "<uuid>");
     let s = SEED.replace_all(&s, "$1=<seed>");
-    let s = HEX_ADDR.replace_all(&s, "<addr>");
     let s = ABS_PATH.replace_all(&s, "…/$1");
-    let s = DURATION.replace_all(&s, "<dur>");
+    // Temp names first: their random letters may hold `0x…` or `12ms`.
     let s = TMP_NAME.replace_all(&s, "<tmp>");
+    let s = HEX_ADDR.replace_all(&s, "<addr>");
+    let s = DURATION.replace_all(&s, "<dur>");
     let s = RANDOM_TOKEN.replace_all(&s, |c: &regex::Captures| random_token(&c[0]));
     let s = LONG_HEX.replace_all(&s, |c: &regex::Captures| {
         if c[0].len() >= 7 {
@@ -914,6 +915,23 @@ FAILED tests/test_calc.py::test_add - assert 4 == 5
         assert_eq!(
             normalize_line("wrote kotef.aB3dE9 and tmp.Qw8eRt"),
             normalize_line("wrote kotef.Zx9Yw1 and tmp.Lk2Jh3")
+        );
+    }
+
+    #[test]
+    fn a_temp_name_holding_an_address_or_a_duration_is_still_a_temp_name() {
+        let plain = normalize_line("check failed in /tmp/tmp.tq4d0hy9: expected hello");
+        assert_eq!(
+            normalize_line("check failed in /tmp/tmp.x0x6fka4: expected hello"),
+            plain
+        );
+        assert_eq!(
+            normalize_line("check failed in /tmp/tmp.0x1234ab: expected hello"),
+            plain
+        );
+        assert_eq!(
+            normalize_line("check failed in /tmp/tmp.1234567s: expected hello"),
+            plain
         );
     }
 
