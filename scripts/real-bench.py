@@ -590,6 +590,63 @@ def print_losses(rows):
         print(f"- run {r['run']} {r['task']}: {got}")
 
 
+def _openings():
+    spec = importlib.util.spec_from_file_location("real_openings",
+                                                  ROOT / "scripts" / "real_openings.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def fix_reach(t, repo):
+    """How near kotef's repair loop came to the real fix in a measured run (the `--openings`
+    audit's oracle, `real_openings.py`, on the run's own transcript): the files the fix
+    changes, whether a repair prompt showed one of them, and at which distinct statement
+    offered to a line attempt (1 the first) one the fix changes or adds lines next to came.
+    Counts only: a held-out task's contents are never printed."""
+    ro = _openings()
+    sol = t["dir"] / "solution"
+    protected = set(t.get("protected") or [])
+    root = subprocess.run(["git", "rev-list", "--max-parents=0", "HEAD"], cwd=repo,
+                          capture_output=True, text=True).stdout.split()[:1]
+    lines, files = set(), []
+    for f in sorted(p for p in sol.rglob("*") if p.is_file()):
+        rel = f.relative_to(sol).as_posix()
+        if rel in protected or not root:
+            continue
+        # The task's commit, not the work tree: the run leaves its best attempt there.
+        buggy = subprocess.run(["git", "show", f"{root[0]}:{rel}"], cwd=repo,
+                               capture_output=True, text=True, errors="replace").stdout
+        files.append(rel)
+        lines |= set(ro.changed_lines(buggy, f.read_text(errors="replace")))
+    shown = False
+    for msgs in ro.coder_requests(repo):
+        text = "\n".join(str(m.get("content") or "") for m in msgs if m.get("role") == "user")
+        if "\n# Files\n" in text:
+            section = text.split("\n# Files\n", 1)[1].partition("\n# How the tests fail now")[0]
+            shown = shown or any(shows_file(section, f) for f in files)
+    offered = ro.offered_statements(repo)
+    at = next((i + 1 for i, stmt in enumerate(offered)
+               if any(line.strip() in lines for line in stmt.splitlines() if line.strip())), None)
+    return {"fix_files": len(files), "shown": shown, "offered_at": at, "offered": len(offered)}
+
+
+def print_reach(rows):
+    """Per run, over kotef's rows: in how many tasks a repair prompt showed a file of the real
+    fix, in how many a line attempt was begun at a statement it touches (and at which of the
+    distinct statements offered, median), and how many of those were solved."""
+    print("\n## where the fix is (kotef, per run; the real patch against the repair loop)\n")
+    print("| run | tasks | fix file shown | fix statement offered | at statement (median) "
+          "| solved of those offered |")
+    print("|---|---|---|---|---|---|")
+    for run_no in sorted({r["run"] for r in rows}):
+        rs = [r for r in rows if r["run"] == run_no and r.get("reach")]
+        offered = [r for r in rs if r["reach"]["offered_at"] is not None]
+        at = ab.median([r["reach"]["offered_at"] for r in offered]) if offered else "–"
+        print(f"| {run_no} | {len(rs)} | {sum(r['reach']['shown'] for r in rs)} | "
+              f"{len(offered)} | {at} | {sum(r['solved'] for r in offered)} |")
+
+
 def group(t):
     return "real, held out" if t.get("held_out") else "real, tuning part"
 
@@ -620,6 +677,7 @@ def run_agents(tasks, args):
                         row["losses"] = harness_losses(repo, t["test_command"],
                                                        row.get("reason") or "",
                                                        t.get("protected", []))
+                        row["reach"] = fix_reach(t, repo)
                     passed = judge(t, repo)
                     fitted = test_fitted(t, repo) if passed else []
                     row.update(task=t["name"], kind="fix", group=group(t), run=run_no,
@@ -639,6 +697,7 @@ def run_agents(tasks, args):
                            [r for r in rows if r["run"] == run_no])
         if name == "kotef":
             print_losses(rows)
+            print_reach(rows)
     print("\n## medians over runs\n")
     for name, rows in results.items():
         per_group = {}
@@ -768,6 +827,30 @@ def self_test():
         counted = ab.stone_counts(runs / "c.transcript.jsonl")
         if counted != {"stones": 1, "combined": 3, "passed": 1}:
             die(f"self-test: stepping stones {counted}")
+    with tempfile.TemporaryDirectory() as tmp:
+        repo, task = Path(tmp) / "repo", Path(tmp) / "task"
+        (repo / "pkg").mkdir(parents=True)
+        (repo / "pkg" / "mod.py").write_text("def f():\n    x = 1\n    return x\n")
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+        subprocess.run(git[:1] + ["init", "-q", str(repo)], check=True)
+        subprocess.run(git + ["add", "-A"], check=True)
+        subprocess.run(git + ["commit", "-qm", "task"], check=True)
+        (task / "solution" / "pkg").mkdir(parents=True)
+        (task / "solution" / "pkg" / "mod.py").write_text("def f():\n    x = 2\n    return x\n")
+        system = {"role": "system", "content": "You fix a bug."}
+        opening = {"role": "user", "content": "# Goal\ng\n\n# Files\n\npkg/mod.py\n```\n"
+                   "def f():\n```\n\n# How the tests fail now: `t`\n"}
+        begun = "pkg/mod.py\n```python\n<<<<<<< SEARCH\n{}\n=======\n"
+        events = [{"type": "model_request", "node": "coder", "messages": [system, opening]}] + [
+            {"type": "model_request", "node": "coder",
+             "messages": [system, opening, {"role": "assistant", "content": begun.format(b)}]}
+            for b in ("    return x", "    x = 1", "    x = 1")]
+        runs = repo / ".sdd" / "runs"
+        runs.mkdir(parents=True)
+        (runs / "a.transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+        got = fix_reach({"dir": task, "protected": []}, repo)
+        if got != {"fix_files": 1, "shown": True, "offered_at": 2, "offered": 2}:
+            die(f"self-test: how near the repair loop came to the fix: {got}")
     tests = 'assertEqual(status_message(573), "573 Unknown Status")\n'
     fix = 'return "%s %s" % (status, RESPONSES.get(status, "Unknown Status"))\n'
     fitted = "+    if status == 573:\n+        return '573 Unknown Status'  # the test's\n"
