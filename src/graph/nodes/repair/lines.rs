@@ -130,7 +130,10 @@ impl Queue {
             order,
             place: Place::Instead,
         };
-        let first = targets.frames.iter().chain(&targets.sweep).enumerate();
+        let first = (targets.frames.iter())
+            .chain(&targets.sweep)
+            .chain(&targets.farther)
+            .enumerate();
         Queue {
             left: first.map(|t| offer(t, TEMPERATURES[0], 0)).collect(),
             again: (targets.frames.iter().enumerate())
@@ -517,6 +520,7 @@ mod tests {
         let mut q = Queue::new(Targets {
             frames: t.clone(),
             sweep: Vec::new(),
+            ..Default::default()
         });
         let first = q.next().unwrap();
         q.unchanged(first);
@@ -575,6 +579,7 @@ mod tests {
         let mut q = Queue::new(Targets {
             frames: vec![t[0].clone()],
             sweep: vec![t[1].clone()],
+            ..Default::default()
         });
         let order: Vec<(Target, f64)> =
             std::iter::from_fn(|| q.next().map(|o| (o.target, o.temperature))).collect();
@@ -621,6 +626,7 @@ mod tests {
         let mut q = Queue::new(Targets {
             frames: vec![t.clone()],
             sweep: Vec::new(),
+            ..Default::default()
         });
         q.next().unwrap()
     }
@@ -666,6 +672,7 @@ mod tests {
         let mut q = Queue::new(Targets {
             frames: vec![t[0].clone()],
             sweep: vec![t[1].clone()],
+            ..Default::default()
         });
         let first = q.next().unwrap();
         let unlikely = Offer {
@@ -742,6 +749,7 @@ mod tests {
         let mut q = Queue::new(Targets {
             frames: vec![t[0].clone(); 5],
             sweep: Vec::new(),
+            ..Default::default()
         });
         let last = std::iter::from_fn(|| q.next()).last().unwrap();
         q.replied(&last, &reply_with_alternatives());

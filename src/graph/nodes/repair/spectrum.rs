@@ -114,7 +114,11 @@ pub fn rank(
     let Some(s) = s else {
         return found;
     };
-    let super::targets::Targets { frames, sweep } = found;
+    let super::targets::Targets {
+        frames,
+        sweep,
+        mut farther,
+    } = found;
     let shown = |p: &str| files.iter().any(|(f, _)| f == p);
     let mut suspects: Vec<(f64, Target)> = Vec::new();
     for told in s.telling(shown) {
@@ -138,9 +142,13 @@ pub fn rank(
     all.extend(suspects);
     // Stable: equal scores keep the sweep's order, and the suspects come after its equals.
     all.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let sweep: Vec<Target> = all.into_iter().map(|(_, t)| t).collect();
+    // A statement past the sweep's bounds that the spectrum tells apart is offered with it.
+    farther.retain(|t| !sweep.contains(t));
     super::targets::Targets {
         frames,
-        sweep: all.into_iter().map(|(_, t)| t).collect(),
+        sweep,
+        farther,
     }
 }
 
@@ -460,6 +468,7 @@ mod tests {
         let found = super::super::targets::Targets {
             frames: vec![at(2)],
             sweep: vec![at(3), at(12)],
+            ..Default::default()
         };
         let ranked = rank(found, &files, Some(&code_record()));
         assert_eq!(ranked.frames, [at(2)]);

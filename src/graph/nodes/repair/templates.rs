@@ -58,6 +58,7 @@ fn outside_tests(targets: &Targets) -> Targets {
     Targets {
         frames: keep(&targets.frames),
         sweep: keep(&targets.sweep),
+        farther: Vec::new(),
     }
 }
 

@@ -113,6 +113,7 @@ fn offered(path: &str, text: &str, lines: &[usize]) -> Targets {
             .iter()
             .filter_map(|l| Target::around(path, text, *l))
             .collect(),
+        ..Default::default()
     }
 }
 
