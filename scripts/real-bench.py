@@ -35,6 +35,7 @@ missing environment variables, setup failures, transcripts in prompts, calls cut
 limit, and repair prompts whose files leave out every repository file of the traceback.
 """
 import argparse
+import functools
 import hashlib
 import importlib.util
 import json
@@ -590,7 +591,9 @@ def print_losses(rows):
         print(f"- run {r['run']} {r['task']}: {got}")
 
 
+@functools.cache
 def _openings():
+    """scripts/real_openings.py, loaded once: the `--openings` audit and its oracle."""
     spec = importlib.util.spec_from_file_location("real_openings",
                                                   ROOT / "scripts" / "real_openings.py")
     mod = importlib.util.module_from_spec(spec)
@@ -726,10 +729,7 @@ def unseen_kept(tasks, asked, quiet=False):
 
 def openings(tasks, args):
     """`--openings`: scripts/real_openings.py's audit of every task's first repair prompt."""
-    spec = importlib.util.spec_from_file_location("real_openings",
-                                                  ROOT / "scripts" / "real_openings.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _openings()
     if not Path(args.kotef).is_file():
         die(f"kotef binary not found at {args.kotef} (cargo build, or --kotef PATH)")
     args.kotef = str(Path(args.kotef).resolve())
