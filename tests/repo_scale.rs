@@ -1340,6 +1340,35 @@ async fn the_line_the_spectrum_points_at_is_fixed_and_the_tracer_leaves_nothing_
     assert!(!r.repo.path().join(".kotef-spectrum").exists());
 }
 
+/// `pkg/parts.py`: eight helpers the failing test runs through `render` and its neighbour
+/// does not (so all eight score alike, too many for the spectrum alone to tell apart); one is
+/// named like the failing test (`slug`, `test_slug_keeps_every_word`) and drops a word.
+const PARTS: &str = "def header(title):\n    return '<h1>' + title + '</h1>'\n\n\ndef slug(title):\n    words = title.lower().split()\n    return '-'.join(words[1:])\n\n\ndef paragraph(body):\n    return '<p>' + body + '</p>'\n\n\ndef footer():\n    return '<hr>'\n\n\ndef escape(text):\n    return text.replace('<', '&lt;')\n\n\ndef strip(text):\n    return text.strip()\n\n\ndef wrap(text):\n    return '[' + text + ']'\n\n\ndef join_all(parts):\n    return '|'.join(parts)\n";
+const SLUG_PAGE: &str = "from pkg import parts\n\n\ndef render(title, body):\n    if not title:\n        return ''\n    body = parts.escape(parts.strip(body))\n    return parts.join_all([parts.header(title), parts.slug(title), parts.paragraph(body), parts.wrap(parts.footer())])\n";
+const SLUG_PAGE_TEST: &str = "import unittest\n\nfrom pkg.page import render\n\n\nclass T(unittest.TestCase):\n    def test_empty_title(self):\n        self.assertEqual(render('', 'x'), '')\n\n    def test_slug_keeps_every_word(self):\n        self.assertEqual(render('Big News', 'x'), '<h1>Big News</h1>|big-news|<p>x</p>|[<hr>]')\n";
+
+#[tokio::test]
+async fn of_many_functions_only_the_failing_test_ran_the_one_named_like_it_is_shown_and_fixed() {
+    let r = run_llama(
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/page.py", SLUG_PAGE),
+            ("pkg/parts.py", PARTS),
+            ("test_page.py", SLUG_PAGE_TEST),
+        ],
+        "A page's slug loses its first word.",
+        "python3 -m unittest -q test_page.T.test_slug_keeps_every_word",
+        "No change.\n",
+        &[("words[1:]", "    return '-'.join(words)\n")],
+    )
+    .await;
+    r.assert_success();
+    assert_eq!(
+        read(r.repo.path(), "pkg/parts.py"),
+        PARTS.replace("words[1:]", "words")
+    );
+}
+
 /// A run in package `pkg` whose fix a template finds: it succeeds before any repair call (both
 /// asserted); the model's free attempts would write the wrong default.
 async fn run_templates(list: &[(&str, &str)], goal: &str, test: &str) -> Run {

@@ -2,7 +2,8 @@
 //! graph's rules stay language-neutral: today, how Python's unittest reports failures and
 //! which name a Python module lacks, the frames of a traceback, and the fix templates'
 //! rewrites of Python statements (type repairs, pattern, condition and name mutants, the
-//! bindings of a name no module statement binds).
+//! bindings of a name no module statement binds), and the words of names (which code a
+//! failing test is named like).
 
 pub mod condition_mutation;
 #[cfg(test)]
@@ -22,3 +23,4 @@ pub mod type_repair;
 #[cfg(test)]
 mod type_repair_tests;
 pub mod unittest;
+pub mod words;

@@ -102,6 +102,20 @@ impl Spectrum {
     /// score at most [`FUNCTION_POOL`] such functions reach (a score shared by many, the
     /// failing test having called what its neighbours called, tells nothing).
     pub fn telling(&self, source: impl Fn(&str) -> bool) -> Vec<Telling> {
+        self.telling_near(source, |_, _| 0)
+    }
+
+    /// [`Spectrum::telling`] with functions of one score told apart by `near` (a function's
+    /// path and first line → how near it is to the failing tests by name, higher nearer): the
+    /// functions are ranked by score, then by nearness, and a function is told when at most
+    /// [`FUNCTION_POOL`] functions rank as high as it. Among many functions that only the
+    /// failing test ran, the few named like it are told apart; `near` is asked only of the
+    /// functions down to the first score too many share.
+    pub fn telling_near(
+        &self,
+        source: impl Fn(&str) -> bool,
+        near: impl Fn(&str, usize) -> usize,
+    ) -> Vec<Telling> {
         let mut all: Vec<(&(String, usize), f64)> = self
             .functions
             .iter()
@@ -109,9 +123,25 @@ impl Spectrum {
             .map(|(k, s)| (k, *s))
             .collect();
         all.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let mut ranked: Vec<(&(String, usize), f64, usize)> = Vec::new();
+        let mut start = 0;
+        while let Some(&(_, score)) = all.get(start) {
+            let end = all.partition_point(|(_, x)| *x >= score);
+            for &(k, s) in &all[start..end] {
+                ranked.push((k, s, near(&k.0, k.1)));
+            }
+            if end > FUNCTION_POOL {
+                break;
+            }
+            start = end;
+        }
+        // Stable: equal ranks keep the file order.
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.cmp(&a.2)));
         let mut out = Vec::new();
-        for ((path, first), score) in &all {
-            if all.partition_point(|(_, x)| *x >= *score) > FUNCTION_POOL {
+        for &((path, first), score, n) in &ranked {
+            let as_high =
+                ranked.partition_point(|(_, s, m)| *s > score || (*s == score && *m >= n));
+            if as_high > FUNCTION_POOL {
                 break;
             }
             let end = self.next_function(path, *first);
@@ -123,7 +153,7 @@ impl Spectrum {
             out.push(Telling {
                 path: path.clone(),
                 lines,
-                score: *score,
+                score,
             });
         }
         out
@@ -183,6 +213,16 @@ mod tests {
         Spectrum::read(RECORD, &failed(&["test_upper"])).unwrap()
     }
 
+    /// Eight one-line functions of `m.py` (lines 1 to 8) that only the failing test ran.
+    fn eight_alike() -> Spectrum {
+        let defs: Vec<String> = (1..=8).map(|i| format!(r#""{i}": [{i}]"#)).collect();
+        let record = format!(
+            r#"{{"tests": {{"test_a": {{"m.py": {{{}}}}}}}}}"#,
+            defs.join(",")
+        );
+        Spectrum::read(&record, &failed(&["test_a"])).unwrap()
+    }
+
     #[test]
     fn a_line_only_the_failing_test_ran_scores_one() {
         let s = spectrum();
@@ -228,12 +268,40 @@ mod tests {
 
     #[test]
     fn a_score_many_functions_share_tells_nothing() {
-        let defs: Vec<String> = (1..=8).map(|i| format!(r#""{i}": [{i}]"#)).collect();
-        let record = format!(
-            r#"{{"tests": {{"test_a": {{"m.py": {{{}}}}}}}}}"#,
-            defs.join(",")
-        );
-        let s = Spectrum::read(&record, &failed(&["test_a"])).unwrap();
+        let s = eight_alike();
         assert!(s.telling(|_| true).is_empty());
+    }
+
+    #[test]
+    fn among_functions_of_one_score_the_few_named_like_the_test_are_told() {
+        let s = eight_alike();
+        let near = |_: &str, first: usize| usize::from(first == 7) * 2 + usize::from(first == 3);
+        let told: Vec<usize> = s
+            .telling_near(|_| true, near)
+            .iter()
+            .map(|t| t.lines[0])
+            .collect();
+        assert_eq!(told, [7, 3]);
+    }
+
+    #[test]
+    fn nearness_many_functions_share_tells_nothing_more() {
+        let s = eight_alike();
+        let told: Vec<usize> = s
+            .telling_near(|_| true, |_, first| usize::from(first != 1))
+            .iter()
+            .map(|t| t.lines[0])
+            .collect();
+        assert!(told.is_empty());
+    }
+
+    #[test]
+    fn a_better_score_is_told_before_a_nearer_name() {
+        let told: Vec<usize> = spectrum()
+            .telling_near(|p| p == "pkg/a.py", |_, first| usize::from(first == 10) * 5)
+            .iter()
+            .map(|t| t.lines[0])
+            .collect();
+        assert_eq!(told, [20, 30, 10]);
     }
 }

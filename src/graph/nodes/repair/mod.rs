@@ -48,6 +48,7 @@ mod fitted;
 mod lines;
 pub mod locate;
 mod names;
+mod near;
 mod passes;
 mod patterns;
 mod placed;
@@ -361,9 +362,9 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
     } = start::start_from(ctx, state, task, &protected, &start, &failure);
     let mut a = attempts_for(ctx, &start, &command, listed.clone());
     let mut stones = Stones::new(&start, &root.display().to_string(), &listed);
-    let spectrum = spectrum::measure(ctx, state, &command, &start).await;
-    shown = spectrum::widen(ctx, shown, spectrum.as_ref(), &protected);
-    let targets = spectrum::offers(&shown, &names, spectrum.as_ref());
+    let (widened, targets) =
+        spectrum::localise(ctx, state, shown, &protected, (&command, &start), &names).await;
+    shown = widened;
     let test = test_view.as_deref().unwrap_or(&failure);
     let cmd = (command.as_str(), protected.as_slice());
     let setting = templates::Setting::new(cmd, &shown, &start, &targets, test);

@@ -30,8 +30,9 @@ pub const MAX_NEW_FILES: usize = 2;
 /// The telling functions the code shown is focused on at most.
 pub const FOCUS_FUNCTIONS: usize = 3;
 
-/// `shown` with the functions the spectrum tells apart in view ([`Spectrum::telling`], in the
-/// project's source: not the tests, vendored or installed code): a shown file where the
+/// `shown` with the functions the spectrum tells apart in view ([`Spectrum::telling_near`], in
+/// the project's source: not the tests, vendored or installed code; of many functions only the
+/// failing test ran, those named like it, [`super::near`]): a shown file where the
 /// failing tests ran nothing gives its place (unless it is the first or holds a frame), the
 /// files of those functions not shown take the places free (at most [`MAX_NEW_FILES`], up to
 /// [`super::REPAIR_FILES`] in all), and the best [`FOCUS_FUNCTIONS`] of them are the trace's
@@ -42,6 +43,7 @@ pub(super) fn widen(
     mut shown: super::Shown,
     s: Option<&Spectrum>,
     protected: &[String],
+    near: &super::near::Near,
 ) -> super::Shown {
     let Some(s) = s else {
         return shown;
@@ -52,7 +54,7 @@ pub(super) fn widen(
             && !crate::graph::prompt::code_view::installed(p)
             && !crate::graph::prompt::context::named_like_a_test(p)
     };
-    let telling = s.telling(source);
+    let telling = s.telling_near(source, |p, first| near.of(p, first));
     if telling.is_empty() {
         return shown;
     }
@@ -89,15 +91,47 @@ pub(super) fn widen(
     shown
 }
 
+/// The spectrum of the failing `run` of `command` ([`measure`]), `shown` widened by it
+/// ([`widen`]) and the statements line attempts offer of it ([`offers`]): functions of one
+/// score told apart by how near their names are to the failing tests the command names or the
+/// run reports and to the failure's `names` ([`super::near`], which reads files and is dropped
+/// before anything is awaited again).
+pub(super) async fn localise(
+    ctx: &crate::graph::GraphContext,
+    state: &mut crate::graph::memory::state::RunState,
+    shown: super::Shown,
+    protected: &[String],
+    (command, run): (&str, &kotef_tools::CommandResult),
+    names: &[String],
+) -> (super::Shown, super::targets::Targets) {
+    let s = measure(ctx, state, command, run).await;
+    let output = format!("{}{}", run.stdout, run.stderr);
+    let failed = failed_tests(&output);
+    let ids = command
+        .split_whitespace()
+        .filter(|w| test_id(w).is_some())
+        .chain(failed.iter().map(String::as_str));
+    let tree = ctx.tools.workdir().tree();
+    let read = |p: &str| {
+        tree.read_text(p, kotef_tools::file_tools::READ_CAP_BYTES as u64)
+            .ok()
+    };
+    let near = super::near::Near::new(ids, names, read);
+    let shown = widen(ctx, shown, s.as_ref(), protected, &near);
+    let targets = offers(&shown, names, s.as_ref(), &near);
+    (shown, targets)
+}
+
 /// The statements line attempts offer of the `shown` code ([`super::targets::targets`]),
 /// ordered by the spectrum when there is one ([`rank`]).
 pub(super) fn offers(
     shown: &super::Shown,
     names: &[String],
     s: Option<&Spectrum>,
+    near: &super::near::Near,
 ) -> super::targets::Targets {
     let found = super::targets::targets(&shown.trace, &shown.files, names);
-    rank(found, &shown.files, s)
+    rank(found, &shown.files, s, near)
 }
 
 /// `found` ordered by the spectrum: the frames stay first (where it raised is the strongest
@@ -105,10 +139,11 @@ pub(super) fn offers(
 /// the shown `files` not offered yet (the lines run in the functions it tells apart) come
 /// next, best score first (the sweep's order among equals), and the statements the failing
 /// tests never ran last.
-pub fn rank(
+pub(super) fn rank(
     found: super::targets::Targets,
     files: &[(String, String)],
     s: Option<&Spectrum>,
+    near: &super::near::Near,
 ) -> super::targets::Targets {
     use super::targets::Target;
     let Some(s) = s else {
@@ -121,7 +156,7 @@ pub fn rank(
     } = found;
     let shown = |p: &str| files.iter().any(|(f, _)| f == p);
     let mut suspects: Vec<(f64, Target)> = Vec::new();
-    for told in s.telling(shown) {
+    for told in s.telling_near(shown, |p, first| near.of(p, first)) {
         let Some((_, text)) = files.iter().find(|(f, _)| *f == told.path) else {
             continue;
         };
@@ -449,6 +484,7 @@ mod tests {
             super::super::targets::Targets::default(),
             &files,
             Some(&code_record()),
+            &super::super::near::Near::nothing(),
         );
         let first: Vec<&str> = ranked.sweep.iter().map(|t| t.text.trim()).collect();
         assert_eq!(
@@ -470,7 +506,12 @@ mod tests {
             sweep: vec![at(3), at(12)],
             ..Default::default()
         };
-        let ranked = rank(found, &files, Some(&code_record()));
+        let ranked = rank(
+            found,
+            &files,
+            Some(&code_record()),
+            &super::super::near::Near::nothing(),
+        );
         assert_eq!(ranked.frames, [at(2)]);
         assert_eq!(ranked.sweep.first(), Some(&at(12)));
         assert_eq!(ranked.sweep.last(), Some(&at(3)));
