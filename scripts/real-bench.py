@@ -514,6 +514,30 @@ def shows_file(files_section, path):
                      files_section) is not None
 
 
+NOT_STARTED = re.compile(r"not started: its prompt of about \d+ tokens \((\d+) not in the "
+                         r"server's cache\).*?a reply of \d+ tokens about (\d+) s.*?(\d+) s are left",
+                         re.S)
+# A call that read at least this many uncached tokens measures the server's prompt speed.
+LONG_READ = 256
+
+
+def could_have_finished(report):
+    """Whether the call a run did not start (the `budget` rule: "cannot finish in the time
+    left, so it was not started") would have finished at the prompt speed the server showed
+    on the run's long reads (tokens over milliseconds of the calls that read at least
+    LONG_READ uncached tokens): a call lost to a wrong measurement, not to the budget."""
+    m = NOT_STARTED.search(report.get("stop_reason") or "")
+    if not m:
+        return False
+    long = [t for t in (c.get("timings") or {} for c in report.get("calls") or [])
+            if t.get("prompt_uncached", 0) >= LONG_READ and t.get("prompt_ms", 0) > 0]
+    if not long:
+        return False
+    rate = sum(t["prompt_uncached"] for t in long) * 1000 / sum(t["prompt_ms"] for t in long)
+    uncached, reply_s, left = map(int, m.groups())
+    return uncached / rate + reply_s <= left
+
+
 def harness_losses(repo, test_command, stderr="", protected=()):
     """The issue-30 counts of one kotef run, from its records under `repo/.sdd/runs`. The
     task's protected test files are not counted as missing frames: the repair opening leaves
@@ -523,12 +547,18 @@ def harness_losses(repo, test_command, stderr="", protected=()):
     prompt asks to fix."""
     out = {"refused": 0, "refused_project": 0, "missing_vars": 0, "setup_failed": 0,
            "transcript_in_prompt": 0, "calls_cut": 0, "repair_prompts": 0,
-           "repair_without_frames": 0, "tests_timed_out": 0}
+           "repair_without_frames": 0, "not_started_fits": 0, "tests_timed_out": 0}
     if re.search(r"\bsetup\b.*\b(failed|exited)", stderr or "", re.I):
         out["setup_failed"] = 1
     runs = sorted((repo / ".sdd" / "runs").glob("*.transcript.jsonl"))
     if not runs:
         return out
+    try:
+        report = json.loads(runs[-1].with_name(
+            runs[-1].name.replace(".transcript.jsonl", ".json")).read_text())
+        out["not_started_fits"] = int(could_have_finished(report))
+    except (OSError, ValueError):
+        pass
     project_exe = test_command.split()[0]
     for line in runs[-1].read_text(errors="replace").splitlines():
         try:
@@ -569,7 +599,7 @@ def harness_losses(repo, test_command, stderr="", protected=()):
 
 LOSS_KEYS = ["refused", "refused_project", "missing_vars", "setup_failed",
              "transcript_in_prompt", "calls_cut", "repair_prompts", "repair_without_frames",
-             "tests_timed_out"]
+             "not_started_fits", "tests_timed_out"]
 # Counted beside the losses, not losses themselves: every repair prompt, and test runs cut by
 # their time limit (a change that loops forever is the model's; a start that times out is
 # the environment's, and the task's row says which).
@@ -793,11 +823,21 @@ def self_test():
                  tb, in_test)}]},
         ]
         (runs / "a.transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+        # Refused at 30 tokens/s measured on a short read; the long reads show 80.
+        refused = ("The next coder call cannot finish in the time left, so it was not started: "
+                   "its prompt of about 3100 tokens (3000 not in the server's cache) needs about "
+                   "100 s at the 30.0 prompt tokens/s the server was measured at, and a reply of "
+                   "128 tokens about 6 s at 21.0 tokens/s; 57 s are left.")
+        calls = [{"timings": {"prompt_uncached": 2000, "prompt_ms": 25000.0}},
+                 {"timings": {"prompt_uncached": 40, "prompt_ms": 1333.0}}, {}]
+        (runs / "a.json").write_text(json.dumps({"stop_reason": refused, "calls": calls}))
+        if could_have_finished({"stop_reason": refused.replace("57 s", "30 s"), "calls": calls}):
+            die("self-test: a call that could not finish at the real speed counted as lost")
         got = harness_losses(repo, ".venv/bin/python -m pytest -q tests/test_mod.py",
                              "error: setup failed: exit 1", ["tests/test_mod.py"])
         want = {"refused": 2, "refused_project": 1, "missing_vars": 1, "setup_failed": 1,
                 "transcript_in_prompt": 1, "calls_cut": 1, "repair_prompts": 5,
-                "repair_without_frames": 1, "tests_timed_out": 1}
+                "repair_without_frames": 1, "not_started_fits": 1, "tests_timed_out": 1}
         if got != want:
             die(f"self-test: losses {got}, expected {want}")
         frames = repo_frames(tb, repo)

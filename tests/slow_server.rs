@@ -39,11 +39,17 @@ fn request(user_chars: usize) -> ModelRequest {
 /// A server reading `prompt_per_s` tokens/s that reports progress every 0.28 s of reading
 /// (llama.cpp's batch of 512 tokens at 1,800 tokens/s; 28 s at 18 tokens/s).
 async fn server(prompt_per_s: f64, script: Script) -> SlowModel {
+    server_costing(prompt_per_s, Duration::ZERO, script).await
+}
+
+/// As [`server`], with `per_call` of fixed cost on every prompt read.
+async fn server_costing(prompt_per_s: f64, per_call: Duration, script: Script) -> SlowModel {
     SlowModel::start(SlowModelConfig {
         prompt_per_s,
         generation_per_s: 740.0,
         batch: (prompt_per_s * 0.28).round() as u64,
         reports_progress: true,
+        per_call,
         script,
     })
     .await
@@ -87,6 +93,33 @@ async fn the_server_speed_is_measured_from_its_timings() {
 }
 
 #[tokio::test]
+async fn a_short_read_does_not_set_the_speed_a_long_prompt_is_sized_by() {
+    // 0.1 s of fixed cost per call: the long prompt reads at about 1,700 tokens/s, a reply
+    // begun on 40 new tokens at about 330 (the real server: ~80 against 25-45).
+    let per_call = Duration::from_millis(100);
+    let fake = server_costing(
+        1800.0,
+        per_call,
+        in_order(vec![Turn::Reply("Fixed.".into())]),
+    )
+    .await;
+    let m = client(&fake.url);
+    m.complete(&long_prompt()).await.unwrap();
+    let long = m.server_speed().unwrap().prompt_per_s.unwrap();
+    m.complete(&request(148)).await.unwrap();
+    let after = m.server_speed().unwrap().prompt_per_s.unwrap();
+    // The 40-token read moved the speed by a few per cent, not down to its own ~330.
+    assert!(after > long * 0.9, "{long} then {after}");
+    let alone = client(&fake.url);
+    alone.complete(&request(148)).await.unwrap();
+    let short = alone.server_speed().unwrap().prompt_per_s.unwrap();
+    assert!(
+        short < long * 0.5,
+        "a short read alone: {short}, a long one: {long}"
+    );
+}
+
+#[tokio::test]
 async fn a_server_that_goes_silent_is_cut_by_the_idle_limit_and_not_asked_again() {
     let fake = server(1800.0, in_order(vec![Turn::SilentAfter(1024)])).await;
     let m = client(&fake.url);
@@ -107,6 +140,7 @@ async fn a_server_that_reports_no_progress_gets_the_time_its_measured_speed_need
         generation_per_s: 740.0,
         batch: 512,
         reports_progress: false,
+        per_call: Duration::ZERO,
         script: in_order(vec![Turn::Reply("Fixed.".into())]),
     })
     .await;
@@ -129,6 +163,7 @@ async fn without_a_measured_speed_a_silent_prompt_is_cut_at_the_idle_limit() {
         generation_per_s: 740.0,
         batch: 512,
         reports_progress: false,
+        per_call: Duration::ZERO,
         script: in_order(vec![Turn::Reply("Fixed.".into())]),
     })
     .await;
@@ -162,6 +197,7 @@ async fn holding(text: &str, reports_progress: bool) -> SlowModel {
         generation_per_s: 740.0,
         batch: 504,
         reports_progress,
+        per_call: Duration::ZERO,
         script: in_order(vec![Turn::Held(text.into())]),
     })
     .await

@@ -6,7 +6,7 @@
 //! ledger of failed attempts and per-attempt records (status, latency, tokens) that
 //! `Model::take_failed_attempts` / `take_call_records` drain.
 
-use crate::pace::{self, ServerSpeed};
+use crate::pace::{self, ServerSpeed, SpeedMeter};
 use crate::retry::{
     error_for_status, retry_after_hint, run_with_retries, AttemptFailure, RetryPolicy,
 };
@@ -186,7 +186,7 @@ pub(crate) struct Transport {
     redactor: Redactor,
     failed: Mutex<Vec<Usage>>,
     records: Mutex<VecDeque<CallRecord>>,
-    speed: Mutex<ServerSpeed>,
+    speed: Mutex<SpeedMeter>,
     /// Set once the server showed it is llama.cpp ([`Transport::is_llama_cpp`]).
     llama: AtomicBool,
 }
@@ -209,7 +209,7 @@ impl Transport {
             redactor,
             failed: Mutex::new(Vec::new()),
             records: Mutex::new(VecDeque::new()),
-            speed: Mutex::new(ServerSpeed::default()),
+            speed: Mutex::new(SpeedMeter::default()),
             llama: AtomicBool::new(false),
         })
     }
@@ -232,12 +232,12 @@ impl Transport {
     }
 
     fn speed_now(&self) -> ServerSpeed {
-        *self.speed.lock().unwrap_or_else(|p| p.into_inner())
+        self.speed.lock().unwrap_or_else(|p| p.into_inner()).speed()
     }
 
-    fn measured(&self, newer: ServerSpeed) {
-        let mut s = self.speed.lock().unwrap_or_else(|p| p.into_inner());
-        *s = s.updated(newer);
+    /// Updates the speed measured so far ([`SpeedMeter`]).
+    fn measured(&self, f: impl FnOnce(&mut SpeedMeter)) {
+        f(&mut self.speed.lock().unwrap_or_else(|p| p.into_inner()));
     }
 
     pub fn client(&self) -> &reqwest::Client {
@@ -302,11 +302,14 @@ impl Transport {
             *last_end_ref.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
             match result {
                 Ok(p) => {
-                    if let Some(t) = &p.reply.timings {
-                        self.measured(t.speed());
-                        if !t.client_clock {
-                            self.llama.store(true, Ordering::Relaxed);
+                    match &p.reply.timings {
+                        Some(t) => {
+                            self.measured(|m| t.measure(m));
+                            if !t.client_clock {
+                                self.llama.store(true, Ordering::Relaxed);
+                            }
                         }
+                        None => self.measured(SpeedMeter::ended),
                     }
                     tracing::info!(
                         model = %self.label, attempt, latency_ms,
@@ -327,6 +330,7 @@ impl Transport {
                     Ok(p.reply)
                 }
                 Err(mut f) => {
+                    self.measured(SpeedMeter::ended);
                     f.error = scrub_error(&self.redactor, f.error);
                     let usage = Usage {
                         prompt_tokens: estimate,
@@ -431,10 +435,7 @@ impl Transport {
                 if let Some(p) = events.take_progress() {
                     // Prompt progress events are llama.cpp's own.
                     self.llama.store(true, Ordering::Relaxed);
-                    self.measured(ServerSpeed {
-                        prompt_per_s: p.rate(),
-                        generation_per_s: None,
-                    });
+                    self.measured(|m| m.progress(&p));
                     wait = pace::wait_after_progress(self.timeout, &p, self.speed_now());
                     limit = wait;
                 }

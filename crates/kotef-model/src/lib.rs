@@ -30,7 +30,7 @@ pub use anthropic::{AnthropicModel, ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_VERSIO
 pub use cost::{cost_usd, price_of, table_price, Price, PriceSource, PRICE_TABLE_DATE};
 pub use http::ClientOptions;
 pub use openai::{BodyOptions, OpenAiModel, OPENAI_DEFAULT_BASE_URL};
-pub use pace::{PromptProgress, ServerSpeed};
+pub use pace::{PromptProgress, ServerSpeed, SpeedMeter};
 pub use retry::{error_for_status, retry_after_hint, RetryPolicy};
 pub use scripted::ScriptedModel;
 pub use select::{model_from_spec, model_from_spec_with_policy, parse_spec, ModelSpec};

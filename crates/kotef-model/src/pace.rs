@@ -78,14 +78,6 @@ pub(crate) fn rate(tokens: u64, ms: f64, min: u64) -> Option<f64> {
 }
 
 impl ServerSpeed {
-    /// This speed with the figures `newer` has laid over it.
-    pub fn updated(self, newer: ServerSpeed) -> Self {
-        Self {
-            prompt_per_s: newer.prompt_per_s.or(self.prompt_per_s),
-            generation_per_s: newer.generation_per_s.or(self.generation_per_s),
-        }
-    }
-
     /// Seconds to evaluate `tokens` prompt tokens, when the prompt speed is known.
     pub fn prompt_secs(&self, tokens: u64) -> Option<f64> {
         self.prompt_per_s.map(|r| tokens as f64 / r)
@@ -94,6 +86,89 @@ impl ServerSpeed {
     /// Seconds to generate `tokens` tokens, when the generation speed is known.
     pub fn generation_secs(&self, tokens: u64) -> Option<f64> {
         self.generation_per_s.map(|r| tokens as f64 / r)
+    }
+}
+
+/// How many newer tokens halve the weight of what was measured before them: a prompt speed
+/// follows a machine that got busier within a few long reads, and one short read barely moves it.
+pub const PROMPT_HALF_LIFE: f64 = 4096.0;
+
+/// As [`PROMPT_HALF_LIFE`], for generated tokens.
+pub const GENERATION_HALF_LIFE: f64 = 1024.0;
+
+/// Tokens and milliseconds summed over measurements, older ones weighing less.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Evidence {
+    tokens: f64,
+    ms: f64,
+}
+
+impl Evidence {
+    /// This evidence with `tokens` read in `ms` added; what came before weighs half as much
+    /// for every `half_life` of the new tokens.
+    fn with(self, tokens: u64, ms: f64, half_life: f64) -> Self {
+        if tokens == 0 || !ms.is_finite() || ms <= 0.0 {
+            return self;
+        }
+        let t = tokens as f64;
+        let keep = 0.5f64.powf(t / half_life);
+        Self {
+            tokens: self.tokens * keep + t,
+            ms: self.ms * keep + ms,
+        }
+    }
+
+    fn rate(&self, min: u64) -> Option<f64> {
+        (self.tokens >= min as f64 && self.ms > 0.0).then(|| self.tokens * 1000.0 / self.ms)
+    }
+}
+
+/// The server's speed weighted by tokens: every measurement counts by the tokens it was taken
+/// from, so a call that read 40 tokens (a reply begun for the model, whose fixed cost per call
+/// makes it look slow) cannot set the speed the next 3,000-token call is sized by. A call still
+/// under way counts by its prompt progress so far, and, when it ends without the server's own
+/// figures (cut, or ended early), by its last progress.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SpeedMeter {
+    prompt: Evidence,
+    generation: Evidence,
+    /// Prompt progress of the call under way (tokens read, not cached, and milliseconds).
+    in_flight: Option<(u64, f64)>,
+}
+
+impl SpeedMeter {
+    /// Adds a finished call's own figures (llama.cpp's `timings`); its progress is then
+    /// replaced by them.
+    pub fn finished(&mut self, prompt: (u64, f64), generation: (u64, f64)) {
+        self.in_flight = None;
+        self.prompt = self.prompt.with(prompt.0, prompt.1, PROMPT_HALF_LIFE);
+        self.generation = self
+            .generation
+            .with(generation.0, generation.1, GENERATION_HALF_LIFE);
+    }
+
+    /// Records the prompt progress of the call under way (each event replaces the last).
+    pub fn progress(&mut self, p: &PromptProgress) {
+        self.in_flight = Some((p.processed.saturating_sub(p.cache), p.time_ms));
+    }
+
+    /// The call under way ended without the server's figures: its last progress counts.
+    pub fn ended(&mut self) {
+        if let Some((tokens, ms)) = self.in_flight.take() {
+            self.prompt = self.prompt.with(tokens, ms, PROMPT_HALF_LIFE);
+        }
+    }
+
+    /// The speed measured so far (a figure from too few tokens is left out).
+    pub fn speed(&self) -> ServerSpeed {
+        let prompt = match self.in_flight {
+            Some((tokens, ms)) => self.prompt.with(tokens, ms, PROMPT_HALF_LIFE),
+            None => self.prompt,
+        };
+        ServerSpeed {
+            prompt_per_s: prompt.rate(MIN_PROMPT_SAMPLE),
+            generation_per_s: self.generation.rate(MIN_GENERATION_SAMPLE),
+        }
     }
 }
 
@@ -144,13 +219,64 @@ mod tests {
         }
     }
 
+    fn meter(reads: &[(u64, f64)]) -> SpeedMeter {
+        let mut m = SpeedMeter::default();
+        for &r in reads {
+            m.finished(r, (100, 5000.0));
+        }
+        m
+    }
+
     #[test]
-    fn a_newer_measurement_keeps_the_figures_it_lacks() {
-        let newer = ServerSpeed {
-            prompt_per_s: None,
-            generation_per_s: Some(10.0),
+    fn a_short_read_barely_moves_a_speed_measured_on_long_ones() {
+        // 2,000 tokens at 80/s, then a begun reply's 40 tokens at 30/s.
+        let rate = meter(&[(2000, 25_000.0), (40, 1333.0)])
+            .speed()
+            .prompt_per_s;
+        let rate = rate.unwrap();
+        assert!((76.0..80.0).contains(&rate), "{rate}");
+    }
+
+    #[test]
+    fn a_machine_that_got_slower_is_followed_within_a_few_long_reads() {
+        let mut reads = vec![(3000, 37_500.0)]; // 80/s
+        reads.extend([(3000, 100_000.0); 4]); // 30/s
+        let rate = meter(&reads).speed().prompt_per_s.unwrap();
+        assert!((30.0..34.0).contains(&rate), "{rate}");
+    }
+
+    #[test]
+    fn too_few_tokens_measure_nothing_until_they_add_up() {
+        assert_eq!(meter(&[(20, 1000.0)]).speed().prompt_per_s, None);
+        let rate = meter(&[(20, 1000.0), (20, 1000.0)])
+            .speed()
+            .prompt_per_s
+            .unwrap();
+        assert!((rate - 20.0).abs() < 1e-9, "{rate}");
+        assert_eq!(meter(&[]).speed(), ServerSpeed::default());
+    }
+
+    #[test]
+    fn a_call_under_way_counts_by_its_progress_and_a_cut_one_keeps_it() {
+        let mut m = meter(&[(1000, 50_000.0)]); // 20/s
+        let p = PromptProgress {
+            total: 3000,
+            cache: 0,
+            processed: 1000,
+            time_ms: 100_000.0, // 10/s
         };
-        assert_eq!(speed(18.0, 7.4).updated(newer), speed(18.0, 10.0));
+        m.progress(&p);
+        let cut = meter(&[(1000, 50_000.0), (1000, 100_000.0)]).speed();
+        assert_eq!(m.speed().prompt_per_s, cut.prompt_per_s);
+        m.ended();
+        assert_eq!(m.speed().prompt_per_s, cut.prompt_per_s);
+        // A finished call's own figures replace its progress.
+        let mut m = meter(&[(1000, 50_000.0)]);
+        m.progress(&p);
+        m.finished((3000, 150_000.0), (0, 0.0));
+        m.ended();
+        let whole = meter(&[(1000, 50_000.0), (3000, 150_000.0)]).speed();
+        assert_eq!(m.speed().prompt_per_s, whole.prompt_per_s);
     }
 
     #[test]

@@ -303,18 +303,16 @@ impl ServerTimings {
 }
 
 impl ServerTimings {
-    /// The server's speed these timings show (a figure from too few tokens is left out; kotef's
-    /// own clock, for a stream it ended early, gives no prompt figure).
-    pub fn speed(&self) -> crate::pace::ServerSpeed {
-        use crate::pace::{rate, MIN_GENERATION_SAMPLE, MIN_PROMPT_SAMPLE};
-        crate::pace::ServerSpeed {
-            prompt_per_s: if self.client_clock {
-                None
-            } else {
-                rate(self.prompt_uncached, self.prompt_ms, MIN_PROMPT_SAMPLE)
-            },
-            generation_per_s: rate(self.generated, self.generation_ms, MIN_GENERATION_SAMPLE),
-        }
+    /// Adds what these timings measured to `meter` (kotef's own clock, for a stream it ended
+    /// early, gives no prompt figure: the call's last prompt progress stands for it).
+    pub fn measure(&self, meter: &mut crate::pace::SpeedMeter) {
+        let prompt = if self.client_clock {
+            meter.ended();
+            (0, 0.0)
+        } else {
+            (self.prompt_uncached, self.prompt_ms)
+        };
+        meter.finished(prompt, (self.generated, self.generation_ms));
     }
 }
 
@@ -503,7 +501,12 @@ mod tests {
             generation_ms: 10_000.0,
             client_clock: false,
         };
-        let s = t.speed();
+        let speed = |t: &ServerTimings| {
+            let mut m = crate::pace::SpeedMeter::default();
+            t.measure(&mut m);
+            m.speed()
+        };
+        let s = speed(&t);
         assert_eq!(
             (s.prompt_per_s, s.generation_per_s),
             (Some(18.0), Some(7.4))
@@ -514,7 +517,7 @@ mod tests {
             prompt_ms: 200.0,
             ..t
         };
-        assert_eq!(cached.speed().prompt_per_s, None);
+        assert_eq!(speed(&cached).prompt_per_s, None);
     }
 
     #[test]

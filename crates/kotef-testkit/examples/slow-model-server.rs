@@ -9,6 +9,7 @@
 use kotef_testkit::slow_model::prompt_tokens;
 use kotef_testkit::{SlowModel, SlowModelConfig, Turn};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 #[tokio::main]
 async fn main() {
@@ -22,6 +23,7 @@ async fn main() {
         generation_per_s: num(1, 7.4),
         batch: num(2, 512.0) as u64,
         reports_progress: true,
+        per_call: Duration::ZERO,
         script: Arc::new(move |body, i| {
             let mut seen = log.lock().unwrap_or_else(|p| p.into_inner());
             eprintln!(

@@ -54,6 +54,9 @@ pub struct SlowModelConfig {
     /// Whether it sends `prompt_progress` events when asked (false: a server such as Ollama,
     /// silent until its first token).
     pub reports_progress: bool,
+    /// Time every prompt read takes besides its tokens (llama.cpp's fixed cost per call), so
+    /// a short read measures slower than a long one, as on the real server.
+    pub per_call: Duration,
     pub script: Script,
 }
 
@@ -192,6 +195,7 @@ async fn serve(
             sock.write_all(event(&delta).as_bytes()).await?;
         }
     }
+    tokio::time::sleep(config.per_call).await;
     while processed < stop_at {
         let step = config.batch.max(1).min(stop_at - processed);
         tokio::time::sleep(secs(step, config.prompt_per_s)).await;
