@@ -120,6 +120,31 @@ async fn a_short_read_does_not_set_the_speed_a_long_prompt_is_sized_by() {
 }
 
 #[tokio::test]
+async fn many_short_reads_leave_a_long_prompt_sized_as_long_as_it_takes() {
+    // As after a run of line attempts: one long read, then eight reads of 40 new tokens, each
+    // with 0.1 s of fixed cost (summed, they would size the long prompt 30 % too slow).
+    let fake = server_costing(
+        1800.0,
+        Duration::from_millis(100),
+        in_order(vec![Turn::Reply("Fixed.".into())]),
+    )
+    .await;
+    let m = client(&fake.url);
+    let long_tokens = long_prompt().estimated_prompt_tokens();
+    m.complete(&long_prompt()).await.unwrap();
+    let sized = |m: &OpenAiModel| m.server_speed().unwrap().prompt_secs(long_tokens).unwrap();
+    let took = sized(&m);
+    for _ in 0..8 {
+        m.complete(&request(148)).await.unwrap();
+    }
+    let after = sized(&m);
+    assert!(
+        (after - took).abs() < took * 0.1,
+        "the long read took {took:.2} s; sized at {after:.2} s after the short ones"
+    );
+}
+
+#[tokio::test]
 async fn a_server_that_goes_silent_is_cut_by_the_idle_limit_and_not_asked_again() {
     let fake = server(1800.0, in_order(vec![Turn::SilentAfter(1024)])).await;
     let m = client(&fake.url);

@@ -65,11 +65,15 @@ impl PromptProgress {
     }
 }
 
-/// The server's measured speed: prompt tokens evaluated and tokens generated per second.
+/// The server's measured speed: prompt tokens evaluated and tokens generated per second, and
+/// the fixed seconds a call's prompt costs besides its tokens, when reads of different sizes
+/// told the two apart.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct ServerSpeed {
     pub prompt_per_s: Option<f64>,
     pub generation_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_call_s: Option<f64>,
 }
 
 /// Tokens per second from `tokens` in `ms` milliseconds; `None` below `min` tokens.
@@ -78,9 +82,11 @@ pub(crate) fn rate(tokens: u64, ms: f64, min: u64) -> Option<f64> {
 }
 
 impl ServerSpeed {
-    /// Seconds to evaluate `tokens` prompt tokens, when the prompt speed is known.
+    /// Seconds to evaluate `tokens` prompt tokens (with the fixed cost of a call, when it is
+    /// known), when the prompt speed is known.
     pub fn prompt_secs(&self, tokens: u64) -> Option<f64> {
-        self.prompt_per_s.map(|r| tokens as f64 / r)
+        let fixed = self.prompt_call_s.unwrap_or(0.0);
+        self.prompt_per_s.map(|r| fixed + tokens as f64 / r)
     }
 
     /// Seconds to generate `tokens` tokens, when the generation speed is known.
@@ -123,14 +129,77 @@ impl Evidence {
     }
 }
 
+/// How far apart in size, in tokens, the reads a line is fitted to must be (the root of their
+/// weighted squared distances from their mean): closer reads cannot tell a fixed cost per call
+/// from a cost per token.
+pub const MIN_FIT_SPREAD: f64 = 256.0;
+
+/// Each read of a prompt as a point (tokens, milliseconds), older ones weighing less (half for
+/// every [`PROMPT_HALF_LIFE`] newer tokens), for the line `ms = per_call + per_token * tokens`.
+/// On llama.cpp a read has a fixed cost besides its tokens (about 150 ms on 2 cores), so a
+/// 10-token read looks twice as slow as a 2,000-token one: hundreds of short reads (one per
+/// line attempt) summed with a few long ones would size the next long prompt at a speed the
+/// server never reads long prompts at.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct ReadLine {
+    weight: f64,
+    tokens: f64,
+    ms: f64,
+    tokens_sq: f64,
+    tokens_ms: f64,
+}
+
+impl ReadLine {
+    fn with(self, tokens: u64, ms: f64) -> Self {
+        if tokens == 0 || !ms.is_finite() || ms <= 0.0 {
+            return self;
+        }
+        let t = tokens as f64;
+        let keep = 0.5f64.powf(t / PROMPT_HALF_LIFE);
+        Self {
+            weight: self.weight * keep + 1.0,
+            tokens: self.tokens * keep + t,
+            ms: self.ms * keep + ms,
+            tokens_sq: self.tokens_sq * keep + t * t,
+            tokens_ms: self.tokens_ms * keep + t * ms,
+        }
+    }
+
+    /// The fitted (milliseconds per call, milliseconds per token), when the reads are spread
+    /// enough ([`MIN_FIT_SPREAD`]) and the line is a cost (a rising line; a negative fixed cost
+    /// is fitted through zero instead).
+    fn fit(&self) -> Option<(f64, f64)> {
+        if self.weight <= 0.0 {
+            return None;
+        }
+        let spread = self.tokens_sq - self.tokens * self.tokens / self.weight;
+        if spread.is_nan() || spread < MIN_FIT_SPREAD * MIN_FIT_SPREAD {
+            return None;
+        }
+        let per_token = (self.tokens_ms - self.tokens * self.ms / self.weight) / spread;
+        if !(per_token.is_finite() && per_token > 0.0) {
+            return None;
+        }
+        let per_call = (self.ms - per_token * self.tokens) / self.weight;
+        if per_call >= 0.0 {
+            Some((per_call, per_token))
+        } else {
+            Some((0.0, self.tokens_ms / self.tokens_sq))
+        }
+    }
+}
+
 /// The server's speed weighted by tokens: every measurement counts by the tokens it was taken
 /// from, so a call that read 40 tokens (a reply begun for the model, whose fixed cost per call
-/// makes it look slow) cannot set the speed the next 3,000-token call is sized by. A call still
-/// under way counts by its prompt progress so far, and, when it ends without the server's own
-/// figures (cut, or ended early), by its last progress.
+/// makes it look slow) cannot set the speed the next 3,000-token call is sized by. When the
+/// reads differ enough in size, the prompt's cost is fitted as a fixed cost per call plus a
+/// cost per token ([`ReadLine`]), so even hundreds of short reads leave the cost per token to
+/// the long ones. A call still under way counts by its prompt progress so far, and, when it
+/// ends without the server's own figures (cut, or ended early), by its last progress.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct SpeedMeter {
     prompt: Evidence,
+    reads: ReadLine,
     generation: Evidence,
     /// Prompt progress of the call under way (tokens read, not cached, and milliseconds).
     in_flight: Option<(u64, f64)>,
@@ -141,7 +210,7 @@ impl SpeedMeter {
     /// replaced by them.
     pub fn finished(&mut self, prompt: (u64, f64), generation: (u64, f64)) {
         self.in_flight = None;
-        self.prompt = self.prompt.with(prompt.0, prompt.1, PROMPT_HALF_LIFE);
+        self.read(prompt.0, prompt.1);
         self.generation = self
             .generation
             .with(generation.0, generation.1, GENERATION_HALF_LIFE);
@@ -155,19 +224,25 @@ impl SpeedMeter {
     /// The call under way ended without the server's figures: its last progress counts.
     pub fn ended(&mut self) {
         if let Some((tokens, ms)) = self.in_flight.take() {
-            self.prompt = self.prompt.with(tokens, ms, PROMPT_HALF_LIFE);
+            self.read(tokens, ms);
         }
+    }
+
+    fn read(&mut self, tokens: u64, ms: f64) {
+        self.prompt = self.prompt.with(tokens, ms, PROMPT_HALF_LIFE);
+        self.reads = self.reads.with(tokens, ms);
     }
 
     /// The speed measured so far (a figure from too few tokens is left out).
     pub fn speed(&self) -> ServerSpeed {
-        let prompt = match self.in_flight {
-            Some((tokens, ms)) => self.prompt.with(tokens, ms, PROMPT_HALF_LIFE),
-            None => self.prompt,
-        };
+        let mut now = *self;
+        now.ended();
+        let ratio = now.prompt.rate(MIN_PROMPT_SAMPLE);
+        let fit = ratio.and(now.reads.fit());
         ServerSpeed {
-            prompt_per_s: prompt.rate(MIN_PROMPT_SAMPLE),
+            prompt_per_s: fit.map_or(ratio, |(_, per_token)| Some(1000.0 / per_token)),
             generation_per_s: self.generation.rate(MIN_GENERATION_SAMPLE),
+            prompt_call_s: fit.map(|(per_call, _)| per_call / 1000.0),
         }
     }
 }
@@ -216,6 +291,7 @@ mod tests {
         ServerSpeed {
             prompt_per_s: Some(p),
             generation_per_s: Some(g),
+            prompt_call_s: None,
         }
     }
 
@@ -227,22 +303,52 @@ mod tests {
         m
     }
 
+    /// Milliseconds a server with a fixed cost of 150 ms per read and 80 tokens/s takes.
+    fn served(tokens: u64) -> (u64, f64) {
+        (tokens, 150.0 + tokens as f64 * 12.5)
+    }
+
+    fn secs_off(speed: ServerSpeed, tokens: u64) -> f64 {
+        let (_, ms) = served(tokens);
+        (speed.prompt_secs(tokens).unwrap() * 1000.0 - ms).abs() / ms
+    }
+
     #[test]
-    fn a_short_read_barely_moves_a_speed_measured_on_long_ones() {
-        // 2,000 tokens at 80/s, then a begun reply's 40 tokens at 30/s.
-        let rate = meter(&[(2000, 25_000.0), (40, 1333.0)])
-            .speed()
-            .prompt_per_s;
-        let rate = rate.unwrap();
-        assert!((76.0..80.0).contains(&rate), "{rate}");
+    fn a_short_read_barely_moves_what_a_long_prompt_is_sized_by() {
+        // 2,000 tokens, then a begun reply's 40 tokens that look three times slower.
+        let speed = meter(&[served(2000), served(40)]).speed();
+        assert!(secs_off(speed, 2000) < 0.01, "{speed:?}");
+    }
+
+    #[test]
+    fn hundreds_of_short_reads_leave_the_cost_per_token_to_the_long_ones() {
+        // Line attempts: 300 reads of 15 tokens (44 tokens/s each) after two long reads.
+        let mut reads = vec![served(2000), served(1200)];
+        reads.extend([served(15); 300]);
+        let speed = meter(&reads).speed();
+        assert!(secs_off(speed, 2253) < 0.02, "{speed:?}");
+        let per_call = speed.prompt_call_s.unwrap();
+        assert!((0.14..0.16).contains(&per_call), "{per_call}");
+    }
+
+    #[test]
+    fn a_fitted_fixed_cost_below_zero_is_fitted_through_zero() {
+        // Long prompts slower per token than short ones (attention over a long context).
+        let speed = meter(&[(100, 500.0), (1000, 12_000.0)]).speed();
+        assert_eq!(speed.prompt_call_s, Some(0.0));
+        let rate = speed.prompt_per_s.unwrap();
+        assert!((80.0..84.0).contains(&rate), "{rate}");
     }
 
     #[test]
     fn a_machine_that_got_slower_is_followed_within_a_few_long_reads() {
         let mut reads = vec![(3000, 37_500.0)]; // 80/s
         reads.extend([(3000, 100_000.0); 4]); // 30/s
-        let rate = meter(&reads).speed().prompt_per_s.unwrap();
+        let speed = meter(&reads).speed();
+        let rate = speed.prompt_per_s.unwrap();
         assert!((30.0..34.0).contains(&rate), "{rate}");
+        // Reads of one size cannot tell a fixed cost from a cost per token.
+        assert_eq!(speed.prompt_call_s, None);
     }
 
     #[test]

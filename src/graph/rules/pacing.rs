@@ -56,7 +56,8 @@ impl CallPacing {
         let reply_s = speed
             .generation_secs(u64::from(MIN_REPLY_TOKENS))
             .unwrap_or(0.0);
-        let left = (room.time_left.as_secs_f64() - reply_s).max(0.0);
+        let fixed = speed.prompt_call_s.unwrap_or(0.0);
+        let left = (room.time_left.as_secs_f64() - reply_s - fixed).max(0.0);
         Some((left * rate).floor() as u64)
     }
 
@@ -98,15 +99,20 @@ impl CallPacing {
         let floor_s = speed.generation_secs(u64::from(reply_floor)).unwrap_or(0.0);
         if prompt_s + floor_s > left {
             let rate = |r: Option<f64>| r.map_or("unknown".into(), |r| format!("{r:.1}"));
+            let per_call = speed
+                .prompt_call_s
+                .filter(|s| *s > 0.0)
+                .map_or(String::new(), |s| format!(" (and {s:.2} s per call)"));
             return CallPlan::NotStarted {
                 rule: StopRule::Budget,
                 reason: format!(
                     "The next {node} call cannot finish in the time left, so it was not \
                      started: its prompt of about {estimate} tokens ({uncached} not in the \
-                     server's cache) needs about {prompt_s:.0} s at the {} prompt tokens/s the \
-                     server was measured at, and a reply of {reply_floor} tokens about \
+                     server's cache) needs about {prompt_s:.0} s at the {} prompt tokens/s{} \
+                     the server was measured at, and a reply of {reply_floor} tokens about \
                      {floor_s:.0} s at {} tokens/s; {left:.0} s are left.",
                     rate(speed.prompt_per_s),
+                    per_call,
                     rate(speed.generation_per_s),
                 ),
             };
@@ -159,6 +165,7 @@ mod tests {
             speed: Some(ServerSpeed {
                 prompt_per_s: Some(18.0),
                 generation_per_s: Some(7.4),
+                prompt_call_s: None,
             }),
             time_left: Duration::from_secs(left_s),
             configured_cap: Some(1024),
@@ -200,6 +207,30 @@ mod tests {
             reason.contains("157 s at the 18.0 prompt tokens/s"),
             "{reason}"
         );
+    }
+
+    #[test]
+    fn a_fixed_cost_per_call_is_counted_and_named() {
+        // 2,000 tokens at 18 tokens/s (111 s) and 10 s per call: 121 s, with 17 s for the
+        // reply; 130 s left is not enough, though the tokens alone would fit.
+        let room = Room {
+            speed: Some(ServerSpeed {
+                prompt_call_s: Some(10.0),
+                ..slow(0).speed.unwrap()
+            }),
+            ..slow(130)
+        };
+        let r = request(&"x".repeat(7_987));
+        let CallPlan::NotStarted { reason, .. } = CallPacing::default().plan(&r, "coder", room)
+        else {
+            panic!("sent");
+        };
+        assert!(
+            reason.contains("needs about 121 s at the 18.0 prompt tokens/s (and 10.00 s per call)"),
+            "{reason}"
+        );
+        // The allowance leaves the fixed cost out: (130 - 17.3 - 10) s at 18 tokens/s.
+        assert_eq!(CallPacing::prompt_allowance(room), Some(1848));
     }
 
     #[test]
