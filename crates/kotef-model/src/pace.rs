@@ -165,6 +165,12 @@ impl ReadLine {
         }
     }
 
+    /// Tokens per second over all reads (their weighted sums), from enough tokens to tell.
+    fn ratio(&self) -> Option<f64> {
+        let enough = self.tokens >= MIN_PROMPT_SAMPLE as f64 && self.ms > 0.0;
+        enough.then(|| self.tokens * 1000.0 / self.ms)
+    }
+
     /// The fitted (milliseconds per call, milliseconds per token), when the reads are spread
     /// enough ([`MIN_FIT_SPREAD`]) and the line is a cost (a rising line; a negative fixed cost
     /// is fitted through zero instead).
@@ -198,7 +204,6 @@ impl ReadLine {
 /// ends without the server's own figures (cut, or ended early), by its last progress.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct SpeedMeter {
-    prompt: Evidence,
     reads: ReadLine,
     generation: Evidence,
     /// Prompt progress of the call under way (tokens read, not cached, and milliseconds).
@@ -229,7 +234,6 @@ impl SpeedMeter {
     }
 
     fn read(&mut self, tokens: u64, ms: f64) {
-        self.prompt = self.prompt.with(tokens, ms, PROMPT_HALF_LIFE);
         self.reads = self.reads.with(tokens, ms);
     }
 
@@ -237,7 +241,7 @@ impl SpeedMeter {
     pub fn speed(&self) -> ServerSpeed {
         let mut now = *self;
         now.ended();
-        let ratio = now.prompt.rate(MIN_PROMPT_SAMPLE);
+        let ratio = now.reads.ratio();
         let fit = ratio.and(now.reads.fit());
         ServerSpeed {
             prompt_per_s: fit.map_or(ratio, |(_, per_token)| Some(1000.0 / per_token)),
