@@ -26,6 +26,8 @@ struct Fake {
     /// Every repair request's last message (the list of tried attempts, or the opening; a
     /// line attempt's begun reply).
     lasts: Vec<String>,
+    /// Every line attempt's opening (the first user message).
+    line_openings: Vec<String>,
     /// What a line attempt (a reply begun at one statement) answers: the rest of the reply
     /// after the first begun statement holding the key; none of them, the statement again.
     lines: Vec<(String, String)>,
@@ -87,6 +89,9 @@ async fn chat(State(fake): State<Arc<Mutex<Fake>>>, Json(body): Json<Value>) -> 
         .filter(|_| body.get("top_logprobs").is_some())
         .and_then(|b| ranked_answer(&f, b));
     let mut logprobs = None;
+    if begun.is_some() {
+        f.line_openings.push(text(1));
+    }
     let content = if let Some((text, lp)) = ranked {
         f.lasts.push(begun.unwrap_or_default());
         logprobs = Some(lp);
@@ -153,6 +158,7 @@ async fn serve(replies: &[String], timings: Option<Value>) -> (String, Arc<Mutex
         timings,
         openings: Vec::new(),
         lasts: Vec::new(),
+        line_openings: Vec::new(),
         lines: Vec::new(),
         ranked: Vec::new(),
         branch_rests: Vec::new(),
@@ -223,11 +229,15 @@ async fn run_lines(
     timings: Option<Value>,
     lines: &[(&str, &str)],
 ) -> Run {
-    let lines: Vec<(String, String)> = lines
-        .iter()
-        .map(|(k, r)| (k.to_string(), r.to_string()))
-        .collect();
+    let lines = owned(lines);
     run_with(files, goal, test, replies, timings, |f| f.lines = lines).await
+}
+
+/// `lines` as the fake keeps them.
+fn owned(lines: &[(&str, &str)]) -> Vec<(String, String)> {
+    (lines.iter())
+        .map(|(k, r)| (k.to_string(), r.to_string()))
+        .collect()
 }
 
 /// [`run_timed`] against a fake that `configure` set up first.
@@ -238,6 +248,18 @@ async fn run_with(
     replies: &[String],
     timings: Option<Value>,
     configure: impl FnOnce(&mut Fake),
+) -> Run {
+    let fake = (replies, timings, configure);
+    run_with_args(files, goal, test, fake, &[]).await
+}
+
+/// [`run_with`], `kotef run` given `args` too.
+async fn run_with_args(
+    files: Vec<(String, String)>,
+    goal: &str,
+    test: &str,
+    (replies, timings, configure): (&[String], Option<Value>, impl FnOnce(&mut Fake)),
+    args: &[&str],
 ) -> Run {
     let refs: Vec<(&str, &str)> = files
         .iter()
@@ -251,6 +273,7 @@ async fn run_with(
         .local_server(&url)
         .test_command(test)
         .args(["--time-budget-s", "120"])
+        .args(args)
         .timeout(std::time::Duration::from_secs(240))
         .run()
         .await
@@ -620,6 +643,38 @@ async fn after_a_move_the_file_the_failure_was_raised_in_stays_shown_and_can_sti
             && moved.contains("def parse_port(text):"),
         "{moved}"
     );
+}
+
+#[tokio::test]
+async fn line_attempts_failing_in_one_file_keep_the_opening_the_server_has_read() {
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/util.py", PORTS),
+        ("pkg/config.py", CONFIG),
+        ("test_ports.py", PORT_TEST),
+    ]);
+    repo.extend(filler(100));
+    let lines = [
+        ("return int(port)", "    return int(port or 81)\n"),
+        (
+            "host, port = text.split(':')",
+            "    host, port = text.split(':', 2)\n",
+        ),
+    ];
+    let r = run_lines(
+        repo,
+        "parse_port fails for a host without a port (it should be DEFAULT_PORT): make test_ports.py pass.",
+        "python3 -m unittest -q test_ports",
+        &[port_edit("    return int(port)", "    return int(port or 80)")],
+        Some(llama_timings()),
+        &lines,
+    )
+    .await;
+    let f = r.fake.lock().unwrap();
+    let first = f.line_openings.first().expect("no line attempt");
+    let moved = f.line_openings.iter().position(|o| o != first);
+    let n = f.line_openings.len();
+    assert!(n >= 3 && moved.is_none(), "{moved:?} of {n}");
 }
 
 /// (`test_garbage` keeps the pattern's `$`: without it a pattern mutant would pass before the
@@ -1071,28 +1126,71 @@ const DAY_ROUND: &str = "The day must be rounded.\n\npkg/dates.py\n```python\nde
 /// so no frame's line is offered; the fix is one statement of the function the failing name
 /// defines (`day = parts[1]` → `parts[2]`), which the free attempts miss.
 async fn run_day(lines: &[(&str, &str)]) -> Run {
-    run_llama(
-        &[
-            ("pkg/__init__.py", ""),
-            ("pkg/dates.py", DAY),
-            ("test_dates.py", DAY_TEST),
-        ],
-        "parse_day returns the month: make test_dates.py pass.",
-        "python3 -m unittest -q test_dates",
-        DAY_ROUND,
-        lines,
-    )
-    .await
+    run_day_with(lines, &[]).await
+}
+
+/// [`run_day`], `kotef run` given `args` too.
+async fn run_day_with(lines: &[(&str, &str)], args: &[&str]) -> Run {
+    let mut repo = files(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/dates.py", DAY),
+        ("test_dates.py", DAY_TEST),
+    ]);
+    repo.extend(filler(100));
+    let lines = owned(lines);
+    let fake = (
+        &[DAY_ROUND.to_string()][..],
+        Some(llama_timings()),
+        |f: &mut Fake| f.lines = lines,
+    );
+    let goal = "parse_day returns the month: make test_dates.py pass.";
+    run_with_args(repo, goal, "python3 -m unittest -q test_dates", fake, args).await
 }
 
 #[tokio::test]
 async fn a_failure_raised_in_the_test_has_the_named_functions_statements_offered_and_one_fixes_it()
 {
     let r = run_day(&[("day = parts[1]", "    day = parts[2]\n")]).await;
+    assert_day_fixed(&r);
+}
+
+/// [`run_day`] with two model calls a coder step: the free attempt and one line attempt.
+async fn run_day_in_short_steps(lines: &[(&str, &str)]) -> Run {
+    run_day_with(lines, &["--coder-step-calls", "2"]).await
+}
+
+/// The run fixed `day = parts[1]` and nothing else.
+fn assert_day_fixed(r: &Run) {
     r.assert_success();
     assert_eq!(
         read(r.repo.path(), "pkg/dates.py"),
         DAY.replace("parts[1]", "parts[2]")
+    );
+}
+
+#[tokio::test]
+async fn a_repair_step_at_its_call_cap_is_followed_by_one_that_offers_the_next_statement() {
+    // The fake's planner ends the run: the second step comes without a planner call.
+    let r = run_day_in_short_steps(&[("day = parts[1]", "    day = parts[2]\n")]).await;
+    assert_day_fixed(&r);
+}
+
+#[tokio::test]
+async fn a_statement_offered_in_one_repair_step_is_not_offered_again_in_the_next() {
+    let r = run_day_in_short_steps(&[]).await;
+    let f = r.fake.lock().unwrap();
+    let offers_of = |s: &str| {
+        (f.lasts.iter())
+            .filter(|l| {
+                l.contains("<<<<<<< SEARCH") && l.lines().nth(3).is_some_and(|x| x.trim() == s)
+            })
+            .count()
+    };
+    assert_eq!(
+        (offers_of("return int(day)"), offers_of("day = parts[1]")),
+        (1, 1),
+        "{:?}",
+        f.lasts
     );
 }
 
@@ -1569,9 +1667,7 @@ async fn run_two_statements(free: &str, lines: &[(&str, &str)]) -> Run {
         ("test_status.py", LABEL_TEST),
     ]);
     repo.extend(filler(20));
-    let lines: Vec<(String, String)> = (lines.iter())
-        .map(|(k, r)| (k.to_string(), r.to_string()))
-        .collect();
+    let lines = owned(lines);
     run_with(
         repo,
         "message(573) fails: make test_status.py pass.",

@@ -119,7 +119,7 @@ impl VerifyGuard for FollowUp {
         Row::without_rule(
             "(follow-up)",
             "verifier, after a verification (the planner's stop rules judge the hop first)",
-            "the coder's step changed the code and the verification still fails as tests do (`follow_up_task`)",
+            "the coder's step changed the code, or a repair step ended at its call cap with statements still to offer, and the verification still fails as tests do (`follow_up_task`)",
             "— (the new failure goes to the coder with no planner call)",
         )
     }

@@ -418,6 +418,10 @@ pub struct RunState {
     /// run is slow; see `memory::spectrum`); `None` inside when it could not be had.
     #[serde(skip)]
     pub spectrum: Option<(String, Option<crate::graph::memory::spectrum::Spectrum>)>,
+    /// What the repair steps of the run remember of their line attempts (offers made,
+    /// branches left, changes tested), for the test command they were judged by.
+    #[serde(skip)]
+    pub lines: Option<crate::graph::memory::line_offers::LineMemory>,
     /// The failing tests' neighbours at the start (measured at the first pass): what a pass
     /// is checked against (`memory::neighbours`).
     #[serde(skip)]
@@ -463,6 +467,7 @@ impl RunState {
             coder_summary: None,
             checks: Vec::new(),
             spectrum: None,
+            lines: None,
             neighbours: None,
             tools_run: BTreeMap::new(),
             last_planner_reason: String::new(),

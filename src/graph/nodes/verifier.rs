@@ -237,10 +237,12 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, handoff: &mut Handof
                 return StepResult::to(NodeName::Coder, Decision::Fail, reason, progress);
             }
             Next::FollowUp { task } => {
-                handoff.standing_decision = Some(PlannerDecision::to_coder(
-                    "the coder's change still fails the tests, so the new failure goes back to the coder (no planner call)",
-                    task,
-                ));
+                let why = if crate::graph::rules::tasks::coder_changed_code(state) {
+                    "the coder's change still fails the tests, so the new failure goes back to the coder (no planner call)"
+                } else {
+                    "the repair loop stopped at its call cap with statements still to offer, so the failure goes back to the coder (no planner call)"
+                };
+                handoff.standing_decision = Some(PlannerDecision::to_coder(why, task));
                 break;
             }
         }

@@ -3,7 +3,7 @@
 //! follow-up after a change that still fails, the task after an undone change, and the
 //! refusal of an empty `done`. Their words are templates in `prompts/messages.md`.
 
-use crate::graph::memory::state::RunState;
+use crate::graph::memory::state::{CoderEnd, Decision, RunState};
 use crate::graph::prompt::context::{clip, coder_files, protected_tests};
 use crate::graph::prompt::messages::{
     AddMissingFunction, AdviceInside, AdviceOutside, EmptyDoneRefused, FixCode, FixUnnamedCode,
@@ -129,16 +129,24 @@ pub fn undone_task(state: &RunState, files: &[String], worse: &str) -> Option<St
 /// straight back to the coder. A planner call there could only restate it, and a small
 /// model's planner restates the failure it saw before ("median is not defined" after the coder
 /// added `median`). A step that changed nothing, or a command that cannot run, goes to the
-/// planner, which can change course or give up. The planner's stop rules judge the hop.
+/// planner, which can change course or give up — unless it was a repair step that ended at
+/// its call cap with statements still to offer: the next step goes on with them
+/// (`memory::line_offers`), and a planner call there only costs the time of a long prompt.
+/// The planner's stop rules judge the hop.
 pub fn follow_up_task(state: &RunState) -> Option<String> {
-    let coder_progressed = state
-        .timeline
-        .last()
-        .is_some_and(|r| r.node == NodeName::Coder && r.progress);
+    let last = state.timeline.last().filter(|r| r.node == NodeName::Coder);
+    let offers_left = last.is_some_and(|r| r.decision == Decision::Code(CoderEnd::CallCap))
+        && state.lines.as_ref().is_some_and(|m| m.left);
     let t = state.test.as_ref()?;
-    (coder_progressed && t.after_code_change)
+    ((coder_changed_code(state) && t.after_code_change) || offers_left)
         .then(|| opening_failure(state))
         .flatten()
+}
+
+/// Whether the step just before was the coder's and changed the code.
+pub fn coder_changed_code(state: &RunState) -> bool {
+    let last = state.timeline.last();
+    last.is_some_and(|r| r.node == NodeName::Coder && r.progress)
 }
 
 /// The tool result for a coder `done` with nothing changed in its step while the tests fail as

@@ -4,7 +4,8 @@
 #![cfg(test)]
 
 use crate::graph::memory::failure::FailureReport;
-use crate::graph::memory::state::{Decision, RunState};
+use crate::graph::memory::line_offers::LineMemory;
+use crate::graph::memory::state::{CoderEnd, Decision, RunState};
 use crate::graph::memory::testing::{opened_with, step, verification};
 use crate::graph::rules::tasks::{
     empty_done_refusal, follow_up_task, opening_task, task_from_failure,
@@ -87,6 +88,28 @@ fn a_coder_change_that_still_fails_sends_the_new_failure_back_to_the_coder() {
 #[test]
 fn a_coder_step_without_progress_goes_to_the_planner() {
     assert_eq!(follow_up_task(&after_coder_change(false)), None);
+}
+
+/// A repair step that made no net change and ended at its call cap, with offers `left` or not.
+fn after_repair_at_its_cap(left: bool) -> RunState {
+    let mut s = after_coder_change(false);
+    s.test.as_mut().unwrap().after_code_change = false;
+    s.timeline.last_mut().unwrap().decision = Decision::Code(CoderEnd::CallCap);
+    let mut memory = LineMemory::new("cargo test");
+    memory.left = left;
+    s.lines = Some(memory);
+    s
+}
+
+#[test]
+fn a_repair_step_at_its_call_cap_with_statements_left_goes_back_to_the_coder() {
+    let task = follow_up_task(&after_repair_at_its_cap(true)).unwrap_or_default();
+    assert!(task.contains("AssertionError: 1 != 2"), "{task}");
+}
+
+#[test]
+fn a_repair_step_at_its_call_cap_with_nothing_left_to_offer_goes_to_the_planner() {
+    assert_eq!(follow_up_task(&after_repair_at_its_cap(false)), None);
 }
 
 #[test]

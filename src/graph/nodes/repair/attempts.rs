@@ -18,7 +18,7 @@ use crate::graph::rules::contradiction::TestSet;
 use kotef_core::Limits;
 use kotef_model::{Message, ModelRequest};
 use kotef_tools::EditBlock;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Whether a reply's change was proposed before.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +41,8 @@ pub(super) struct Attempts {
     history: Vec<String>,
     pub(super) best: Option<Best>,
     seen: BTreeMap<String, u32>,
+    /// The changes line attempts proposed, this step and in the run's earlier steps.
+    lines_tried: BTreeSet<String>,
     unreadable: u32,
     /// Attempts made (model calls).
     pub(super) made: u32,
@@ -65,6 +67,7 @@ impl Attempts {
             history: Vec::new(),
             best: None,
             seen: BTreeMap::new(),
+            lines_tried: BTreeSet::new(),
             unreadable: 0,
             made: 0,
             heat: 0,
@@ -174,18 +177,34 @@ impl Attempts {
         }
     }
 
+    /// The changes line attempts of the run's earlier steps proposed (`tried`): proposed
+    /// again here, they are not tested again.
+    pub(super) fn recall(&mut self, tried: &BTreeSet<String>) {
+        for key in tried {
+            self.seen.entry(key.clone()).or_insert(1);
+        }
+        self.lines_tried.extend(tried.iter().cloned());
+    }
+
+    /// The changes line attempts proposed, this step and before ([`Self::recall`]).
+    pub(super) fn tested_lines(&self) -> BTreeSet<String> {
+        self.lines_tried.clone()
+    }
+
     /// Whether a line attempt's `blocks` were proposed before ([`Seen::Again`], noted): never
     /// [`Seen::TooOften`] (the queue of statements bounds line attempts, so a repeat is no
     /// sign of a loop), and the free attempts' sampling is left as it is.
     fn tried(&mut self, blocks: &[EditBlock]) -> Seen {
         self.unreadable = 0;
-        let times = self.seen.entry(change_key(blocks)).or_insert(0);
+        let key = change_key(blocks);
+        let times = self.seen.entry(key.clone()).or_insert(0);
         if *times > 0 {
             self.notes
                 .push(format!("attempt {}: a line written before", self.made));
             return Seen::Again;
         }
         *times = 1;
+        self.lines_tried.insert(key);
         Seen::New
     }
 

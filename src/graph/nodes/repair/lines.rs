@@ -15,6 +15,7 @@
 //! attempt costs tens. Each reply's next-likeliest lines are offered after ([`branches`]).
 
 use super::targets::{Target, Targets};
+use crate::graph::memory::line_offers::LineMemory;
 use kotef_model::TokenChoice;
 use kotef_tools::{Change, EditBlock};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -66,31 +67,7 @@ pub fn branch_turn(order: usize, round: usize) -> usize {
     (round + 1) * (order + 2)
 }
 
-/// One offer of a statement: which, at what temperature, and the start of the new statement
-/// written for the model (a branch's; empty for a first offer).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Offer {
-    pub target: Target,
-    pub temperature: f64,
-    pub prefix: String,
-    /// The log-probability of `prefix` under the model (0 for a first offer).
-    score: f64,
-    tries: usize,
-    /// The statement's place among the statements offered (0 the first).
-    order: usize,
-    /// Where the lines the model writes go.
-    pub place: Place,
-}
-
-/// Where a line attempt's new lines go: in place of its statement, before it ([`guard`]),
-/// or after it ([`follow`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Place {
-    #[default]
-    Instead,
-    Before,
-    After,
-}
+pub use crate::graph::memory::line_offers::{Offer, Place};
 
 impl Offer {
     /// The reply begun for the model: [`begun_reply`] at the statement, then the prefix.
@@ -104,7 +81,8 @@ impl Offer {
 /// then the branches the replies opened ([`branches`]), each statement's likeliest not yet
 /// offered at its turn ([`branch_turn`]), at most [`MAX_BRANCHES`]; then,
 /// only when no reply reported alternatives, the frames' statements once more at
-/// [`LAST_PASS`].
+/// [`LAST_PASS`]. An offer made in an earlier step of the run is not made again, and the
+/// branches it left are offered in this one ([`Queue::resume`]).
 #[derive(Debug, Default)]
 pub struct Queue {
     left: VecDeque<Offer>,
@@ -116,11 +94,21 @@ pub struct Queue {
     /// The statements (by their order) whose guard and follow offers were made.
     guarded: BTreeSet<usize>,
     reported: bool,
+    /// Every offer made, this step and before ([`Offer::key`]).
+    made: BTreeSet<String>,
 }
 
 impl Queue {
     /// The frames' statements, the sweep's, then the frames' once more at [`LAST_PASS`].
+    #[cfg(test)]
     pub fn new(targets: Targets) -> Self {
+        Queue::resume(targets, &LineMemory::default())
+    }
+
+    /// [`Queue::new`] after the earlier steps `memory` recalls: the offers they made are
+    /// left out, and the branches they left, of statements still offered, come at their
+    /// statement's turn (its place in `targets` now).
+    pub fn resume(targets: Targets, memory: &LineMemory) -> Self {
         let offer = |(order, target): (usize, &Target), temperature, tries| Offer {
             target: target.clone(),
             temperature,
@@ -130,21 +118,65 @@ impl Queue {
             order,
             place: Place::Instead,
         };
-        let first = (targets.frames.iter())
+        let fresh = |o: &Offer| !memory.made.contains(&o.key());
+        let all: Vec<&Target> = (targets.frames.iter())
             .chain(&targets.sweep)
             .chain(&targets.farther)
-            .enumerate();
+            .collect();
+        let branches = (memory.pending.iter())
+            .filter_map(|b| {
+                let order = all.iter().position(|t| t.same_statement(&b.target))?;
+                Some(Offer {
+                    target: all[order].clone(),
+                    order,
+                    ..b.clone()
+                })
+            })
+            .filter(fresh)
+            .collect();
         Queue {
-            left: first.map(|t| offer(t, TEMPERATURES[0], 0)).collect(),
+            left: (all.iter().copied().enumerate())
+                .map(|t| offer(t, TEMPERATURES[0], 0))
+                .filter(fresh)
+                .collect(),
             again: (targets.frames.iter().enumerate())
                 .map(|t| offer(t, LAST_PASS, TEMPERATURES.len()))
+                .filter(fresh)
                 .collect(),
+            branches,
+            reported: memory.reported,
+            made: memory.made.clone(),
             ..Queue::default()
         }
     }
 
-    /// The next offer, if any is left.
+    /// `memory` with what a later step of the run is to know of this one's offers: every
+    /// offer made, the branches not offered, whether offers were left, and the changes
+    /// line attempts `tested`.
+    pub fn remember(&self, mut memory: LineMemory, tested: BTreeSet<String>) -> LineMemory {
+        memory.made = self.made.clone();
+        memory.pending = self.branches.clone();
+        memory.reported = self.reported;
+        memory.left = !self.left.is_empty()
+            || !self.branches.is_empty()
+            || (!self.reported && !self.again.is_empty());
+        memory.tested = tested;
+        memory
+    }
+
+    /// The next offer, if any is left: never one made before (two replies may open the same
+    /// branch).
     pub fn next(&mut self) -> Option<Offer> {
+        loop {
+            let o = self.pick()?;
+            if self.made.insert(o.key()) {
+                return Some(o);
+            }
+        }
+    }
+
+    /// The next offer not made yet.
+    fn pick(&mut self) -> Option<Offer> {
         if let Some(o) = self.left.pop_front() {
             return Some(o);
         }
@@ -747,13 +779,95 @@ mod tests {
     fn a_statement_offered_late_opens_branches_too() {
         let t = frame_targets(&trace(), &files());
         let mut q = Queue::new(Targets {
-            frames: vec![t[0].clone(); 5],
+            frames: numbered(&t[0], 5),
             sweep: Vec::new(),
             ..Default::default()
         });
         let last = std::iter::from_fn(|| q.next()).last().unwrap();
         q.replied(&last, &reply_with_alternatives());
         assert_eq!(q.next().map(|o| o.order), Some(4));
+    }
+
+    /// `n` statements like `t`, each told apart by a comment.
+    fn numbered(t: &Target, n: usize) -> Vec<Target> {
+        (0..n)
+            .map(|i| Target {
+                text: format!("{}  # {i}", t.text),
+                ..t.clone()
+            })
+            .collect()
+    }
+
+    /// What a step that made `made` offers of `targets` (each answered as
+    /// [`reply_with_alternatives`] answers) leaves the next.
+    fn memory_after(targets: &Targets, made: usize) -> LineMemory {
+        let mut q = Queue::new(targets.clone());
+        for _ in 0..made {
+            let o = q.next().unwrap();
+            q.replied(&o, &reply_with_alternatives());
+        }
+        q.remember(LineMemory::new("python3 -m unittest"), BTreeSet::new())
+    }
+
+    #[test]
+    fn a_later_step_makes_none_of_the_offers_an_earlier_one_made() {
+        let t = frame_targets(&trace(), &files());
+        let targets = Targets {
+            frames: numbered(&t[0], 3),
+            ..Default::default()
+        };
+        let memory = memory_after(&targets, 2);
+        let mut q = Queue::resume(targets.clone(), &memory);
+        let first = q.next().unwrap();
+        assert_eq!(
+            (first.target, first.prefix),
+            (targets.frames[2].clone(), String::new())
+        );
+    }
+
+    #[test]
+    fn the_branches_an_earlier_step_left_come_at_their_statements_place_now() {
+        let t = frame_targets(&trace(), &files());
+        let three = numbered(&t[0], 3);
+        let before = Targets {
+            frames: vec![three[2].clone()],
+            ..Default::default()
+        };
+        let memory = memory_after(&before, 1);
+        let now = Targets {
+            frames: three.clone(),
+            ..Default::default()
+        };
+        let mut q = Queue::resume(now, &memory);
+        let offers: Vec<Offer> = std::iter::from_fn(|| q.next()).collect();
+        let branch = offers.iter().find(|o| !o.prefix.is_empty()).unwrap();
+        assert_eq!(
+            (branch.target.text.as_str(), branch.order),
+            (three[2].text.as_str(), 2)
+        );
+    }
+
+    #[test]
+    fn a_branch_two_replies_open_is_offered_once() {
+        let t = frame_targets(&trace(), &files());
+        let mut q = Queue::new(Targets::default());
+        let b = branch(&t[0], 0, "a1", -1.0);
+        q.branches = vec![b.clone(), b];
+        assert_eq!(branch_order(q), ["a1"]);
+    }
+
+    #[test]
+    fn a_step_that_made_every_offer_leaves_none_and_says_so() {
+        let t = frame_targets(&trace(), &files());
+        let targets = Targets {
+            frames: vec![t[0].clone()],
+            ..Default::default()
+        };
+        let mut q = Queue::new(targets);
+        q.reported = true;
+        while q.next().is_some() {}
+        let memory = q.remember(LineMemory::new("python3 -m unittest"), BTreeSet::new());
+        assert!(!memory.left && memory.pending.is_empty() && memory.made.len() == 1);
     }
 
     #[test]

@@ -30,17 +30,7 @@ pub const MAX_FARTHER: usize = 30;
 /// The most statements offered where an attribute the offered statements read is set.
 pub const MAX_SOURCES: usize = 6;
 
-/// One statement to offer: its file, its lines as the file has them, and the lines just
-/// before it that make it unique in the file (kept as they are on both sides of the change:
-/// a line such as `import sqlalchemy` may be written more than once).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
-    pub path: String,
-    pub text: String,
-    pub lead: String,
-    /// Its first line in the file (1-based).
-    pub line: usize,
-}
+pub use crate::graph::memory::line_offers::Target;
 
 impl Target {
     /// The statement `stmt` of `text` (the file at `path`) at 0-based line `start`, with the
