@@ -32,7 +32,9 @@ and is not counted as solved; the row says how many such values it took.
 Per run, from kotef's records (.sdd/runs/<id>.json and .transcript.jsonl), the bench prints
 what issue 30 counts as lost to the harness: refused commands (and of them the project's own),
 missing environment variables, setup failures, transcripts in prompts, calls cut by a time
-limit, and repair prompts whose files leave out every repository file of the traceback.
+limit, repair prompts whose files leave out every repository file of the traceback, and line
+attempts a later repair step offered again (the same reply begun at the same statement as in
+an earlier step: at temperature 0 the same lines again).
 """
 import argparse
 import functools
@@ -548,7 +550,9 @@ def harness_losses(repo, test_command, stderr="", protected=()):
     prompt asks to fix."""
     out = {"refused": 0, "refused_project": 0, "missing_vars": 0, "setup_failed": 0,
            "transcript_in_prompt": 0, "calls_cut": 0, "repair_prompts": 0,
-           "repair_without_frames": 0, "not_started_fits": 0, "tests_timed_out": 0}
+           "repair_without_frames": 0, "not_started_fits": 0, "tests_timed_out": 0,
+           "offers_repeated": 0}
+    offered_in = {}  # a line attempt's begun reply -> the step it was first offered in
     if re.search(r"\bsetup\b.*\b(failed|exited)", stderr or "", re.I):
         out["setup_failed"] = 1
     runs = sorted((repo / ".sdd" / "runs").glob("*.transcript.jsonl"))
@@ -588,6 +592,10 @@ def harness_losses(repo, test_command, stderr="", protected=()):
             text = "\n".join(str(m.get("content") or "") for m in e.get("messages") or [])
             if ".sdd/runs/" in text or ".transcript.jsonl" in text:
                 out["transcript_in_prompt"] += 1
+            last = (e.get("messages") or [{}])[-1]
+            if e.get("node") == "coder" and last.get("role") == "assistant":
+                first = offered_in.setdefault(str(last.get("content")), e.get("step"))
+                out["offers_repeated"] += first != e.get("step")
             if e.get("node") == "coder" and "\n# Files\n" in text:
                 out["repair_prompts"] += 1
                 shown, _, failure = text.split("\n# Files\n", 1)[1].partition(
@@ -600,7 +608,7 @@ def harness_losses(repo, test_command, stderr="", protected=()):
 
 LOSS_KEYS = ["refused", "refused_project", "missing_vars", "setup_failed",
              "transcript_in_prompt", "calls_cut", "repair_prompts", "repair_without_frames",
-             "not_started_fits", "tests_timed_out"]
+             "not_started_fits", "tests_timed_out", "offers_repeated"]
 # Counted beside the losses, not losses themselves: every repair prompt, and test runs cut by
 # their time limit (a change that loops forever is the model's; a start that times out is
 # the environment's, and the task's row says which).
@@ -823,6 +831,11 @@ def self_test():
              "messages": [{"role": "user", "content": repair.format("pkg/mod.py").replace(
                  tb, in_test)}]},
         ]
+        # One line attempt offered twice in step 2 (hotter: not counted), again in step 5.
+        line = [{"role": "system", "content": "You fix a bug."},
+                {"role": "assistant", "content": "pkg/mod.py\n<<<<<<< SEARCH\nx = 1\n=======\n"}]
+        events += [{"type": "model_request", "node": "coder", "step": step, "messages": line}
+                   for step in (2, 2, 5)]
         (runs / "a.transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
         # Refused at 30 tokens/s measured on a short read; the long reads show 80.
         refused = ("The next coder call cannot finish in the time left, so it was not started: "
@@ -840,7 +853,8 @@ def self_test():
                              "error: setup failed: exit 1", ["tests/test_mod.py"])
         want = {"refused": 2, "refused_project": 1, "missing_vars": 1, "setup_failed": 1,
                 "transcript_in_prompt": 1, "calls_cut": 1, "repair_prompts": 5,
-                "repair_without_frames": 1, "not_started_fits": 1, "tests_timed_out": 1}
+                "repair_without_frames": 1, "not_started_fits": 1, "tests_timed_out": 1,
+                "offers_repeated": 1}
         if got != want:
             die(f"self-test: losses {got}, expected {want}")
         frames = repo_frames(tb, repo)
