@@ -79,7 +79,8 @@ pub struct LineMemory {
     pub command: String,
     /// Every offer made ([`Offer::key`]): not made again.
     pub made: BTreeSet<String>,
-    /// Every change a line attempt tested (the repair loop's change key): not tested again.
+    /// Every change a line attempt proposed (the repair loop's change key; most were tested,
+    /// a few could not be applied): not tested again.
     pub tested: BTreeSet<String>,
     /// The branches opened and not offered yet, for a later step to offer.
     pub pending: Vec<Offer>,

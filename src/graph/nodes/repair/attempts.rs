@@ -186,7 +186,8 @@ impl Attempts {
         self.lines_tried.extend(tried.iter().cloned());
     }
 
-    /// The changes line attempts proposed, this step and before ([`Self::recall`]).
+    /// The changes line attempts proposed, this step and before ([`Self::recall`]), for the
+    /// run's later steps ([`LineMemory`](crate::graph::memory::line_offers::LineMemory)`::tested`).
     pub(super) fn tested_lines(&self) -> BTreeSet<String> {
         self.lines_tried.clone()
     }
