@@ -319,6 +319,7 @@ mod tests {
                 completion_tokens: 80,
             },
             latency_ms: 812,
+            odds: vec![],
         }
     }
 

@@ -854,6 +854,33 @@ async fn a_traceback_through_the_tests_only_starts_where_the_failing_tests_names
     );
 }
 
+/// A release script the tests never import, naming `render_page` in its docstring and in a
+/// call: a weaker place than `pkg/page.py`, which defines it.
+const RELEASE: &str = "\"\"\"Publishes the demo page.\n\nrender_page renders it.\n\"\"\"\nfrom pkg import render_page\n\nif __name__ == '__main__':\n    print(render_page({'title': 'demo'}))\n";
+
+#[tokio::test]
+async fn a_traceback_through_the_tests_only_offers_the_best_places_lines_first() {
+    let mut repo = files(&[
+        ("pkg/__init__.py", "from pkg.page import render_page\n"),
+        ("pkg/page.py", PAGE),
+        ("pkg/extras.py", EXTRAS),
+        ("scripts/release.py", RELEASE),
+        ("test_render.py", PAGE_TEST),
+    ]);
+    repo.extend(filler(200));
+    let free = ["No change.".to_string()];
+    let test = "python3 -m unittest -q test_render.T.test_skip_empty";
+    let goal =
+        "Rendering with skip_empty keeps empty fields: make test_render.T.test_skip_empty pass.";
+    let r = run_with(repo, goal, test, &free, Some(llama_timings()), |_| {}).await;
+    let f = r.fake.lock().unwrap();
+    let begun: Vec<&str> = (f.lasts.iter())
+        .filter(|l| l.ends_with("=======\n"))
+        .map(|l| l.lines().next().unwrap_or_default())
+        .collect();
+    assert_eq!(begun.first(), Some(&"pkg/page.py"), "{begun:?}");
+}
+
 #[tokio::test]
 async fn the_failing_test_shown_is_the_test_function_not_its_assertion_helper() {
     let r = run_tests_only_trace().await;
@@ -1049,6 +1076,37 @@ async fn the_branch_is_begun_with_the_line_up_to_the_other_token() {
         "{:?}",
         f.lasts
     );
+}
+
+/// Each model reply's `odds` in the run's transcript (none when the reply has none).
+fn replies_odds(r: &Run) -> Vec<Option<Value>> {
+    transcript(r)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "model_reply")
+        .map(|e| e.get("odds").cloned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_line_attempts_token_odds_are_in_the_transcript_as_numbers_only() {
+    let r = run_robots_ranked().await;
+    let odds = replies_odds(&r);
+    assert!(
+        odds.contains(&Some(json!([
+            {"chars": 44, "logprob": -0.2, "others": []},
+            {"chars": 2, "logprob": -0.4, "others": [-1.1]},
+            {"chars": 21, "logprob": -0.01, "others": []},
+        ]))),
+        "{odds:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_reply_the_server_sent_no_odds_for_has_none_in_the_transcript() {
+    let r = run_robots_ranked().await;
+    let odds = replies_odds(&r);
+    assert!(odds.iter().any(Option::is_none), "{odds:?}");
 }
 
 /// `list` among 100 filler modules, run against a fake llama.cpp (its `timings`, so line

@@ -14,7 +14,8 @@ pub const LOCATE_BYTES: u64 = 64 * 1024 * 1024;
 /// Files read by one look-up at most.
 pub const LOCATE_FILES: usize = 20_000;
 
-/// Where a path stands for search and localisation: 0 the project's source, 1 its tests,
+/// Where a path stands for search and localisation: 0 the project's source, 1 its tests (in
+/// a `tests`-like folder, `pending_tests/` and `integration_tests/` too, or named like one),
 /// 2 vendored, generated or installed code (`vendor/`, `third_party/`, `node_modules/`,
 /// `build/`, `dist/`, `.venv`, `site-packages`, `*_pb2.py`, minified `.js`), test fixtures and
 /// the examples of the documentation (`docs/`, `examples/`: a `def read_root()` there is a
@@ -62,9 +63,11 @@ pub fn rank(path: &str) -> u8 {
     if vendored || generated || is_build_artifact(path) {
         return 2;
     }
+    let dirs = &parts[..parts.len().saturating_sub(1)];
     let test = parts
         .iter()
         .any(|c| matches!(*c, "test" | "tests" | "testing" | "spec" | "__tests__"))
+        || (dirs.iter()).any(|c| c.ends_with("_tests") || c.ends_with("_test"))
         || name.starts_with("test_")
         || name.contains("_test.")
         || name.contains(".test.")
@@ -312,6 +315,7 @@ mod tests {
         let ranks: Vec<u8> = [
             "httpie/client.py",
             "tests/test_redirects.py",
+            "pending_tests/main.py",
             "vendor/requests/api.py",
             "third_party/x.py",
             "node_modules/a/index.js",
@@ -327,7 +331,7 @@ mod tests {
         .iter()
         .map(|p| rank(p))
         .collect();
-        assert_eq!(ranks, [0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+        assert_eq!(ranks, [0, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
     }
 
     use crate::workdir::with_files as tree;

@@ -13,6 +13,42 @@ use std::sync::Arc;
 /// Characters of one tool or command output kept in the transcript.
 pub const OUTPUT_CHARS: usize = 16_000;
 
+/// One generated token's odds in the transcript: how many characters its text has (the
+/// tokens' texts make up the reply's `content`), its natural log-probability, and those of the
+/// likeliest other tokens the server reported there. Recorded so a run can be measured
+/// afterwards (how unsure the model was where a fix was written) without its texts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TokenOdds {
+    pub chars: usize,
+    pub logprob: f64,
+    pub others: Vec<f64>,
+}
+
+impl TokenOdds {
+    /// The odds of a reply's tokens (`others` without the token itself).
+    pub fn of(tokens: &[kotef_model::TokenChoice]) -> Vec<TokenOdds> {
+        tokens
+            .iter()
+            .map(|t| TokenOdds {
+                chars: t.text.chars().count(),
+                logprob: round(t.logprob),
+                others: t
+                    .others
+                    .iter()
+                    .filter(|(text, _)| *text != t.text)
+                    .map(|(_, p)| round(*p))
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+/// A log-probability to three decimals (the transcript's size, not its precision, is what
+/// the digits past them cost).
+fn round(p: f64) -> f64 {
+    (p * 1000.0).round() / 1000.0
+}
+
 /// One event of a run.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -41,6 +77,11 @@ pub enum RunEvent {
         finish_reason: Option<String>,
         usage: Usage,
         latency_ms: u64,
+        /// Each generated token's odds, when the request asked for alternatives (a line
+        /// attempt) and the server sent them: numbers only, so no text beyond `content` (which
+        /// is redacted) reaches the transcript.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        odds: Vec<TokenOdds>,
     },
     ModelError {
         step: u32,

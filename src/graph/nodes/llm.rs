@@ -10,7 +10,7 @@ use crate::graph::guards::{
     budget::RunFacts,
     calls::{Cancelled, FailedCall},
 };
-use crate::graph::memory::events::RunEvent;
+use crate::graph::memory::events::{RunEvent, TokenOdds};
 use crate::graph::memory::state::{CallRecord, RunState};
 use crate::graph::rules::pacing::{CallPlan, Room};
 use crate::graph::GraphContext;
@@ -24,6 +24,32 @@ pub enum CallFailure {
     Stopped,
     /// This call failed but the run may go on (the caller decides whether to re-ask).
     Failed(ModelError),
+}
+
+/// The reply in the transcript and, with `KOTEF_LOG=kotef=debug`, in the log (redacted): what
+/// the model said, for diagnosing a real model's run.
+fn recorded(ctx: &GraphContext, step: u32, node: NodeName, reply: &ModelReply, latency_ms: u64) {
+    ctx.record(RunEvent::ModelReply {
+        step,
+        node,
+        content: reply.content.clone(),
+        tool_calls: reply.tool_calls.clone(),
+        finish_reason: reply.finish_reason.clone(),
+        usage: reply.usage,
+        latency_ms,
+        odds: TokenOdds::of(&reply.tokens),
+    });
+    tracing::debug!(
+        node = node.as_str(),
+        content = %ctx.redactor.redact(&crate::graph::prompt::context::clip(&reply.content, 1500)),
+        tool_calls = %ctx.redactor.redact(&reply
+            .tool_calls
+            .iter()
+            .map(|c| crate::graph::prompt::context::clip(&format!("{} {}", c.name, c.arguments), 600))
+            .collect::<Vec<_>>()
+            .join(" | ")),
+        "model reply"
+    );
 }
 
 /// Makes one model call for `node`.
@@ -94,29 +120,8 @@ pub async fn call(
                 }
             }
             record.timings = reply.timings;
-            ctx.record(RunEvent::ModelReply {
-                step,
-                node,
-                content: reply.content.clone(),
-                tool_calls: reply.tool_calls.clone(),
-                finish_reason: reply.finish_reason.clone(),
-                usage: reply.usage,
-                latency_ms: record.latency_ms,
-            });
+            recorded(ctx, step, node, &reply, record.latency_ms);
             state.record_call(record);
-            // `KOTEF_LOG=kotef=debug` shows what the model said (redacted), for diagnosing a
-            // real model's run from its log.
-            tracing::debug!(
-                node = node.as_str(),
-                content = %ctx.redactor.redact(&crate::graph::prompt::context::clip(&reply.content, 1500)),
-                tool_calls = %ctx.redactor.redact(&reply
-                    .tool_calls
-                    .iter()
-                    .map(|c| crate::graph::prompt::context::clip(&format!("{} {}", c.name, c.arguments), 600))
-                    .collect::<Vec<_>>()
-                    .join(" | ")),
-                "model reply"
-            );
             Ok(reply)
         }
         Err(err) => {

@@ -104,6 +104,11 @@ pub struct Traceback {
     /// Lines of the repository the code shown is focused on beside the frames' (the
     /// spectrum's telling lines): shown like a frame's, never offered as one.
     pub focus: Vec<(String, usize)>,
+    /// The entries of `repo` that are no frames but where a look-up found the failure's names
+    /// (`kotef_tools::locate::places`), the best place first: shown and kept in view like a
+    /// frame's, offered to line attempts best first (a call chain is offered outermost
+    /// first), and no sign that the failing tests ran the file.
+    pub located: Vec<(String, usize)>,
 }
 
 impl Traceback {

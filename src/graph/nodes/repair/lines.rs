@@ -528,6 +528,7 @@ mod tests {
             repo: vec![("m.py".into(), 6)],
             outside: Vec::new(),
             focus: Vec::new(),
+            located: Vec::new(),
         };
         let t = &frame_targets(&trace, &[("m.py".into(), code.into())])[0];
         let reply = format!("{}import y\n>>>>>>> REPLACE\n", begun_reply(t));

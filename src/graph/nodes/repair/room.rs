@@ -204,6 +204,7 @@ mod tests {
             ],
             outside: Vec::new(),
             focus: Vec::new(),
+            located: Vec::new(),
         };
         (files, trace)
     }

@@ -202,18 +202,19 @@ pub(super) fn look_elsewhere(
         repo.extend(shown.trace.repo.iter().filter(|(p, _)| *p == path).cloned());
         files.push((path, text));
     }
-    repo.extend(
-        places
-            .iter()
-            .filter(|p| paths.contains(&p.path))
-            .flat_map(|p| p.lines.iter().map(|l| (p.path.clone(), *l))),
-    );
+    let located: Vec<(String, usize)> = places
+        .iter()
+        .filter(|p| paths.contains(&p.path))
+        .flat_map(|p| p.lines.iter().map(|l| (p.path.clone(), *l)))
+        .collect();
+    repo.extend(located.iter().cloned());
     Some(Shown {
         files,
         trace: Traceback {
             repo,
             outside: shown.trace.outside.clone(),
             focus: Vec::new(),
+            located,
         },
         note: Some(note),
     })
@@ -313,11 +314,12 @@ fn by_test_names(
     // The places' lines come first, so the room keeps the best file's code in view; the
     // test's own frames stay behind them (not shown: the test is protected). Two lines a
     // file, so the next files' code fits beside the first's.
-    let mut repo: Vec<(String, usize)> = places
+    let located: Vec<(String, usize)> = places
         .iter()
         .filter(|p| paths.contains(&p.path))
         .flat_map(|p| p.lines.iter().take(2).map(|l| (p.path.clone(), *l)))
         .collect();
+    let mut repo = located.clone();
     repo.extend(trace.repo.iter().cloned());
     Shown {
         files,
@@ -325,6 +327,7 @@ fn by_test_names(
             repo,
             outside: trace.outside,
             focus: Vec::new(),
+            located,
         },
         note: Some(note),
     }
@@ -354,6 +357,7 @@ mod tests {
             ],
             outside: Vec::new(),
             focus: Vec::new(),
+            located: Vec::new(),
         }
     }
 

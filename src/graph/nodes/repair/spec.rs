@@ -326,6 +326,7 @@ mod tests {
             ],
             outside: Vec::new(),
             focus: Vec::new(),
+            located: Vec::new(),
         }
     }
 
@@ -370,6 +371,7 @@ mod tests {
             repo: vec![("test/test_utils.py".into(), 35)],
             outside: Vec::new(),
             focus: Vec::new(),
+            located: Vec::new(),
         };
         let shown = shown(&trace, &["test/test_utils.py".into()], "", &file).unwrap();
         assert!(shown.contains("lines 1-41"), "{shown}");
@@ -395,6 +397,7 @@ mod tests {
             ],
             outside: Vec::new(),
             focus: Vec::new(),
+            located: Vec::new(),
         }
     }
 

@@ -59,7 +59,7 @@ pub(super) fn widen(
         return shown;
     }
     // A shown file where the failing tests ran nothing cannot hold the fix (but the first,
-    // and a frame's): its place goes to a file the spectrum points at.
+    // and a frame's or a look-up's): its place goes to a file the spectrum points at.
     let ran_in = |p: &str| s.of_lines(p, 1, usize::MAX) > 0.0;
     let framed = |p: &str| shown.trace.repo.iter().any(|(f, _)| f == p);
     let mut files: Vec<(String, String)> = Vec::new();
@@ -131,7 +131,30 @@ pub(super) fn offers(
     near: &super::near::Near,
 ) -> super::targets::Targets {
     let found = super::targets::targets(&shown.trace, &shown.files, names);
-    rank(found, &shown.files, s, near)
+    let ranked = rank(found, &shown.files, s, near);
+    match s {
+        Some(s) => unrun_found_last(ranked, &shown.trace.located, s),
+        None => ranked,
+    }
+}
+
+/// `targets` with the frames' statements at lines a look-up found
+/// ([`crate::graph::prompt::code_view::Traceback::located`]) in files where the failing tests
+/// ran nothing moved after the sweep: a name found in a script the tests never import (a
+/// release bot naming the project) is no place of the fix, while what the tests ran is.
+fn unrun_found_last(
+    mut targets: super::targets::Targets,
+    located: &[(String, usize)],
+    s: &Spectrum,
+) -> super::targets::Targets {
+    let found_unrun = |t: &super::targets::Target| {
+        s.of_lines(&t.path, 1, usize::MAX) <= 0.0
+            && (located.iter()).any(|(p, l)| *p == t.path && (t.line..=t.last_line()).contains(l))
+    };
+    let (unrun, frames): (Vec<_>, Vec<_>) = targets.frames.into_iter().partition(found_unrun);
+    targets.frames = frames;
+    targets.sweep.extend(unrun);
+    targets
 }
 
 /// `found` ordered by the spectrum: the frames stay first (where it raised is the strongest
@@ -515,6 +538,21 @@ mod tests {
         assert_eq!(ranked.frames, [at(2)]);
         assert_eq!(ranked.sweep.first(), Some(&at(12)));
         assert_eq!(ranked.sweep.last(), Some(&at(3)));
+    }
+
+    #[test]
+    fn a_found_line_in_a_file_the_failing_tests_never_ran_goes_after_the_sweep() {
+        let bot = "ROOM = 'h'  # read_body\n";
+        let t = |path, text, line| super::super::targets::Target::around(path, text, line).unwrap();
+        let found = super::super::targets::Targets {
+            frames: vec![t("bot.py", bot, 1), t("h.py", CODE, 2)],
+            sweep: vec![t("h.py", CODE, 12)],
+            ..Default::default()
+        };
+        let located = [("bot.py".to_string(), 1), ("h.py".to_string(), 2)];
+        let ranked = unrun_found_last(found, &located, &code_record());
+        assert_eq!(ranked.frames, [t("h.py", CODE, 2)]);
+        assert_eq!(ranked.sweep, [t("h.py", CODE, 12), t("bot.py", bot, 1)]);
     }
 
     fn named(command: &str) -> Option<(String, Vec<String>)> {

@@ -312,15 +312,25 @@ fn statements_in(text: &str, first: usize, last: usize) -> Vec<(usize, String)> 
 }
 
 /// The statements at the traceback's frames in `files` (the code shown; tests are not among
-/// them), outermost frame first, the deepest last; each statement once, at most
-/// [`MAX_TARGETS`]. A frame whose line is a `def` or `class` header (a decorator's frame)
-/// offers nothing.
+/// them): the lines a look-up found the failure's names at first, the best place first
+/// ([`Traceback::located`]), then the frames, outermost first, the deepest last; each
+/// statement once, at most [`MAX_TARGETS`]. A frame whose line is a `def` or `class` header
+/// (a decorator's frame) offers nothing, nor a found line inside a triple-quoted string (a
+/// docstring naming a function is where a look-up finds its name, not a statement).
 fn frame_targets(trace: &Traceback, files: &[(String, String)]) -> Vec<Target> {
     let mut out: Vec<Target> = Vec::new();
-    for (path, line) in trace.repo.iter().rev() {
+    let frames = trace
+        .repo
+        .iter()
+        .rev()
+        .filter(|f| !trace.located.contains(f));
+    for (path, line) in trace.located.iter().chain(frames) {
         let Some((_, text)) = files.iter().find(|(p, _)| p == path) else {
             continue;
         };
+        if trace.located.contains(&(path.clone(), *line)) && in_string(text, *line) {
+            continue;
+        }
         let Some(t) =
             statement_at(text, *line).and_then(|(start, stmt)| Target::at(path, text, start, stmt))
         else {
@@ -332,6 +342,20 @@ fn frame_targets(trace: &Traceback, files: &[(String, String)]) -> Vec<Target> {
     }
     out.truncate(MAX_TARGETS);
     out
+}
+
+/// Whether 1-based `line` of `text` lies inside a triple-quoted string, or opens or closes one
+/// (the quotes counted from the top, as [`statements_in`] counts them).
+fn in_string(text: &str, line: usize) -> bool {
+    let mut open = false;
+    for (i, l) in text.lines().enumerate().take(line) {
+        let quotes = l.matches("\"\"\"").count() + l.matches("'''").count();
+        if i + 1 == line {
+            return open || quotes > 0;
+        }
+        open ^= quotes % 2 == 1;
+    }
+    false
 }
 
 /// The lines before the statement at 0-based `start` that make `lead` + statement occur once
@@ -435,6 +459,7 @@ pub(super) mod tests {
             ],
             outside: Vec::new(),
             focus: Vec::new(),
+            located: Vec::new(),
         }
     }
 
@@ -456,6 +481,41 @@ pub(super) mod tests {
                 "if line.lstrip().startswith('Sitemap:'):"
             ]
         );
+    }
+
+    /// A look-up's lines in `files()`: `spider.py`'s (the best place) before `utils.py`'s,
+    /// behind the test's own frame, as the look-up lays them out.
+    fn located() -> Traceback {
+        let found = vec![("spider.py".to_string(), 4), ("utils.py".to_string(), 3)];
+        let mut repo = found.clone();
+        repo.push(("tests/test_spider.py".into(), 9));
+        Traceback {
+            repo,
+            located: found,
+            ..Traceback::default()
+        }
+    }
+
+    #[test]
+    fn the_lines_a_look_up_found_are_offered_best_place_first() {
+        let t = frame_targets(&located(), &files());
+        let paths: Vec<&str> = t.iter().map(|t| t.path.as_str()).collect();
+        assert_eq!(paths, ["spider.py", "utils.py"]);
+    }
+
+    #[test]
+    fn a_found_line_inside_a_docstring_offers_nothing() {
+        let utils =
+            format!("\"\"\"Helpers.\n\nsitemap_urls_from_robots reads robots.txt\n\"\"\"\n{UTILS}");
+        let files = vec![("utils.py".to_string(), utils)];
+        let trace = Traceback {
+            repo: vec![("utils.py".into(), 3), ("utils.py".into(), 7)],
+            located: vec![("utils.py".into(), 3), ("utils.py".into(), 7)],
+            ..Traceback::default()
+        };
+        let t = frame_targets(&trace, &files);
+        let texts: Vec<&str> = t.iter().map(|t| t.text.trim()).collect();
+        assert_eq!(texts, ["if line.lstrip().startswith('Sitemap:'):"]);
     }
 
     #[test]
@@ -500,6 +560,7 @@ pub(super) mod tests {
             repo: Vec::new(),
             outside: Vec::new(),
             focus: Vec::new(),
+            located: Vec::new(),
         };
         let t = targets(&none, &files, &["parse_day".to_string()]);
         assert_eq!(t.frames, []);
@@ -558,6 +619,7 @@ pub(super) mod tests {
             repo: vec![("worker.py".into(), 10)],
             outside: Vec::new(),
             focus: Vec::new(),
+            located: Vec::new(),
         };
         let t = targets(&trace, &files, &[]);
         assert_eq!(
@@ -584,6 +646,7 @@ pub(super) mod tests {
             repo: vec![("seen.py".into(), 12)],
             outside: Vec::new(),
             focus: Vec::new(),
+            located: Vec::new(),
         };
         let t = targets(&trace, &files, &[]);
         assert_eq!(
@@ -611,6 +674,7 @@ pub(super) mod tests {
             repo: vec![("dates.py".into(), 11)],
             outside: Vec::new(),
             focus: Vec::new(),
+            located: Vec::new(),
         };
         let t = targets(&trace, &files, &[]);
         assert_eq!(texts(&t.frames), ["return int(day)"]);
