@@ -281,7 +281,7 @@ fn statements_in(text: &str, first: usize, last: usize) -> Vec<(usize, String)> 
     let mut in_string = false;
     while at <= last.min(lines.len()) {
         let l = lines[at - 1].trim();
-        let quotes = l.matches("\"\"\"").count() + l.matches("'''").count();
+        let quotes = triple_quotes(l);
         if in_string || quotes > 0 {
             // A docstring, or a statement holding a triple-quoted string: not offered.
             in_string ^= quotes % 2 == 1;
@@ -344,12 +344,17 @@ fn frame_targets(trace: &Traceback, files: &[(String, String)]) -> Vec<Target> {
     out
 }
 
+/// How many triple quotes (`"""` or `'''`) a line holds.
+fn triple_quotes(l: &str) -> usize {
+    l.matches("\"\"\"").count() + l.matches("'''").count()
+}
+
 /// Whether 1-based `line` of `text` lies inside a triple-quoted string, or opens or closes one
 /// (the quotes counted from the top, as [`statements_in`] counts them).
 fn in_string(text: &str, line: usize) -> bool {
     let mut open = false;
     for (i, l) in text.lines().enumerate().take(line) {
-        let quotes = l.matches("\"\"\"").count() + l.matches("'''").count();
+        let quotes = triple_quotes(l);
         if i + 1 == line {
             return open || quotes > 0;
         }
