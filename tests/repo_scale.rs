@@ -1033,6 +1033,21 @@ fn llama_timings() -> Value {
 /// back as it was, finding `body.decode())]` its second choice at one token; the branch
 /// begun there ends the block.
 async fn run_robots_ranked() -> Run {
+    run_robots_answering(|f| {
+        let tokens: Vec<Token> = vec![
+            ("    return [u for u in urls_from_robots(body", -0.2, vec![]),
+            (")]", -0.4, vec![(")]", -0.4), (".decode())]", -1.1)]),
+            ("\n>>>>>>> REPLACE\n```\n", -0.01, vec![]),
+        ];
+        f.ranked = vec![("urls_from_robots(body)]".into(), tokens)];
+        f.branch_rests = vec![(".decode())]".into(), "\n>>>>>>> REPLACE\n```\n".into())];
+    })
+    .await
+}
+
+/// The robots repository among 100 filler modules against a fake llama.cpp whose free
+/// attempts rewrite the helper (wrong) and whose line attempts answer as `configure` says.
+async fn run_robots_answering(configure: impl FnOnce(&mut Fake)) -> Run {
     let mut repo = files(&ROBOTS_REPO);
     repo.extend(filler(100));
     let free = [ROBOTS_BYTES.to_string()];
@@ -1042,15 +1057,7 @@ async fn run_robots_ranked() -> Run {
         ROBOTS_TEST,
         &free,
         Some(llama_timings()),
-        |f| {
-            let tokens: Vec<Token> = vec![
-                ("    return [u for u in urls_from_robots(body", -0.2, vec![]),
-                (")]", -0.4, vec![(")]", -0.4), (".decode())]", -1.1)]),
-                ("\n>>>>>>> REPLACE\n```\n", -0.01, vec![]),
-            ];
-            f.ranked = vec![("urls_from_robots(body)]".into(), tokens)];
-            f.branch_rests = vec![(".decode())]".into(), "\n>>>>>>> REPLACE\n```\n".into())];
-        },
+        configure,
     )
     .await
 }
@@ -1075,6 +1082,54 @@ async fn the_branch_is_begun_with_the_line_up_to_the_other_token() {
         ),
         "{:?}",
         f.lasts
+    );
+}
+
+/// The robots repository against a fake whose line attempts at the caller's line and at the
+/// helper's test write each back as it was: sure of the caller's (its least likely token at
+/// -0.1), unsure of the helper's (-2.0), each finding another token a little less likely.
+async fn run_robots_unsure() -> Run {
+    run_robots_answering(|f| {
+        let end = ("\n>>>>>>> REPLACE\n```\n", -0.01, vec![]);
+        let caller: Vec<Token> = vec![
+            (
+                "    return [u for u in urls_from_robots(body",
+                -0.05,
+                vec![],
+            ),
+            (")]", -0.1, vec![(")]", -0.1), (".strip())]", -2.5)]),
+            end.clone(),
+        ];
+        let helper: Vec<Token> = vec![
+            ("        if line.lstrip().startswith(", -0.1, vec![]),
+            (
+                "'Sitemap:'",
+                -2.0,
+                vec![("'Sitemap:'", -2.0), ("b'Sitemap:'", -2.2)],
+            ),
+            ("):", -0.01, vec![]),
+            end,
+        ];
+        f.ranked = vec![
+            ("urls_from_robots(body)]".into(), caller),
+            ("startswith('Sitemap:')".into(), helper),
+        ];
+    })
+    .await
+}
+
+#[tokio::test]
+async fn the_branches_of_the_line_the_model_was_least_sure_of_are_offered_first() {
+    let r = run_robots_unsure().await;
+    let f = r.fake.lock().unwrap();
+    let branch = |l: &&String| {
+        l.split_once("=======\n")
+            .is_some_and(|(_, b)| !b.is_empty())
+    };
+    let first = f.lasts.iter().find(branch).map(String::as_str);
+    assert!(
+        first.is_some_and(|l| l.ends_with("        if line.lstrip().startswith(b'Sitemap:'")),
+        "{first:?}"
     );
 }
 

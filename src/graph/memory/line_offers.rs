@@ -6,7 +6,7 @@
 //! the second step repeated 46 of the first's 46 offers, reply for reply, in one task, 47 of
 //! 47 in another). What the run remembers here keeps a later step to the offers not made yet.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One statement to offer: its file, its lines as the file has them, and the lines just
 /// before it that make it unique in the file (kept as they are on both sides of the change:
@@ -25,6 +25,11 @@ impl Target {
     /// lines before it moved it.
     pub fn same_statement(&self, other: &Target) -> bool {
         self.path == other.path && self.lead == other.lead && self.text == other.text
+    }
+
+    /// What tells this statement from any other ([`Target::same_statement`]), as a key.
+    pub fn statement_key(&self) -> String {
+        format!("{}\u{0}{}\u{0}{}", self.path, self.lead, self.text)
     }
 }
 
@@ -59,12 +64,9 @@ impl Offer {
     /// change above it moves), where the new lines go, the start written for the model and
     /// the temperature. The same key asks the model the same thing.
     pub fn key(&self) -> String {
-        let t = &self.target;
         format!(
-            "{}\u{0}{}\u{0}{}\u{0}{:?}\u{0}{}\u{0}{}",
-            t.path,
-            t.lead,
-            t.text,
+            "{}\u{0}{:?}\u{0}{}\u{0}{}",
+            self.target.statement_key(),
             self.place,
             self.prefix,
             self.temperature.to_bits()
@@ -88,6 +90,9 @@ pub struct LineMemory {
     pub reported: bool,
     /// Whether the last step ended with offers still to make.
     pub left: bool,
+    /// How unsure the model was of each statement's first line, by
+    /// [`Target::statement_key`]: the log-probability of the least likely token it chose.
+    pub unsure: BTreeMap<String, f64>,
 }
 
 impl LineMemory {
