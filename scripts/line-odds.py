@@ -12,7 +12,10 @@ kotef never sees it): each statement's first greedy line attempt and
 - `max_other`: the likeliest other token at any point of the reply;
 - `copy`: the log-probability of writing the statement back as it was (along the reply);
 - `*_prior`: the same plus a share of the place (log of the order), so a late statement
-  needs more doubt to come first.
+  needs more doubt to come first (`unsure_prior` is the rank kotef gives branches since
+  session 32).
+Also per task: line attempts made, how many were begun at a statement the fix changes, and
+the attempt at which the first branch there came.
 Prints per task the rank of the first statement the fix changes under each ordering, then
 medians and how often it is in the first three and five. Counts only: no statement text is
 printed, so it may be run on the held-out tasks.
@@ -83,9 +86,12 @@ def main():
     for repo in sorted(p for p in keep.rglob("*") if (p / ".sdd" / "runs").is_dir()):
         fl = fix_lines(repo)
         first = {}  # statement -> (order, metrics, is_fix)
+        made = at_fix = 0; branch_at_fix = None
         for stmt, prefix, content, odds in attempts(repo):
-            if prefix or stmt in first: continue
             is_fix = any(l.strip() in fl for l in stmt.splitlines() if l.strip())
+            made += 1; at_fix += is_fix
+            if prefix and is_fix and branch_at_fix is None: branch_at_fix = made
+            if prefix or stmt in first: continue
             first[stmt] = (len(first), metrics(stmt, content, odds), is_fix)
         if not first: continue
         items = list(first.values())
@@ -93,7 +99,8 @@ def main():
         def rank(key):
             order = sorted(items, key=key)
             return next((i + 1 for i, (o, m, f) in enumerate(order) if f), None)
-        r = dict(task=repo.name, statements=len(items), with_odds=sum(1 for o, m, f in items if m["n"]),
+        r = dict(task=repo.name, statements=len(items), attempts=made, at_fix=at_fix,
+                 first_branch_at_fix=branch_at_fix, with_odds=sum(1 for o, m, f in items if m["n"]),
                  place=rank(lambda x: x[0]),
                  changed=rank(lambda x: (not x[1]["changed"], x[0])),
                  min_chosen=rank(lambda x: (x[1]["min_chosen"], x[0])),
@@ -107,6 +114,8 @@ def main():
                  fix_min=[m["min_chosen"] for o, m, f in items if f][:3])
         rows.append(r)
         print(r)
+    print(f"line attempts begun at a statement the fix changes: {sum(r['at_fix'] for r in rows)} of {sum(r['attempts'] for r in rows)}; "
+          f"a branch there in {sum(1 for r in rows if r['first_branch_at_fix'])} tasks, first at attempt {[r['first_branch_at_fix'] for r in rows if r['first_branch_at_fix']]}")
     keys = ["copy", "copy_prior", "place", "changed", "min_chosen", "max_other", "unsure_prior", "other_prior"]
     hit = [r for r in rows if r["place"]]
     print(f"\n{len(rows)} tasks with line attempts; fix statement offered in {len(hit)}")
