@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use kotef_core::{RunSummary, TerminalStatus};
+use kotef_core::{RunSummary, StopRule, TerminalStatus};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -1882,5 +1882,54 @@ async fn a_template_stone_is_counted_in_the_fix_templates_entry() {
     assert_eq!(
         entry.map(|e| e["arguments"]["stones"].clone()),
         Some(1.into())
+    );
+}
+
+/// The steps of `node` the run's transcript records.
+fn steps_of(r: &Run, node: &str) -> usize {
+    (transcript(r).lines())
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "step" && e["node"] == node)
+        .count()
+}
+
+/// The robots repository against a fake whose line attempts write each statement wrong a new
+/// way, in repair steps of two calls: every step tests changes no step tested before.
+async fn run_robots_exploring() -> Run {
+    let free = [ROBOTS_BYTES.to_string()];
+    let wrong = |f: &mut Fake| {
+        f.lines = [
+            (
+                "urls_from_robots(body)]",
+                "    return list(urls_from_robots(body))\n",
+            ),
+            (
+                "startswith(b'Sitemap:')",
+                "        if line.startswith(b'sitemap:'):\n",
+            ),
+            ("yield line", "            yield line.split(b':')[-1]\n"),
+            ("splitlines", "    for line in robots_text.split(b'\\n'):\n"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .to_vec();
+    };
+    let fake = (&free[..], Some(llama_timings()), wrong);
+    let args = ["--coder-step-calls", "2"];
+    run_with_args(files(&ROBOTS_REPO), ROBOTS_GOAL, ROBOTS_TEST, fake, &args).await
+}
+
+#[tokio::test]
+async fn repair_steps_that_each_test_new_line_attempts_are_not_stopped_as_a_loop_after_three() {
+    let r = run_robots_exploring().await;
+    assert!(steps_of(&r, "coder") > 3, "{:?}", r.summary);
+}
+
+#[tokio::test]
+async fn once_the_repair_steps_test_nothing_new_the_run_stops_as_a_loop_saying_so() {
+    let s = run_robots_exploring().await.summary;
+    assert_eq!(s.stop_rule, Some(StopRule::PlannerToCoder), "{s:?}");
+    assert!(
+        s.stop_reason.contains("of them tested nothing new"),
+        "{s:?}"
     );
 }

@@ -161,6 +161,9 @@ pub struct StepResult {
     pub refused_empty_done: bool,
     /// Commands a coder step had denied as off the strict allow-list.
     pub off_list_denials: u32,
+    /// A repair step that tested changes the run had not tested before, with line offers
+    /// still left to make ([`memory::state::StepRecord::explored`]).
+    pub explored: bool,
 }
 
 impl StepResult {
@@ -192,7 +195,13 @@ impl StepResult {
             redirect: None,
             refused_empty_done: false,
             off_list_denials: 0,
+            explored: false,
         }
+    }
+
+    /// Marks a repair step that tested changes new to the run with line offers left.
+    pub fn with_explored(self, explored: bool) -> Self {
+        Self { explored, ..self }
     }
 
     /// Records what a coder step refused and had denied, for the counts later checks read.
@@ -242,6 +251,23 @@ fn judge_revisit(state: &mut RunState, node: NodeName, result: &mut StepResult) 
         result.reason = format!("{} (state of step {earlier} again)", result.reason);
     }
     repeated
+}
+
+/// Marks the step the run last moved at, and resets the loop counter of a node that made
+/// progress. A step that tested changes new to the run is not idle (new test results), though
+/// it resets no loop counter: the coder's own count of such steps bounds them.
+fn note_progress(state: &mut RunState, node: NodeName, result: &StepResult) {
+    if result.progress || result.explored {
+        state.last_progress_step = state.total_steps;
+    }
+    if result.progress {
+        match node {
+            NodeName::Researcher => state.loop_counters.planner_to_researcher = 0,
+            NodeName::Coder => state.loop_counters.planner_to_coder = 0,
+            NodeName::Verifier => state.loop_counters.planner_to_verifier = 0,
+            _ => {}
+        }
+    }
 }
 
 /// Runs the graph to its end and returns the final state. Never panics on model output and
@@ -324,15 +350,7 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
         };
         state.total_steps += 1;
         let revisit_of = judge_revisit(&mut state, node, &mut result);
-        if result.progress {
-            state.last_progress_step = state.total_steps;
-            match node {
-                NodeName::Researcher => state.loop_counters.planner_to_researcher = 0,
-                NodeName::Coder => state.loop_counters.planner_to_coder = 0,
-                NodeName::Verifier => state.loop_counters.planner_to_verifier = 0,
-                _ => {}
-            }
-        }
+        note_progress(&mut state, node, &result);
         if let Some(p) = prev {
             *state.path_edges.entry((p, node)).or_insert(0) += 1;
         }
@@ -347,6 +365,7 @@ async fn drive(ctx: &GraphContext, mut state: RunState) -> RunState {
             redirect: result.redirect.clone(),
             refused_empty_done: result.refused_empty_done,
             off_list_denials: result.off_list_denials,
+            explored: result.explored,
         };
         tracing::info!(step = record.step, node = node.as_str(), decision = %record.decision, progress = record.progress, "step");
         ctx.record(memory::events::RunEvent::StepDone {

@@ -26,7 +26,19 @@ impl RunState {
     /// Coder steps in a row without progress (a step that went back to an earlier state is
     /// none; steps of other nodes in between neither count nor break the row).
     pub fn coder_steps_without_progress(&self) -> u32 {
-        count(self.coder_steps().rev().take_while(|r| !r.progress))
+        count(self.coder_steps_since_progress())
+    }
+
+    /// Of [`RunState::coder_steps_without_progress`], those that explored nothing: a repair
+    /// step that tested changes new to the run, with line offers left
+    /// ([`StepRecord::explored`]), is a search under way, not a coder going round.
+    pub fn idle_coder_steps(&self) -> u32 {
+        count(self.coder_steps_since_progress().filter(|r| !r.explored))
+    }
+
+    /// The coder's steps since its last progress, latest first.
+    fn coder_steps_since_progress(&self) -> impl Iterator<Item = &StepRecord> {
+        self.coder_steps().rev().take_while(|r| !r.progress)
     }
 
     /// The steps since the last step with progress (of any node).
@@ -194,6 +206,18 @@ mod tests {
         assert_eq!(s.coder_steps_without_progress(), 2);
         push_step(&mut s, NodeName::Coder, true);
         assert_eq!(s.coder_steps_without_progress(), 0);
+    }
+
+    #[test]
+    fn coder_steps_that_explored_are_without_progress_but_not_idle() {
+        let mut s = state();
+        push_step(&mut s, NodeName::Coder, false).explored = true;
+        push_step(&mut s, NodeName::Coder, false);
+        push_step(&mut s, NodeName::Coder, false).explored = true;
+        assert_eq!(
+            (s.coder_steps_without_progress(), s.idle_coder_steps()),
+            (3, 1)
+        );
     }
 
     #[test]

@@ -67,9 +67,11 @@ pub fn revisit_of(state: &RunState) -> Option<u32> {
     state.seen_states.get(&world_fingerprint(state)).copied()
 }
 
-/// A fingerprint of everything a planner decision should depend on: the world and what
-/// research found. Counters and step numbers are left out on purpose, so the same situation
-/// gives the same fingerprint however often it comes back.
+/// A fingerprint of everything a planner decision should depend on: the world, what
+/// research found and which changes line attempts ruled out (a repair step that tested new
+/// ones leaves the run knowing more, though the files are as they were). Counters and step
+/// numbers are left out on purpose, so the same situation gives the same fingerprint
+/// however often it comes back.
 pub fn state_fingerprint(state: &RunState) -> String {
     let mut h = Sha256::new();
     h.update(world_fingerprint(state).as_bytes());
@@ -82,6 +84,10 @@ pub fn state_fingerprint(state: &RunState) -> String {
             .unwrap_or_default()
             .as_bytes(),
     );
+    for tested in state.lines.iter().flat_map(|m| &m.tested) {
+        h.update([4]);
+        h.update(tested.as_bytes());
+    }
     hex::encode(&h.finalize()[..12])
 }
 

@@ -119,6 +119,17 @@ fn fingerprint_ignores_counters_but_sees_files_and_tests() {
 }
 
 #[test]
+fn changes_line_attempts_ruled_out_change_the_state_but_not_the_world() {
+    let mut s = run().build();
+    let (state, world) = (state_fingerprint(&s), world_fingerprint(&s));
+    let mut memory = crate::graph::memory::line_offers::LineMemory::new("pytest");
+    memory.tested.insert("calc.py: a - b".into());
+    s.lines = Some(memory);
+    assert_ne!(state_fingerprint(&s), state);
+    assert_eq!(world_fingerprint(&s), world);
+}
+
+#[test]
 fn decision_keys_include_query_and_task() {
     let mut d = decision(NodeName::Researcher);
     assert_eq!(decision_key(&d), "researcher:q");

@@ -301,6 +301,10 @@ pub struct StepRecord {
     /// Commands a coder step had denied as merely off the strict allow-list.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub off_list_denials: u32,
+    /// A repair step that tested changes the run had not tested before, with line offers
+    /// still left to make: new test results, not a loop, though the files are as they were.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub explored: bool,
 }
 
 /// Where the verifier's command came from.

@@ -94,6 +94,7 @@ pub fn step(node: NodeName) -> StepRecord {
         redirect: None,
         refused_empty_done: false,
         off_list_denials: 0,
+        explored: false,
     }
 }
 

@@ -31,7 +31,6 @@ use crate::graph::guards::{
     self,
     commands::{CommandEvent, CommandFacts},
 };
-use crate::graph::memory::line_offers::LineMemory;
 use crate::graph::memory::state::{CoderEnd, Decision, RunState};
 use crate::graph::nodes::llm::{self, CallFailure};
 use crate::graph::prompt::context;
@@ -53,6 +52,7 @@ mod near;
 mod passes;
 mod patterns;
 mod placed;
+mod recall;
 mod replies;
 pub mod room;
 mod shown;
@@ -389,7 +389,7 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
         })
     };
     let mut opening = opening_of(&shown);
-    let (mut offers, memory) = line_queue(state, &command, targets, &mut a);
+    let (mut offers, memory) = recall::line_queue(state, &command, targets, &mut a);
     let lines_first = replies::begins_with_lines(ctx, &shown.files, &protected).await;
     let mut locator = locate::Locator::new(locate::called_names(&failure, &names));
     let end = loop {
@@ -457,24 +457,8 @@ pub async fn step(ctx: &GraphContext, state: &mut RunState, task: &str) -> StepR
             break CoderEnd::RunStopped;
         }
     };
-    state.lines = Some(offers.remember(memory, a.tested_lines()));
-    finish(ctx, state, a, end, &before).await
-}
-
-/// The line attempts' queue of `targets` for a step judged by `command`, after what the
-/// run's earlier steps with that command offered and tested (not again), and the memory the
-/// step leaves the next.
-fn line_queue(
-    state: &RunState,
-    command: &str,
-    targets: targets::Targets,
-    a: &mut Attempts,
-) -> (lines::Queue, LineMemory) {
-    let memory = (state.lines.clone())
-        .filter(|m| m.command == command)
-        .unwrap_or_else(|| LineMemory::new(command));
-    a.recall(&memory.tested);
-    (lines::Queue::resume(targets, &memory), memory)
+    let new = recall::keep_lines(state, &offers, memory, &a);
+    finish(ctx, state, a, end, &before).await.with_explored(new)
 }
 
 /// The loop's memory at its start: the failing run it compares attempts with, and what
