@@ -14,11 +14,9 @@
 //! parameter such a statement takes); a fix is most often one statement, and trying each costs a few seconds where a free
 //! attempt costs tens. Each reply's next-likeliest lines are offered after ([`branches`]).
 
-use super::targets::{Target, Targets};
-use crate::graph::memory::line_offers::LineMemory;
+use super::targets::Target;
 use kotef_model::TokenChoice;
 use kotef_tools::{Change, EditBlock};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// The temperatures a statement is offered at: the likeliest new line first (greedy, so the
 /// alternatives the server reports lie along it); once more, hotter, when the model wrote it
@@ -42,266 +40,27 @@ pub const MIN_SCORE: f64 = -7.0;
 /// The most branches one reply opens (the likeliest).
 pub const MAX_BRANCHES_PER_REPLY: usize = 4;
 
-/// The score a guard offer ([`guard`]) competes with the branches at: that of another
-/// token of about 5 %.
+/// The score a guard offer ([`guard`]) has among its statement's offers whose lines go next
+/// to it (which take turns of their own, [`Queue::stream`]), and on a tie of turns with a
+/// branch: that of another token of about 5 %.
 pub const GUARD_SCORE: f64 = -3.0;
 
-/// The score a [`follow`] offer competes with the branches at: that of another token of
+/// The score a [`follow`] offer has as a guard's ([`GUARD_SCORE`]): that of another token of
 /// about 3 %, after the guard (of the fixes that add lines next to a statement in the
 /// tuning tasks, four go before it and two or three after).
 pub const FOLLOW_SCORE: f64 = -3.5;
 
-/// The most branches offered in one repair step. In the real-project runs every task that
-/// was solved was solved by a line attempt, and the free attempts made once the branches ran
-/// out (about 20 s each, half of a 300 s budget) solved none: the branches go on while the
-/// budget lasts, up to this bound.
-pub const MAX_BRANCHES: usize = 60;
-
-/// When the `round`-th branch (0 the first) of the statement ranked `order`-th (0 the first;
-/// [`ranks`]: without token odds, the order it was offered in) comes: the lowest turn first,
-/// a tie to the better ranked statement, then to the likelier branch.
-/// A statement's share of the branches falls with its place: where the fix is one statement,
-/// the statement it changes was among the first two offered in 10 of the 14 tuning tasks
-/// whose fixed line was offered at all, and 6th or 8th in others. Of the first fifteen
-/// branches the first statement gets five, the second three, and the eighth still one.
-pub fn branch_turn(order: usize, round: usize) -> usize {
-    (round + 1) * (order + 2)
-}
-
-/// How much a statement's place weighs against how unsure the model was of its first line
-/// ([`unsure`]) in the branch schedule: a statement ranks by its least likely chosen token's
-/// log-probability plus this times ln(place + 2), the most unsure first. Where the model is
-/// sure of the line it wrote back (a log-probability near 0), it is most often right to;
-/// where the fix's statement was offered in run 38 (held out), its branches would have come
-/// in the first five statements' in 4 of 7 tasks by this rank, against 2 by the place alone,
-/// and by the doubt alone in 3 (`scripts/line-odds.py`; the weight was chosen on three
-/// tuning tasks before).
-pub const PLACE_WEIGHT: f64 = 0.5;
-
-/// How unsure the model was of the new statement it wrote: the log-probability of the least
-/// likely token it chose, up to the block's end. `None` when the server sent no odds.
-pub fn unsure(tokens: &[TokenChoice]) -> Option<f64> {
-    let mut written = String::new();
-    let mut least: Option<f64> = None;
-    for t in tokens {
-        if block_ended(&written) {
-            break;
-        }
-        least = Some(least.map_or(t.logprob, |l| l.min(t.logprob)));
-        written.push_str(&t.text);
-    }
-    least
-}
-
-/// The ranks in the branch schedule of the statements offered `0..n` (by their order): [`unsure`]
-/// weighed with the place ([`PLACE_WEIGHT`]), the most unsure first, a tie to the earlier. A
-/// statement whose first line came without odds ranks as though the model had been sure of
-/// it: without odds, the rank is the order.
-fn ranks(unsure: &BTreeMap<usize, f64>, n: usize) -> Vec<usize> {
-    let weight = |o: usize| {
-        let place = PLACE_WEIGHT * ((o + 2) as f64).ln();
-        unsure.get(&o).copied().unwrap_or(0.0) + place
-    };
-    let mut by_rank: Vec<usize> = (0..n).collect();
-    by_rank.sort_by(|&a, &b| weight(a).total_cmp(&weight(b)).then(a.cmp(&b)));
-    let mut rank = vec![0; n];
-    for (r, o) in by_rank.into_iter().enumerate() {
-        rank[o] = r;
-    }
-    rank
-}
-
 pub use crate::graph::memory::line_offers::{Offer, Place};
+
+mod queue;
+pub use queue::Queue;
+#[cfg(test)]
+use queue::{ranks, unsure, MAX_BRANCHES};
 
 impl Offer {
     /// The reply begun for the model: [`begun_reply`] at the statement, then the prefix.
     pub fn begun(&self) -> String {
         format!("{}{}", begun_reply(&self.target), self.prefix)
-    }
-}
-
-/// The statements still to offer, in order: each statement once (a statement the model left
-/// as it was once more, hotter, before the next, when the server reported no alternatives);
-/// then the branches the replies opened ([`branches`]), each statement's likeliest not yet
-/// offered at its turn ([`branch_turn`] by its rank: how unsure the model was of its first
-/// line, weighed with its place, [`ranks`]), at most [`MAX_BRANCHES`]; then,
-/// only when no reply reported alternatives, the frames' statements once more at
-/// [`LAST_PASS`]. An offer made in an earlier step of the run is not made again, and the
-/// branches it left are offered in this one ([`Queue::resume`]).
-#[derive(Debug, Default)]
-pub struct Queue {
-    left: VecDeque<Offer>,
-    branches: Vec<Offer>,
-    again: VecDeque<Offer>,
-    branched: usize,
-    /// Branches offered so far, per statement (by its order).
-    rounds: BTreeMap<usize, usize>,
-    /// The statements (by their order) whose guard and follow offers were made.
-    guarded: BTreeSet<usize>,
-    reported: bool,
-    /// Every offer made, this step and before ([`Offer::key`]).
-    made: BTreeSet<String>,
-    /// How unsure the model was of each statement's first line ([`unsure`]), by its order.
-    unsure: BTreeMap<usize, f64>,
-    /// The statements' keys ([`Target::statement_key`]), by their order.
-    statements: Vec<String>,
-}
-
-impl Queue {
-    /// The frames' statements, the sweep's, then the frames' once more at [`LAST_PASS`].
-    #[cfg(test)]
-    pub fn new(targets: Targets) -> Self {
-        Queue::resume(targets, &LineMemory::default())
-    }
-
-    /// [`Queue::new`] after the earlier steps `memory` recalls: the offers they made are
-    /// left out, and the branches they left, of statements still offered, come at their
-    /// statement's turn (its place in `targets` now).
-    pub fn resume(targets: Targets, memory: &LineMemory) -> Self {
-        let offer = |(order, target): (usize, &Target), temperature, tries| Offer {
-            target: target.clone(),
-            temperature,
-            prefix: String::new(),
-            score: 0.0,
-            tries,
-            order,
-            place: Place::Instead,
-        };
-        let fresh = |o: &Offer| !memory.made.contains(&o.key());
-        let all: Vec<&Target> = (targets.frames.iter())
-            .chain(&targets.sweep)
-            .chain(&targets.farther)
-            .collect();
-        let branches = (memory.pending.iter())
-            .filter_map(|b| {
-                let order = all.iter().position(|t| t.same_statement(&b.target))?;
-                Some(Offer {
-                    target: all[order].clone(),
-                    order,
-                    ..b.clone()
-                })
-            })
-            .filter(fresh)
-            .collect();
-        let statements: Vec<String> = all.iter().map(|t| t.statement_key()).collect();
-        let unsure = (statements.iter().enumerate())
-            .filter_map(|(o, k)| Some((o, *memory.unsure.get(k)?)))
-            .collect();
-        Queue {
-            left: (all.iter().copied().enumerate())
-                .map(|t| offer(t, TEMPERATURES[0], 0))
-                .filter(fresh)
-                .collect(),
-            again: (targets.frames.iter().enumerate())
-                .map(|t| offer(t, LAST_PASS, TEMPERATURES.len()))
-                .filter(fresh)
-                .collect(),
-            branches,
-            reported: memory.reported,
-            made: memory.made.clone(),
-            unsure,
-            statements,
-            ..Queue::default()
-        }
-    }
-
-    /// `memory` with what a later step of the run is to know of this one's offers: every
-    /// offer made, the branches not offered, whether offers were left, and the changes
-    /// line attempts `tested`.
-    pub fn remember(&self, mut memory: LineMemory, tested: BTreeSet<String>) -> LineMemory {
-        memory.made = self.made.clone();
-        memory.pending = self.branches.clone();
-        memory.reported = self.reported;
-        memory.left = !self.left.is_empty()
-            || !self.branches.is_empty()
-            || (!self.reported && !self.again.is_empty());
-        memory.tested = tested;
-        for (o, u) in &self.unsure {
-            if let Some(k) = self.statements.get(*o) {
-                memory.unsure.insert(k.clone(), *u);
-            }
-        }
-        memory
-    }
-
-    /// The next offer, if any is left: never one made before (two replies may open the same
-    /// branch).
-    pub fn next(&mut self) -> Option<Offer> {
-        loop {
-            let o = self.pick()?;
-            if self.made.insert(o.key()) {
-                return Some(o);
-            }
-        }
-    }
-
-    /// The next offer not made yet.
-    fn pick(&mut self) -> Option<Offer> {
-        if let Some(o) = self.left.pop_front() {
-            return Some(o);
-        }
-        if self.branched < MAX_BRANCHES {
-            // The branch whose turn comes first, the likeliest on a tie.
-            let n = (self.branches.iter().map(|o| o.order + 1))
-                .chain([self.statements.len()])
-                .max()
-                .unwrap_or(0);
-            let ranks = ranks(&self.unsure, n);
-            let rank = |o: &Offer| ranks.get(o.order).copied().unwrap_or(o.order);
-            let round = |o: &Offer| self.rounds.get(&o.order).copied().unwrap_or(0);
-            let key = |o: &Offer| (branch_turn(rank(o), round(o)), rank(o));
-            let sooner =
-                |a: &Offer, b: &Offer| key(a).cmp(&key(b)).then(b.score.total_cmp(&a.score));
-            let best = (0..self.branches.len())
-                .min_by(|&i, &j| sooner(&self.branches[i], &self.branches[j]));
-            if let Some(i) = best {
-                let o = self.branches.swap_remove(i);
-                self.branched += 1;
-                *self.rounds.entry(o.order).or_default() += 1;
-                return Some(o);
-            }
-        }
-        if self.reported {
-            return None;
-        }
-        self.again.pop_front()
-    }
-
-    /// The model answered `offer` writing `tokens` (with alternatives, when the server
-    /// reported them): the branches they open join the queue, and, after a statement's
-    /// first reply, its guard and follow offers ([`guard`], [`follow`]). Whether the server reported
-    /// alternatives decides what a statement written back as it was gets next.
-    pub fn replied(&mut self, offer: &Offer, tokens: &[TokenChoice]) {
-        if tokens.iter().any(|t| !t.others.is_empty()) {
-            self.reported = true;
-        }
-        self.branches.extend(branches(offer, tokens));
-        let first = offer.prefix.is_empty() && offer.place == Place::Instead;
-        if first && offer.tries == 0 {
-            if let Some(u) = unsure(tokens) {
-                self.unsure.entry(offer.order).or_insert(u);
-            }
-        }
-        if offer.prefix.is_empty() && self.guarded.insert(offer.order) {
-            self.branches.extend(guard(offer));
-            self.branches.extend(follow(offer));
-        }
-    }
-
-    /// `offer` changed nothing: when the server reported no alternatives, it comes again
-    /// next, hotter, unless it was the last try (its branches are offered otherwise).
-    pub fn unchanged(&mut self, offer: Offer) {
-        if self.reported {
-            return;
-        }
-        let tries = offer.tries + 1;
-        if let Some(&temperature) = TEMPERATURES.get(tries) {
-            self.left.push_front(Offer {
-                temperature,
-                tries,
-                ..offer
-            });
-        }
     }
 }
 
@@ -352,7 +111,7 @@ pub fn branches(offer: &Offer, tokens: &[TokenChoice]) -> Vec<Offer> {
 /// `if  isinstance(…)`): a guard (`if param is None:` then `return []`), or the statement
 /// wrapped in a condition. Fixes of real bugs add such lines as often as they change one,
 /// and a model shown a statement rewrites it rather than adds to it. The statement follows what the model writes unless
-/// that holds it ([`change`]); it competes with the branches at [`GUARD_SCORE`]. `None` for
+/// that holds it ([`change`]); it takes its statement's turns with [`follow`], at [`GUARD_SCORE`]. `None` for
 /// a statement nothing can go before (`elif`, `else`, `except`, `finally`, a decorator or a
 /// definition's header).
 pub fn guard(offer: &Offer) -> Option<Offer> {
@@ -382,7 +141,7 @@ pub fn guard(offer: &Offer) -> Option<Offer> {
 /// with it): a call the state needs next (`self.file.seek(0)` after the file is opened), a
 /// value set. Fixes of real bugs add lines after a statement too, and a model shown a
 /// statement only rewrites it. The new lines are set at the statement's indent
-/// ([`change`]); it competes with the branches at [`FOLLOW_SCORE`]. `None` after a header
+/// ([`change`]); it takes its statement's turns with [`guard`], at [`FOLLOW_SCORE`]. `None` after a header
 /// (its body would have to move), a decorator, or a statement after which nothing in its
 /// block runs (`return`, `raise`, `continue`, `break`), nor after `pass` (which is replaced).
 pub fn follow(offer: &Offer) -> Option<Offer> {
@@ -585,8 +344,11 @@ fn at_indent(lines: &[&str], want: usize, exact: bool) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::memory::line_offers::LineMemory;
     use crate::graph::nodes::repair::targets::tests::{files, trace};
+    use crate::graph::nodes::repair::targets::Targets;
     use crate::graph::prompt::code_view::Traceback;
+    use std::collections::{BTreeMap, BTreeSet};
 
     /// The statements at the traceback's frames, as the queue gets them first.
     fn frame_targets(trace: &Traceback, files: &[(String, String)]) -> Vec<Target> {
@@ -846,6 +608,64 @@ mod tests {
             .chain([branch(&t[0], 7, "h1", -1.0)])
             .collect();
         assert_eq!(branch_order(q), ["a1", "a2", "a3", "a4", "h1", "a5", "a6"]);
+    }
+
+    #[test]
+    fn once_the_frames_were_offered_a_branch_follows_each_other_statements_first_offer() {
+        let t = frame_targets(&trace(), &files());
+        let mut q = Queue::new(Targets {
+            frames: numbered(&t[0], 2),
+            sweep: numbered(&t[1], 3),
+            ..Default::default()
+        });
+        let mut order = Vec::new();
+        while let Some(o) = q.next() {
+            if o.prefix.is_empty() {
+                q.replied(&o, &reply_unsure(-1.0));
+            }
+            order.push((o.order, o.place, !o.prefix.is_empty()));
+            if order.len() == 7 {
+                break;
+            }
+        }
+        let first = |o| (o, Place::Instead, false);
+        assert_eq!(
+            order,
+            [
+                first(0),
+                first(1),
+                first(2),
+                (0, Place::Instead, true),
+                first(3),
+                (0, Place::Before, true),
+                first(4),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_guard_takes_a_turn_of_its_own_before_its_statements_unlikelier_branches() {
+        let t = frame_targets(&trace(), &files());
+        let mut q = Queue::new(Targets::default());
+        let first = first_offer(&t[0]);
+        q.branches = (1..=3)
+            .map(|i| branch(&t[0], 0, &format!("a{i}"), -(i as f64)))
+            .collect();
+        q.replied(&first, &[]);
+        let order: Vec<(String, Place)> = {
+            q.reported = true;
+            std::iter::from_fn(|| q.next().map(|o| (o.prefix.trim().to_string(), o.place)))
+                .collect()
+        };
+        assert_eq!(
+            order,
+            [
+                ("a1".to_string(), Place::Instead),
+                ("if".to_string(), Place::Before),
+                ("a2".to_string(), Place::Instead),
+                ("a3".to_string(), Place::Instead),
+            ]
+        );
     }
 
     /// A reply to a statement's first offer whose chosen token was `least` likely, with
