@@ -19,6 +19,9 @@ pub struct Spectrum {
     /// The failing tests traced, and the passing ones.
     pub failing: u32,
     pub passing: u32,
+    /// Whether the tracer ended the run once the failing tests had run, past its deadline
+    /// (the tests after them untraced).
+    pub cut: bool,
 }
 
 /// The tracer's record: test function → file → function (its first line) → lines run.
@@ -35,6 +38,8 @@ impl Spectrum {
         #[derive(serde::Deserialize)]
         struct Root {
             tests: Record,
+            #[serde(default)]
+            cut: bool,
         }
         let root: Root = serde_json::from_str(record).ok()?;
         let mut called: BTreeMap<(String, usize), (u32, u32)> = BTreeMap::new();
@@ -85,6 +90,7 @@ impl Spectrum {
             lines,
             failing,
             passing,
+            cut: root.cut,
         })
     }
 

@@ -384,7 +384,12 @@ async fn trace(
     let dir = root.join(DIR);
     let mut cfg = ctx.test_runner().config().clone();
     cfg.timeout = time;
-    cfg.extra_env = tracer_env(&cfg.extra_env, &root, named.as_deref().unwrap_or_default());
+    cfg.extra_env = tracer_env(
+        &cfg.extra_env,
+        &root,
+        named.as_deref().unwrap_or_default(),
+        time / 2,
+    );
     let result = kotef_tools::CommandRunner::new(cfg)
         .run(&traced, &root)
         .await;
@@ -417,9 +422,17 @@ async fn trace(
     let spectrum = text.and_then(|t| Spectrum::read(&t, &failed));
     let said = match &spectrum {
         Some(s) => format!(
-            "traced {} failing and {} passing test(s); most suspect: {}",
+            "traced {} failing and {} passing test(s){}; most suspect: {}",
             s.failing,
             s.passing,
+            if s.cut {
+                format!(
+                    " (ended once the failing tests had run, past {} s)",
+                    (time / 2).as_secs()
+                )
+            } else {
+                String::new()
+            },
             s.files()
                 .iter()
                 .take(3)
@@ -445,12 +458,15 @@ async fn trace(
 }
 
 /// The traced run's variables: the command's own, with the tracer's folder first on
-/// `PYTHONPATH`, where its record goes, and the failing tests whose lines it records in full
-/// (every test's when `failing` is empty).
+/// `PYTHONPATH`, where its record goes, the failing tests whose lines it records in full
+/// (every test's when `failing` is empty) and, with them, the `deadline` past which it traces
+/// only them and ends the run once they have run (a slow suite's spectrum from the tests
+/// before the deadline rather than none).
 fn tracer_env(
     own: &[(String, String)],
     root: &std::path::Path,
     failing: &[String],
+    deadline: Duration,
 ) -> Vec<(String, String)> {
     let dir = root.join(DIR);
     let python_path = match own.iter().find(|(k, _)| k == "PYTHONPATH") {
@@ -476,6 +492,10 @@ fn tracer_env(
     ]);
     if !failing.is_empty() {
         env.push(("SPECTRUM_TRACE_FAILING".to_string(), failing.join(",")));
+        env.push((
+            "SPECTRUM_TRACE_DEADLINE".to_string(),
+            format!("{:.1}", deadline.as_secs_f64()),
+        ));
     }
     env
 }
@@ -643,13 +663,69 @@ mod tests {
     fn the_traced_run_finds_the_tracer_first_and_records_the_failing_tests_lines() {
         let own = vec![("PYTHONPATH".to_string(), "src".to_string())];
         let failing = ["test_y".to_string(), "test_z".to_string()];
-        let env = tracer_env(&own, std::path::Path::new("/ws"), &failing);
+        let env = tracer_env(
+            &own,
+            std::path::Path::new("/ws"),
+            &failing,
+            Duration::from_secs(9),
+        );
         let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
         assert_eq!(get("PYTHONPATH"), Some("/ws/.kotef-spectrum:src"));
         assert_eq!(get("SPECTRUM_TRACE_FAILING"), Some("test_y,test_z"));
+        assert_eq!(get("SPECTRUM_TRACE_DEADLINE"), Some("9.0"));
         assert_eq!(
             get("SPECTRUM_TRACE_OUT"),
             Some("/ws/.kotef-spectrum/trace.json")
         );
+    }
+
+    /// Runs the tracer on a two-test module whose first test fails and whose second leaves a
+    /// mark when it runs; the tracer's record and whether the mark was left.
+    fn traced_module(deadline: Option<&str>) -> (serde_json::Value, bool) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join(DIR)).unwrap();
+        std::fs::write(root.join(DIR).join("sitecustomize.py"), TRACER).unwrap();
+        std::fs::write(
+            root.join("test_m.py"),
+            "import os, unittest\n\ndef twice(x):\n    return x + x\n\n\nclass T(unittest.TestCase):\n    def test_a_fails(self):\n        self.assertEqual(twice(2), 5)\n\n    def test_b_after(self):\n        open(os.path.join(os.path.dirname(__file__), 'mark'), 'w').close()\n",
+        )
+        .unwrap();
+        let failing = ["test_a_fails".to_string()];
+        let env = tracer_env(&[], root, &failing, Duration::ZERO);
+        let mut cmd = std::process::Command::new("python3");
+        cmd.args(["-m", "unittest", "-q", "test_m"])
+            .current_dir(root);
+        for (k, v) in env.iter().filter(|(k, _)| k != "SPECTRUM_TRACE_DEADLINE") {
+            cmd.env(k, v);
+        }
+        if let Some(d) = deadline {
+            cmd.env("SPECTRUM_TRACE_DEADLINE", d);
+        }
+        cmd.output().unwrap();
+        let record = std::fs::read_to_string(root.join(DIR).join("trace.json")).unwrap();
+        (
+            serde_json::from_str(&record).unwrap(),
+            root.join("mark").exists(),
+        )
+    }
+
+    #[test]
+    fn past_its_deadline_the_tracer_ends_the_run_once_the_failing_test_has_run() {
+        let (record, marked) = traced_module(Some("0.001"));
+        assert!(!marked, "the test after the failing one ran");
+        assert_eq!(record["cut"], true);
+        assert_eq!(
+            record["tests"]["test_a_fails"]["test_m.py"]["3"],
+            serde_json::json!([3, 4])
+        );
+    }
+
+    #[test]
+    fn without_a_deadline_the_tracer_lets_every_test_run() {
+        let (record, marked) = traced_module(None);
+        assert!(marked);
+        assert_eq!(record["cut"], false);
+        assert!(record["tests"]["test_b_after"].is_object());
     }
 }

@@ -4,7 +4,9 @@
 # exits. Lines cost much: the failing tests' (SPECTRUM_TRACE_FAILING, comma-separated; every
 # test's when unset) are all traced, another test's only in a function's first call in it. Only the
 # first process traces (a test's own subprocesses are left alone); nothing it does may fail
-# the tests.
+# the tests. Past SPECTRUM_TRACE_DEADLINE seconds (when set with the failing tests) a test that
+# starts is not traced unless it is a failing one, and once every failing test has run the
+# record is written and the process ends (the rest of the tests' outcome does not matter).
 import os
 import sys
 
@@ -13,17 +15,26 @@ try:
     _OUT = os.environ.get("SPECTRUM_TRACE_OUT")
     _FIRST = os.environ.get("SPECTRUM_TRACE_PID")
     _FAILING = set(filter(None, os.environ.get("SPECTRUM_TRACE_FAILING", "").split(",")))
+    try:
+        _DEADLINE = float(os.environ.get("SPECTRUM_TRACE_DEADLINE") or 0)
+    except ValueError:
+        _DEADLINE = 0.0
     if _ROOT and _OUT and not _FIRST:
         os.environ["SPECTRUM_TRACE_PID"] = str(os.getpid())
         import atexit
         import json
         import threading
+        import time
+
+        _start = time.monotonic()
 
         _root = os.path.realpath(_ROOT) + os.sep
         _files = {}
         _hits = {}
         _test = ["<setup>"]
         _seen = set()
+        _done = set()
+        _late = [False]
         _MAX_TESTS = 400
 
         def _project(name):
@@ -69,8 +80,11 @@ try:
             rel = _project(code.co_filename)
             if not rel:
                 return None
-            if code.co_name.startswith("test"):
-                _test[0] = code.co_name
+            name = code.co_name
+            if name.startswith("test") and name != _test[0]:
+                _switch(name)
+            if _late[0] and _test[0] not in _FAILING:
+                return None
             got = _lines(rel, code.co_firstlineno)
             if got is None:
                 return None
@@ -83,7 +97,18 @@ try:
                 _seen.add(key)
             return _local
 
-        def _write():
+        def _switch(name):
+            # A new test starts: past the deadline, end the run once every failing test ran.
+            if _test[0] in _FAILING:
+                _done.add(_test[0])
+            _test[0] = name
+            if _DEADLINE > 0 and _FAILING and not _late[0]:
+                _late[0] = time.monotonic() - _start > _DEADLINE
+            if _late[0] and _FAILING <= _done:
+                _write(cut=True)
+                os._exit(0)
+
+        def _write(cut=False):
             sys.settrace(None)
             try:
                 data = dict(
@@ -97,7 +122,7 @@ try:
                     for t, per in _hits.items()
                 )
                 with open(_OUT, "w") as out:
-                    json.dump({"tests": data}, out)
+                    json.dump({"tests": data, "cut": cut}, out)
             except Exception:
                 pass
 
