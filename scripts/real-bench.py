@@ -551,7 +551,7 @@ def harness_losses(repo, test_command, stderr="", protected=()):
     out = {"refused": 0, "refused_project": 0, "missing_vars": 0, "setup_failed": 0,
            "transcript_in_prompt": 0, "calls_cut": 0, "repair_prompts": 0,
            "repair_without_frames": 0, "not_started_fits": 0, "tests_timed_out": 0,
-           "offers_repeated": 0}
+           "offers_repeated": 0, "spectrum_timed_out": 0, "spectrum_cut": 0}
     offered_in = {}  # a line attempt's begun reply -> the step it was first offered in
     if re.search(r"\bsetup\b.*\b(failed|exited)", stderr or "", re.I):
         out["setup_failed"] = 1
@@ -580,6 +580,9 @@ def harness_losses(repo, test_command, stderr="", protected=()):
                     if cmd.split()[:1] == [project_exe] or cmd.startswith(".venv/") \
                             or re.match(r"(python3?|pytest)\b", cmd):
                         out["refused_project"] += 1
+            if e.get("name") == "spectrum":
+                out["spectrum_timed_out"] += text.startswith("no spectrum: the traced run took over")
+                out["spectrum_cut"] += "(ended once the failing tests had run" in text
             out["missing_vars"] += len(MISSING_VAR.findall(text))
         elif kind == "verification":
             text = str(e.get("output", ""))
@@ -608,11 +611,13 @@ def harness_losses(repo, test_command, stderr="", protected=()):
 
 LOSS_KEYS = ["refused", "refused_project", "missing_vars", "setup_failed",
              "transcript_in_prompt", "calls_cut", "repair_prompts", "repair_without_frames",
-             "not_started_fits", "tests_timed_out", "offers_repeated"]
-# Counted beside the losses, not losses themselves: every repair prompt, and test runs cut by
+             "not_started_fits", "tests_timed_out", "offers_repeated", "spectrum_timed_out",
+             "spectrum_cut"]
+# Counted beside the losses, not losses themselves: every repair prompt, test runs cut by
 # their time limit (a change that loops forever is the model's; a start that times out is
-# the environment's, and the task's row says which).
-NOT_LOST = ("repair_prompts", "tests_timed_out")
+# the environment's, and the task's row says which), and traced runs the tracer ended once
+# the failing tests had run (a spectrum from the tests before; one that timed out gave none).
+NOT_LOST = ("repair_prompts", "tests_timed_out", "spectrum_cut")
 
 
 def print_losses(rows):
@@ -814,6 +819,11 @@ def self_test():
             {"type": "verification", "command": "t", "passed": False, "timed_out": True,
              "output": "(timed out)"},
             {"type": "model_error", "node": "coder", "error": "model call timed out after 120000 ms"},
+            {"type": "tool_call", "node": "coder", "name": "spectrum",
+             "output": "no spectrum: the traced run took over 18 s", "is_error": True},
+            {"type": "tool_call", "node": "coder", "name": "spectrum",
+             "output": "traced 1 failing and 17 passing test(s) (ended once the failing tests had "
+                       "run, past 9 s); most suspect: black.py (0.58)", "is_error": False},
             {"type": "model_request", "node": "researcher",
              "messages": [{"role": "user", "content": "files: .sdd/runs/a.transcript.jsonl"}]},
             {"type": "model_request", "node": "coder",
@@ -854,7 +864,7 @@ def self_test():
         want = {"refused": 2, "refused_project": 1, "missing_vars": 1, "setup_failed": 1,
                 "transcript_in_prompt": 1, "calls_cut": 1, "repair_prompts": 5,
                 "repair_without_frames": 1, "not_started_fits": 1, "tests_timed_out": 1,
-                "offers_repeated": 1}
+                "offers_repeated": 1, "spectrum_timed_out": 1, "spectrum_cut": 1}
         if got != want:
             die(f"self-test: losses {got}, expected {want}")
         frames = repo_frames(tb, repo)
