@@ -24,7 +24,7 @@ pub const DIR: &str = ".kotef-spectrum";
 /// The tracer's record read at most.
 const RECORD_CAP: u64 = 16 * 1024 * 1024;
 /// The lines offered at most for their score alone (beside the sweep's).
-pub const MAX_SUSPECTS: usize = 8;
+pub const MAX_SUSPECTS: usize = 12;
 /// Files the spectrum may bring into view at most.
 pub const MAX_NEW_FILES: usize = 2;
 /// The telling functions the code shown is focused on at most.
@@ -158,10 +158,13 @@ fn unrun_found_last(
 }
 
 /// `found` ordered by the spectrum: the frames stay first (where it raised is the strongest
-/// sign there is); the sweep's statements and the [`MAX_SUSPECTS`] best-scored statements of
-/// the shown `files` not offered yet (the lines run in the functions it tells apart) come
-/// next, best score first (the sweep's order among equals), and the statements the failing
-/// tests never ran last.
+/// sign there is); the sweep's statements and the [`MAX_SUSPECTS`] most suspect statements of
+/// the shown `files` not offered yet (the lines run in the functions it tells apart, taken
+/// from those functions by turns, each function's most suspect first:
+/// [`crate::graph::memory::spectrum::suspected`]) come next, most suspect first
+/// ([`Spectrum::suspicion`]: a statement that sent the failing tests down lines no passing
+/// test ran is as suspect as those lines; the sweep's order among equals), and the
+/// statements the failing tests never ran last.
 pub(super) fn rank(
     found: super::targets::Targets,
     files: &[(String, String)],
@@ -178,24 +181,38 @@ pub(super) fn rank(
         mut farther,
     } = found;
     let shown = |p: &str| files.iter().any(|(f, _)| f == p);
-    let mut suspects: Vec<(f64, Target)> = Vec::new();
-    for told in s.telling_near(shown, |p, first| near.of(p, first)) {
-        let Some((_, text)) = files.iter().find(|(f, _)| *f == told.path) else {
+    // The told functions' statements by turns, each function's most suspect first.
+    let told = s.telling_near(shown, |p, first| near.of(p, first));
+    let mut each: Vec<std::vec::IntoIter<(f64, Target)>> = Vec::new();
+    for t in &told {
+        let Some((_, text)) = files.iter().find(|(f, _)| *f == t.path) else {
             continue;
         };
-        for line in told.lines {
-            let Some(t) = Target::around(&told.path, text, line) else {
-                continue;
+        let statements: Vec<(f64, Target)> = (t.suspected.iter())
+            .filter_map(|&(line, suspicion)| {
+                let target = Target::around(&t.path, text, line)?;
+                let score = s.suspicion(&target.path, target.line, target.last_line());
+                Some((score.max(suspicion), target))
+            })
+            .collect();
+        each.push(statements.into_iter());
+    }
+    let mut suspects: Vec<(f64, Target)> = Vec::new();
+    while !each.is_empty() {
+        each.retain_mut(|statements| {
+            let Some((score, target)) = statements.next() else {
+                return false;
             };
-            let known = frames.contains(&t) || sweep.contains(&t);
-            if !known && !suspects.iter().any(|(_, o)| *o == t) {
-                suspects.push((s.of_lines(&t.path, t.line, t.last_line()), t));
+            let known = frames.contains(&target) || sweep.contains(&target);
+            if !known && !suspects.iter().any(|(_, o)| *o == target) {
+                suspects.push((score, target));
             }
-        }
+            true
+        });
     }
     suspects.sort_by(|a, b| b.0.total_cmp(&a.0));
     suspects.truncate(MAX_SUSPECTS);
-    let score = |t: &Target| s.of_lines(&t.path, t.line, t.last_line());
+    let score = |t: &Target| s.suspicion(&t.path, t.line, t.last_line());
     let mut all: Vec<(f64, Target)> = sweep.into_iter().map(|t| (score(&t), t)).collect();
     all.extend(suspects);
     // Stable: equal scores keep the sweep's order, and the suspects come after its equals.
@@ -461,7 +478,8 @@ async fn trace(
 /// `PYTHONPATH`, where its record goes, the failing tests whose lines it records in full
 /// (every test's when `failing` is empty) and, with them, the `deadline` past which it traces
 /// only them and ends the run once they have run (a slow suite's spectrum from the tests
-/// before the deadline rather than none).
+/// before the deadline rather than none), and the tracer as a pytest plugin (which runs the
+/// failing tests first).
 fn tracer_env(
     own: &[(String, String)],
     root: &std::path::Path,
@@ -473,9 +491,13 @@ fn tracer_env(
         Some((_, v)) => format!("{}:{v}", dir.display()),
         None => dir.display().to_string(),
     };
+    let plugins = match own.iter().find(|(k, _)| k == "PYTEST_PLUGINS") {
+        Some((_, v)) if !v.is_empty() => format!("{v},sitecustomize"),
+        _ => "sitecustomize".to_string(),
+    };
     let mut env: Vec<(String, String)> = own
         .iter()
-        .filter(|(k, _)| k != "PYTHONPATH")
+        .filter(|(k, _)| k != "PYTHONPATH" && (failing.is_empty() || k != "PYTEST_PLUGINS"))
         .cloned()
         .collect();
     env.extend([
@@ -496,6 +518,7 @@ fn tracer_env(
             "SPECTRUM_TRACE_DEADLINE".to_string(),
             format!("{:.1}", deadline.as_secs_f64()),
         ));
+        env.push(("PYTEST_PLUGINS".to_string(), plugins));
     }
     env
 }
@@ -521,7 +544,7 @@ mod tests {
     }
 
     #[test]
-    fn the_statements_of_the_function_only_the_failing_test_called_are_offered_first() {
+    fn the_told_functions_give_their_statements_by_turns_a_condition_before_the_line_it_led_to() {
         let files = vec![("h.py".to_string(), CODE.to_string())];
         let ranked = rank(
             super::super::targets::Targets::default(),
@@ -534,8 +557,8 @@ mod tests {
             first,
             [
                 "return 'until close'",
-                "return until_close()",
-                "if headers.get('Transfer-Encoding') == 'chunked':"
+                "if headers.get('Transfer-Encoding') == 'chunked':",
+                "return until_close()"
             ]
         );
     }
@@ -661,7 +684,10 @@ mod tests {
 
     #[test]
     fn the_traced_run_finds_the_tracer_first_and_records_the_failing_tests_lines() {
-        let own = vec![("PYTHONPATH".to_string(), "src".to_string())];
+        let own = vec![
+            ("PYTHONPATH".to_string(), "src".to_string()),
+            ("PYTEST_PLUGINS".to_string(), "xdist".to_string()),
+        ];
         let failing = ["test_y".to_string(), "test_z".to_string()];
         let env = tracer_env(
             &own,
@@ -673,14 +699,15 @@ mod tests {
         assert_eq!(get("PYTHONPATH"), Some("/ws/.kotef-spectrum:src"));
         assert_eq!(get("SPECTRUM_TRACE_FAILING"), Some("test_y,test_z"));
         assert_eq!(get("SPECTRUM_TRACE_DEADLINE"), Some("9.0"));
+        assert_eq!(get("PYTEST_PLUGINS"), Some("xdist,sitecustomize"));
         assert_eq!(
             get("SPECTRUM_TRACE_OUT"),
             Some("/ws/.kotef-spectrum/trace.json")
         );
     }
 
-    /// Runs the tracer on a two-test module whose first test fails and whose second leaves a
-    /// mark when it runs; the tracer's record and whether the mark was left.
+    /// Runs the tracer on a two-test module whose first test by name leaves a mark when it runs
+    /// and whose second fails; the tracer's record and whether the mark was left.
     fn traced_module(deadline: Option<&str>) -> (serde_json::Value, bool) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -688,10 +715,10 @@ mod tests {
         std::fs::write(root.join(DIR).join("sitecustomize.py"), TRACER).unwrap();
         std::fs::write(
             root.join("test_m.py"),
-            "import os, unittest\n\ndef twice(x):\n    return x + x\n\n\nclass T(unittest.TestCase):\n    def test_a_fails(self):\n        self.assertEqual(twice(2), 5)\n\n    def test_b_after(self):\n        open(os.path.join(os.path.dirname(__file__), 'mark'), 'w').close()\n",
+            "import os, unittest\n\ndef twice(x):\n    return x + x\n\n\nclass T(unittest.TestCase):\n    def test_a_marks(self):\n        open(os.path.join(os.path.dirname(__file__), 'mark'), 'w').close()\n\n    def test_b_fails(self):\n        self.assertEqual(twice(2), 5)\n",
         )
         .unwrap();
-        let failing = ["test_a_fails".to_string()];
+        let failing = ["test_b_fails".to_string()];
         let env = tracer_env(&[], root, &failing, Duration::ZERO);
         let mut cmd = std::process::Command::new("python3");
         cmd.args(["-m", "unittest", "-q", "test_m"])
@@ -711,12 +738,12 @@ mod tests {
     }
 
     #[test]
-    fn past_its_deadline_the_tracer_ends_the_run_once_the_failing_test_has_run() {
+    fn the_failing_test_runs_first_and_past_the_deadline_the_run_ends_once_it_has() {
         let (record, marked) = traced_module(Some("0.001"));
-        assert!(!marked, "the test after the failing one ran");
+        assert!(!marked, "the test before the failing one in its class ran");
         assert_eq!(record["cut"], true);
         assert_eq!(
-            record["tests"]["test_a_fails"]["test_m.py"]["3"],
+            record["tests"]["test_b_fails"]["test_m.py"]["3"],
             serde_json::json!([3, 4])
         );
     }
@@ -726,6 +753,27 @@ mod tests {
         let (record, marked) = traced_module(None);
         assert!(marked);
         assert_eq!(record["cut"], false);
-        assert!(record["tests"]["test_b_after"].is_object());
+        assert!(record["tests"]["test_a_marks"].is_object());
+    }
+
+    #[test]
+    fn as_a_pytest_plugin_the_tracer_puts_the_failing_tests_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join(DIR)).unwrap();
+        std::fs::write(root.join(DIR).join("sitecustomize.py"), TRACER).unwrap();
+        let failing = ["test_c".to_string()];
+        let env = tracer_env(&[], root, &failing, Duration::from_secs(60));
+        let script = "import sitecustomize, types\n\
+            items = [types.SimpleNamespace(name=n) for n in ['test_a', 'test_c[1]', 'test_b', 'test_c[2]']]\n\
+            sitecustomize.pytest_collection_modifyitems(None, None, items)\n\
+            print(' '.join(i.name for i in items))";
+        let mut cmd = std::process::Command::new("python3");
+        cmd.args(["-c", script]).current_dir(root).envs(env);
+        let out = cmd.output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "test_c[1] test_c[2] test_a test_b"
+        );
     }
 }

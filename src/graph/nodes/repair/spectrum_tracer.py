@@ -4,9 +4,12 @@
 # exits. Lines cost much: the failing tests' (SPECTRUM_TRACE_FAILING, comma-separated; every
 # test's when unset) are all traced, another test's only in a function's first call in it. Only the
 # first process traces (a test's own subprocesses are left alone); nothing it does may fail
-# the tests. Past SPECTRUM_TRACE_DEADLINE seconds (when set with the failing tests) a test that
-# starts is not traced unless it is a failing one, and once every failing test has run the
-# record is written and the process ends (the rest of the tests' outcome does not matter).
+# the tests. The failing tests run first: unittest's loader lists them first in their class,
+# and pytest (which loads this module as a plugin through PYTEST_PLUGINS) puts them first among
+# the items it collected. Past SPECTRUM_TRACE_DEADLINE seconds (when set with the failing
+# tests) a test that starts is not traced unless it is a failing one, and once every failing
+# test has run the record is written and the process ends, at the deadline itself or at the
+# next test after it (the rest of the tests' outcome does not matter).
 import os
 import sys
 
@@ -65,7 +68,11 @@ try:
                 got = per_file[first] = set()
             return got
 
+        _halt = [False]
+
         def _local(frame, event, arg):
+            if _halt[0]:
+                return None
             if event == "line":
                 code = frame.f_code
                 rel = _files.get(code.co_filename)
@@ -76,6 +83,8 @@ try:
             return _local
 
         def _global(frame, event, arg):
+            if _halt[0]:
+                return None
             code = frame.f_code
             rel = _project(code.co_filename)
             if not rel:
@@ -110,21 +119,57 @@ try:
 
         def _write(cut=False):
             sys.settrace(None)
-            try:
-                data = dict(
-                    (
-                        t,
-                        dict(
-                            (f, dict((str(d), sorted(ls)) for d, ls in defs.items()))
-                            for f, defs in per.items()
-                        ),
+            _halt[0] = True
+            # From the deadline's thread the tests' thread may still be adding a line: retry.
+            for _ in range(5):
+                try:
+                    data = dict(
+                        (
+                            t,
+                            dict(
+                                (f, dict((str(d), sorted(ls)) for d, ls in list(defs.items())))
+                                for f, defs in list(per.items())
+                            ),
+                        )
+                        for t, per in list(_hits.items())
                     )
-                    for t, per in _hits.items()
+                    with open(_OUT, "w") as out:
+                        json.dump({"tests": data, "cut": cut}, out)
+                    return
+                except RuntimeError:
+                    time.sleep(0.01)
+                except Exception:
+                    return
+
+        def _at_deadline():
+            # The failing tests ran first: once they all have, the run ends here.
+            _late[0] = True
+            if _FAILING <= _done:
+                _write(cut=True)
+                os._exit(0)
+
+        def _first(names):
+            return [n for n in names if n in _FAILING] + [n for n in names if n not in _FAILING]
+
+        def pytest_collection_modifyitems(session, config, items):
+            # A stable sort: the failing tests first, the others in their order.
+            name = lambda item: getattr(item, "name", "").split("[")[0]
+            items.sort(key=lambda item: name(item) not in _FAILING)
+
+        if _FAILING:
+            try:
+                import unittest.loader
+
+                _names = unittest.loader.TestLoader.getTestCaseNames
+                unittest.loader.TestLoader.getTestCaseNames = lambda self, cls: _first(
+                    list(_names(self, cls))
                 )
-                with open(_OUT, "w") as out:
-                    json.dump({"tests": data, "cut": cut}, out)
             except Exception:
                 pass
+            if _DEADLINE > 0:
+                _timer = threading.Timer(_DEADLINE, _at_deadline)
+                _timer.daemon = True
+                _timer.start()
 
         atexit.register(_write)
         threading.settrace(_global)
