@@ -132,7 +132,7 @@ def by_both(fns, run):
     a = pooled([((s,), k) for k, s in sorted(fns.items())])
     keyed = []
     for k, s in sorted(fns.items()):
-        best = max(x for _, x in run[k])
+        best = max((x for _, x in run[k]), default=0.0)
         keyed.append(((best, sum(1 for _, x in run[k] if x >= best), s), k))
     b = pooled(keyed)
     told = []
@@ -149,7 +149,7 @@ def main():
     rb = _real_bench()
     changed_lines = rb._openings().changed_lines
     tasks = rb.load_tasks(only=sys.argv[1:])
-    if any(t.get("held_out") for t in tasks):
+    if sys.argv[1:] and any(t.get("held_out") for t in tasks):
         rb.die("the held-out tasks are kept for measurement")
     tasks = [t for t in tasks if not t.get("held_out")]
     places = collections.defaultdict(list)
